@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Installs every pinned tool into .tools/bin: Debian packages with apt, Go tools by
+# building their release modules from the Go module proxy through a wrapper module
+# (the proxy refuses module listings, so `go install MOD@VER` cannot work here).
+# Finished builds are cached by version under ${ORCHBENCH_CACHE:-~/.cache/orchbench}/tools,
+# so a fresh clone restores them in a second.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=versions.env
+source "$root/cluster/versions.env"
+bin="$root/.tools/bin"
+logs="$root/.tools/logs"
+cache="${ORCHBENCH_CACHE:-$HOME/.cache/orchbench}/tools"
+mkdir -p "$bin" "$logs" "$cache"
+
+export GOSUMDB=off GOFLAGS=-mod=mod GOTOOLCHAIN=local
+export GOPROXY="${GOPROXY:-https://proxy.golang.org}"
+GOPROXY="${GOPROXY%,direct}"
+
+tool="" step=""
+say() { printf '[tools] %s\n' "$*"; }
+fail() {
+  say "FAILED: tool $tool, step $step"
+  say "command: $*"
+  if [ -f "$logs/$tool.log" ]; then
+    say "last 40 lines of .tools/logs/$tool.log:"
+    tail -n 40 "$logs/$tool.log" | sed 's/^/    /'
+  fi
+  exit 1
+}
+# run STEP CMD...: runs one build step, logging to .tools/logs/<tool>.log.
+run() {
+  step=$1; shift
+  say "$tool: $step"
+  echo "+ $*" >>"$logs/$tool.log"
+  "$@" >>"$logs/$tool.log" 2>&1 || fail "$@"
+}
+
+apt_install() {
+  local missing=()
+  for p in $APT_PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && { say "debian packages: all present"; return; }
+  if [ "$(id -u)" != 0 ]; then
+    say "missing Debian packages: ${missing[*]}"
+    say "run as root: apt-get install -y --no-install-recommends ${missing[*]}"
+    exit 1
+  fi
+  tool=apt step=install
+  say "debian packages: installing ${missing[*]}"
+  { DEBIAN_FRONTEND=noninteractive apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
+    >>"$logs/apt.log" 2>&1 || fail apt-get install "${missing[@]}"
+}
+
+# installed NAME VERSION BINARY...: true when every binary is in .tools/bin at VERSION,
+# restoring them from the version cache or taking them from PATH when possible.
+installed() {
+  local name=$1 version=$2; shift 2
+  local stamp="$bin/.$name.version"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$version" ] && all_present "$bin" "$@"; then
+    return 0
+  fi
+  if all_present "$cache/$name-$version" "$@"; then
+    for b in "$@"; do cp "$cache/$name-$version/$b" "$bin/$b"; done
+    echo "$version" >"$stamp"
+    say "$name $version: restored from cache"
+    return 0
+  fi
+  if [ $# -eq 1 ] && on_path_at "$1" "$version"; then
+    ln -sf "$(command -v "$1")" "$bin/$1"
+    echo "$version" >"$stamp"
+    say "$name $version: using $(command -v "$1") from PATH"
+    return 0
+  fi
+  return 1
+}
+all_present() { local d=$1; shift; for b in "$@"; do [ -x "$d/$b" ] || return 1; done; }
+on_path_at() {
+  local p; p=$(PATH="${PATH//$bin:/}" command -v "$1" 2>/dev/null) || return 1
+  "$p" version 2>/dev/null | head -1 | grep -qF "${2#v}"
+}
+finish() {
+  local name=$1 version=$2; shift 2
+  mkdir -p "$cache/$name-$version"
+  for b in "$@"; do cp "$bin/$b" "$cache/$name-$version/$b"; done
+  echo "$version" >"$bin/.$name.version"
+}
+
+# wrapper MOD VERSION: prepares a wrapper module in $work whose go.mod is MOD's own
+# (so every dependency stays at the version the release was tested with).
+wrapper() {
+  local mod=$1 version=$2
+  work="$root/.tools/build/$tool"
+  rm -rf "$work"; mkdir -p "$work"
+  step="download $mod@$version"
+  say "$tool: $step"
+  local json dir
+  json=$(go mod download -json "$mod@$version" 2>>"$logs/$tool.log") || fail go mod download -json "$mod@$version"
+  dir=$(sed -n 's/^\s*"Dir": "\(.*\)",$/\1/p' <<<"$json")
+  [ -d "$dir" ] || fail go mod download -json "$mod@$version"
+  cp "$dir/go.mod" "$work/go.mod"; chmod u+w "$work/go.mod"
+  [ -f "$dir/go.sum" ] && { cp "$dir/go.sum" "$work/go.sum"; chmod u+w "$work/go.sum"; }
+  # local replaces point into the release tree, which the wrapper does not have
+  sed -i -E '/^replace .* => \.\.?\//d; /^\s+[^ ]+ => \.\.?\//d' "$work/go.mod"
+  sed -i -E "s#^module .*#module orchbench.tools/$tool#" "$work/go.mod"
+  sed -i -E '/^toolchain /d' "$work/go.mod"
+  printf '\nrequire %s %s\n' "$mod" "$version" >>"$work/go.mod"
+}
+
+build_nomad() {
+  tool=nomad
+  installed nomad "$NOMAD_VERSION" nomad && { say "nomad $NOMAD_VERSION: ok"; return; }
+  wrapper github.com/hashicorp/nomad "$NOMAD_VERSION"
+  printf 'require github.com/hashicorp/nomad/api %s\n' "$NOMAD_API_VERSION" >>"$work/go.mod"
+  (cd "$work" && run "go build (several minutes cold)" go build -trimpath -o "$bin/nomad" github.com/hashicorp/nomad)
+  finish nomad "$NOMAD_VERSION" nomad
+  say "nomad $NOMAD_VERSION: built"
+}
+build_consul() {
+  tool=consul
+  installed consul "$CONSUL_VERSION" consul && { say "consul $CONSUL_VERSION: ok"; return; }
+  wrapper github.com/hashicorp/consul "$CONSUL_VERSION"
+  (cd "$work" && run "go build (several minutes cold)" go build -trimpath -o "$bin/consul" github.com/hashicorp/consul)
+  finish consul "$CONSUL_VERSION" consul
+  say "consul $CONSUL_VERSION: built"
+}
+build_levant() {
+  tool=levant
+  installed levant "$LEVANT_VERSION" levant && { say "levant $LEVANT_VERSION: ok"; return; }
+  wrapper github.com/hashicorp/levant "$LEVANT_VERSION"
+  (cd "$work" && run "go build" go build -trimpath -o "$bin/levant" github.com/hashicorp/levant)
+  finish levant "$LEVANT_VERSION" levant
+  say "levant $LEVANT_VERSION: built"
+}
+build_hashiup() {
+  tool=hashi-up
+  installed hashi-up "$HASHIUP_VERSION" hashi-up && { say "hashi-up $HASHIUP_VERSION: ok"; return; }
+  wrapper github.com/jsiebens/hashi-up "$HASHIUP_VERSION"
+  (cd "$work" && run "go build" go build -trimpath -o "$bin/hashi-up" github.com/jsiebens/hashi-up)
+  finish hashi-up "$HASHIUP_VERSION" hashi-up
+  say "hashi-up $HASHIUP_VERSION: built"
+}
+build_victoriametrics() {
+  tool=victoriametrics
+  installed victoriametrics "$VICTORIAMETRICS_VERSION" victoria-metrics vmagent && { say "victoriametrics $VICTORIAMETRICS_VERSION: ok"; return; }
+  wrapper github.com/VictoriaMetrics/VictoriaMetrics "$VICTORIAMETRICS_VERSION"
+  (cd "$work" && CGO_ENABLED=0 run "go build victoria-metrics" go build -trimpath -o "$bin/victoria-metrics" github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics)
+  (cd "$work" && CGO_ENABLED=0 run "go build vmagent" go build -trimpath -o "$bin/vmagent" github.com/VictoriaMetrics/VictoriaMetrics/app/vmagent)
+  finish victoriametrics "$VICTORIAMETRICS_VERSION" victoria-metrics vmagent
+  say "victoriametrics $VICTORIAMETRICS_VERSION: built"
+}
+
+start=$(date +%s)
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics levant hashi-up consul nomad)
+for t in "${targets[@]}"; do
+  case $t in
+    apt) apt_install ;;
+    nomad) build_nomad ;;
+    consul) build_consul ;;
+    levant) build_levant ;;
+    hashi-up) build_hashiup ;;
+    victoriametrics) build_victoriametrics ;;
+    *) say "unknown tool '$t' (known: apt nomad consul levant hashi-up victoriametrics)"; exit 2 ;;
+  esac
+done
+say "all tools ready in $(( $(date +%s) - start )) s"
