@@ -1,0 +1,107 @@
+# orchbench: a Nomad/Consul-native benchmark testbed for microservices.
+# `./justw --list` (or `just --list`) is the manual; every recipe says what it does.
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+set positional-arguments
+
+export GOSUMDB := "off"
+export GOFLAGS := "-mod=mod"
+export GOTOOLCHAIN := "local"
+export GOPROXY := env("GOPROXY", "https://proxy.golang.org")
+export NOMAD_ADDR := "http://127.0.0.1:4646"
+export CONSUL_HTTP_ADDR := "http://127.0.0.1:8500"
+export PATH := justfile_directory() + "/.tools/bin:" + env("PATH")
+
+# List the recipes (this manual)
+default:
+    @{{just_executable()}} --justfile {{justfile()}} --list --unsorted
+
+# The main job on a fresh machine: tools, cluster, images, the demo sweep, the report
+demo: tools cluster-up images sweep
+
+# Run the demo sweep (experiments/demo.hcl, Taewa baseline vs vertical) and print where the report and dashboards are
+sweep spec="experiments/demo.hcl" *args="": build
+    .tools/bin/orchbench sweep -f {{spec}} "${@:2}"
+
+# Continue a sweep that was interrupted, without repeating or losing a step
+resume sweep_id: build
+    .tools/bin/orchbench sweep --resume {{sweep_id}}
+
+# Push an archived sweep to VictoriaMetrics again (idempotent)
+results-push sweep_id: build
+    .tools/bin/orchbench results push {{sweep_id}}
+
+# Write the HTML report with plots for a sweep into reports/<sweep>/
+report sweep_id: build
+    .tools/bin/orchbench report {{sweep_id}}
+
+# Run the wrk2-compatible load generator, e.g. `just load -t2 -c16 -d10s -R500 -L http://127.0.0.1:8080/`
+load *args: build
+    .tools/bin/orchbench load "$@"
+
+# Benchmark the load generator against Debian's wrk on a loopback server and print the ratios
+bench-loadgen *args: build
+    go run ./harness/cmd/bench-loadgen --orchbench .tools/bin/orchbench "$@"
+
+# Install the pinned tools (Debian packages, Nomad, Consul, levant, hashi-up, VictoriaMetrics) into .tools/bin
+tools *targets:
+    cluster/tools.sh "$@"
+
+# Build the orchbench CLI into .tools/bin/orchbench
+build:
+    mkdir -p .tools/bin && go build -o .tools/bin/orchbench ./harness/cmd/orchbench
+
+# Bring the embedded single-machine cluster up (Consul, Nomad, dockerd, VictoriaMetrics); a no-op when it is up
+cluster-up: tools
+    cluster/embedded.sh up
+
+# Show the embedded cluster's agents, node, members, jobs and VictoriaMetrics
+cluster-status:
+    cluster/embedded.sh status
+
+# Stop every job, agent and daemon the embedded cluster started; --purge also removes .state/
+cluster-down *flags:
+    cluster/embedded.sh down "$@"
+
+# Build the container images locally (base taewa orchbench by default; dsb for DeathStarBench)
+images *targets:
+    cluster/images.sh "$@"
+
+# Render a pack, e.g. `just render taewa --var variant=vertical`
+render pack *args: build
+    .tools/bin/orchbench pack render "$@"
+
+# Deploy a pack on the cluster, e.g. `just run taewa --var variant=vertical --var resource_scale=0.25`
+run pack *args: build
+    .tools/bin/orchbench pack run "$@"
+
+# Stop and purge a deployed pack's job
+destroy pack *args: build
+    .tools/bin/orchbench pack destroy "$@"
+
+# The pinned nomad CLI against the embedded cluster, e.g. `just nomad node status`
+nomad *args:
+    .tools/bin/nomad "$@"
+
+# The pinned consul CLI against the embedded cluster, e.g. `just consul members`
+consul *args:
+    .tools/bin/consul "$@"
+
+# All tests: unit tests, then the integration tests on a real embedded cluster
+test: test-unit test-integration
+
+# Go and Node unit tests (no cluster needed)
+test-unit:
+    go vet ./...
+    go test ./...
+    node --test apps/taewa
+
+# Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
+test-integration: tools build
+    cluster/images.sh base taewa orchbench
+    go test -tags integration -count=1 -timeout 40m -v ./test/integration/
+
+# gofmt and go vet
+lint:
+    test -z "$(gofmt -l harness deathstarbench apps test 2>/dev/null)" || { gofmt -l harness deathstarbench apps test; exit 1; }
+    go vet ./...

@@ -1,0 +1,32 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const { createServer, work, iterations } = require('./server');
+
+test('answers the first 44 characters of the result sentence', async () => {
+  const server = createServer();
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const { port } = server.address();
+    const res = await fetch(`http://127.0.0.1:${port}/?n=1000`);
+    assert.strictEqual(res.status, 200);
+    assert.match(res.headers.get('content-type'), /^text\/plain/);
+    const body = await res.text();
+    assert.strictEqual(body.length, 44);
+    assert.match(body, /^The result of this run is :  \d+\.\d+/);
+    // 1000 products of two uniforms average 0.25 each, so the sum is near 250
+    const value = Number(body.slice('The result of this run is :  '.length));
+    assert.ok(value > 150 && value < 350, `sum ${value} out of range`);
+  } finally {
+    server.close();
+  }
+});
+
+test('missing or bad n means zero iterations', () => {
+  assert.strictEqual(iterations('/'), 0);
+  assert.strictEqual(iterations('/?n='), 0);
+  assert.strictEqual(iterations('/?n=abc'), 0);
+  assert.strictEqual(iterations('/?n=-5'), 0);
+  assert.strictEqual(iterations('/?n=12'), 12);
+  assert.strictEqual(work(0), 'The result of this run is :  0');
+});

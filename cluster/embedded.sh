@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# The embedded single-machine cluster: one Consul server, one Nomad server+client,
+# dockerd when needed, and VictoriaMetrics as a Nomad job. Everything binds to
+# 127.0.0.1; state lives in .state/; every process started is recorded by PID.
+#   embedded.sh up | status | down [--purge]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin="$root/.tools/bin"
+state="$root/.state"
+pids="$state/pids"
+logs="$state/logs"
+export NOMAD_ADDR=http://127.0.0.1:4646 CONSUL_HTTP_ADDR=http://127.0.0.1:8500
+say() { printf '[cluster] %s\n' "$*"; }
+die() { say "$*"; exit 1; }
+
+# port NUM PROTO: the port every agent needs, checked before anything starts.
+PORTS_TCP="4646 4647 4648 8300 8301 8302 8500 8600 8428"
+PORTS_UDP="4648 8301 8302 8600"
+
+alive() { [ -f "$pids/$1" ] && kill -0 "$(cat "$pids/$1")" 2>/dev/null; }
+
+holder() { # holder PROTO PORT -> "name (pid N)" of the listener, or empty
+  local line
+  line=$(ss -H -lnp -"${1:0:1}" "sport = :$2" 2>/dev/null | head -1)
+  [ -n "$line" ] || return 1
+  local proc; proc=$(grep -o 'users:((.*))' <<<"$line" | sed -E 's/users:\(\("([^"]*)",pid=([0-9]+).*/\1 (pid \2)/')
+  echo "${proc:-an unknown process}"
+}
+
+check_ports() {
+  local busy=()
+  for p in $PORTS_TCP; do h=$(holder tcp "$p") && busy+=("port $p/tcp is already in use by $h"); done
+  for p in $PORTS_UDP; do h=$(holder udp "$p") && busy+=("port $p/udp is already in use by $h"); done
+  if [ ${#busy[@]} -gt 0 ]; then
+    for b in "${busy[@]}"; do say "$b"; done
+    die "cannot start: free the port(s) above or stop the other cluster (just cluster-down); nothing was started"
+  fi
+}
+
+need_tools() {
+  for t in nomad consul victoria-metrics; do
+    [ -x "$bin/$t" ] || die "$bin/$t is missing: run ./justw tools first"
+  done
+}
+
+wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
+  local limit=$1 what=$2; shift 2
+  local deadline=$(( $(date +%s) + limit ))
+  until "$@" >/dev/null 2>&1; do
+    [ "$(date +%s)" -lt "$deadline" ] || return 1
+    sleep 0.5
+  done
+  say "$what: ok"
+}
+
+consul_leader() { [ -n "$(curl -sf "$CONSUL_HTTP_ADDR/v1/status/leader" | tr -d '"')" ]; }
+nomad_ready() { "$bin/nomad" node status -self -short 2>/dev/null | grep -q '^Status *= ready'; }
+vm_healthy() { curl -sf http://127.0.0.1:8428/health | grep -q OK; }
+vm_running() { "$bin/nomad" job status -short victoriametrics 2>/dev/null | grep -q '^Status *= running'; }
+
+write_configs() {
+  mkdir -p "$state/consul/data" "$state/nomad/data" "$state/victoriametrics" "$pids" "$logs"
+  cat >"$state/consul/config.hcl" <<HCL
+datacenter       = "dc1"
+data_dir         = "$state/consul/data"
+server           = true
+bootstrap_expect = 1
+bind_addr        = "127.0.0.1"
+advertise_addr   = "127.0.0.1"
+client_addr      = "127.0.0.1"
+ports {
+  http = 8500
+  dns  = 8600
+  grpc = -1
+}
+ui_config { enabled = false }
+log_level = "WARN"
+telemetry {
+  prometheus_retention_time = "60s"
+  disable_hostname          = true
+}
+HCL
+  cat >"$state/nomad/config.hcl" <<HCL
+datacenter = "dc1"
+data_dir   = "$state/nomad/data"
+bind_addr  = "127.0.0.1"
+log_level  = "WARN"
+advertise {
+  http = "127.0.0.1"
+  rpc  = "127.0.0.1"
+  serf = "127.0.0.1"
+}
+server {
+  enabled          = true
+  bootstrap_expect = 1
+}
+client {
+  enabled           = true
+  network_interface = "lo"
+  cni_path          = "/usr/lib/cni"
+  options = {
+    # the environment's AWS_CA_BUNDLE crashes the cloud fingerprinters
+    "fingerprint.denylist" = "env_aws,env_gce,env_azure,env_digitalocean"
+  }
+}
+consul {
+  address = "127.0.0.1:8500"
+}
+plugin "raw_exec" {
+  config {
+    # development and infrastructure jobs only: raw_exec enforces no limits
+    enabled = true
+  }
+}
+plugin "docker" {
+  config {
+    volumes {
+      enabled = false
+    }
+  }
+}
+telemetry {
+  prometheus_metrics         = true
+  publish_allocation_metrics = true
+  publish_node_metrics       = true
+  collection_interval        = "1s"
+  disable_hostname           = true
+}
+HCL
+}
+
+start() { # start NAME COMMAND...
+  local name=$1; shift
+  setsid "$@" >"$logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$pids/$name"
+  say "started $name (pid $!)"
+}
+
+deploy_vm() {
+  say "deploying VictoriaMetrics (jobs/victoriametrics.nomad.hcl)"
+  "$bin/nomad" job run -detach -var "root=$root" "$root/jobs/victoriametrics.nomad.hcl" >"$logs/victoriametrics-deploy.log" 2>&1 \
+    || { cat "$logs/victoriametrics-deploy.log"; die "step 'deploy victoriametrics' failed"; }
+  wait_for 90 "victoriametrics healthy on 127.0.0.1:8428" vm_healthy \
+    || die "step 'victoriametrics health' failed: no answer on 127.0.0.1:8428/health within 90 s (see: nomad job status victoriametrics)"
+}
+
+up() {
+  need_tools
+  if alive consul && alive nomad; then
+    if vm_healthy; then
+      say "already up (consul pid $(cat "$pids/consul"), nomad pid $(cat "$pids/nomad"))"
+      return 0
+    fi
+    say "already up (consul pid $(cat "$pids/consul"), nomad pid $(cat "$pids/nomad")), but VictoriaMetrics is not answering"
+    deploy_vm
+    return 0
+  fi
+  if alive consul || alive nomad; then
+    die "half up: one agent is running, the other is not; run 'just cluster-down' first"
+  fi
+  check_ports
+  local t0; t0=$(date +%s)
+  write_configs
+  if command -v dockerd >/dev/null; then "$root/cluster/dockerd.sh" up; fi
+  start consul "$bin/consul" agent -config-file "$state/consul/config.hcl"
+  wait_for 60 "consul leader elected" consul_leader \
+    || die "step 'consul leader' failed: no leader within 60 s; last lines of .state/logs/consul.log: $(tail -n 5 "$logs/consul.log")"
+  start nomad "$bin/nomad" agent -config "$state/nomad/config.hcl"
+  wait_for 90 "nomad node ready" nomad_ready \
+    || die "step 'nomad node ready' failed: not ready within 90 s; last lines of .state/logs/nomad.log: $(tail -n 5 "$logs/nomad.log")"
+  deploy_vm
+  say "up in $(( $(date +%s) - t0 )) s: nomad http://127.0.0.1:4646, consul http://127.0.0.1:8500, vmui http://127.0.0.1:8428/vmui/"
+}
+
+status() {
+  for n in consul nomad; do
+    if alive "$n"; then say "$n: running (pid $(cat "$pids/$n"))"; else say "$n: not running"; fi
+  done
+  alive nomad && "$bin/nomad" node status 2>/dev/null | sed 's/^/    /' || true
+  alive consul && "$bin/consul" members 2>/dev/null | sed 's/^/    /' || true
+  alive nomad && "$bin/nomad" job status 2>/dev/null | sed 's/^/    /' || true
+  if vm_healthy; then say "victoriametrics: healthy on http://127.0.0.1:8428/vmui/"; else say "victoriametrics: not answering"; fi
+}
+
+stop_pid() { # stop_pid NAME: SIGTERM/SIGINT, then SIGKILL after a grace period
+  alive "$1" || { rm -f "$pids/$1"; return 0; }
+  local pid; pid=$(cat "$pids/$1")
+  say "stopping $1 (pid $pid)"
+  kill -INT "$pid" 2>/dev/null || true
+  for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+  kill -9 "$pid" 2>/dev/null || true
+  rm -f "$pids/$1"
+}
+
+down() {
+  if alive nomad; then
+    # only our own Nomad's jobs: another checkout's cluster may answer on 4646 otherwise
+    local jobs
+    jobs=$("$bin/nomad" job status -short 2>/dev/null | awk 'NR>1 && $1 !~ /\// {print $1}' || true)
+    for j in $jobs; do
+      say "stopping job $j"
+      "$bin/nomad" job stop -purge -detach "$j" >/dev/null 2>&1 || true
+    done
+    # give the client a moment to stop tasks (containers, executors) before the agent goes
+    for _ in $(seq 1 40); do
+      [ -z "$("$bin/nomad" alloc status -json 2>/dev/null | grep -o '"ClientStatus": *"running"' || true)" ] && break
+      sleep 0.5
+    done
+  fi
+  stop_pid nomad
+  stop_pid consul
+  # executors and logmons outlive the agent by design; ours run our binary
+  local left; left=$(pgrep -f "^$bin/nomad " || true)
+  if [ -n "$left" ]; then say "stopping leftover nomad processes: $(echo $left)"; kill $left 2>/dev/null || true; sleep 1; kill -9 $left 2>/dev/null || true; fi
+  left=$(pgrep -f "^$bin/victoria-metrics " || true)
+  if [ -n "$left" ]; then say "stopping leftover victoria-metrics: $(echo $left)"; kill $left 2>/dev/null || true; fi
+  # containers Nomad started and could not stop because the agent went first
+  if [ -f "$pids/dockerd" ] && docker info >/dev/null 2>&1; then
+    local ctr; ctr=$(docker ps -q --filter label=com.hashicorp.nomad.alloc_id || true)
+    [ -n "$ctr" ] && docker rm -f $ctr >/dev/null 2>&1 || true
+  fi
+  "$root/cluster/dockerd.sh" down
+  if [ "${1:-}" = "--purge" ]; then
+    say "removing .state/"
+    # Nomad leaves secrets/alloc mounts behind; unmount them before removing
+    grep -o " $state/[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null || true
+    rm -rf "$state"
+  fi
+  say "down"
+}
+
+case "${1:-}" in
+  up) up ;;
+  status) status ;;
+  down) shift; down "${1:-}" ;;
+  *) echo "usage: $0 up|status|down [--purge]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Builds every image locally; no image registry is needed on one machine.
+#   base      Debian bookworm made with debootstrap + docker import, rebuilt only when
+#             cluster/images/base-packages.txt changes
+#   taewa     apps/taewa on the base image
+#   orchbench the static orchbench binary (load generator job) FROM scratch
+#   dsb       DeathStarBench social network: socialnet, ferretdb FROM scratch; redis, memcached on base
+# REGISTRY=host:port pushes every built image there, for real multi-host clusters.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+export GOSUMDB=off GOFLAGS=-mod=mod GOTOOLCHAIN=local
+export GOPROXY="${GOPROXY:-https://proxy.golang.org}"; GOPROXY="${GOPROXY%,direct}"
+say() { printf '[images] %s\n' "$*"; }
+mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+built=()
+
+content_hash() { (cd "$root" && find "$@" -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12); }
+have() { docker image inspect "$1" >/dev/null 2>&1; }
+tag_latest() { docker tag "$1" "${1%:*}:latest"; built+=("$1"); }
+
+base_tag() { echo "orchbench/debian-base:$(content_hash cluster/images/base-packages.txt)"; }
+
+build_base() {
+  local tag; tag=$(base_tag)
+  if have "$tag"; then say "base: $tag is up to date"; tag_latest "$tag"; return; fi
+  command -v debootstrap >/dev/null || { say "debootstrap is missing: run ./justw tools"; exit 1; }
+  local pkgs; pkgs=$(grep -v '^#' "$root/cluster/images/base-packages.txt" | xargs | tr ' ' ',')
+  local dir; dir=$(mktemp -d /var/tmp/orchbench-base.XXXXXX)
+  say "base: debootstrap bookworm with $pkgs (about 1-2 minutes)"
+  if ! debootstrap --variant=minbase --include="$pkgs" bookworm "$dir" "$mirror" >"$root/.state/logs/debootstrap.log" 2>&1; then
+    say "base: debootstrap failed; last lines of .state/logs/debootstrap.log:"
+    tail -n 20 "$root/.state/logs/debootstrap.log" | sed 's/^/    /'
+    rm -rf "$dir"; exit 1
+  fi
+  # services in the image are started by the orchestrator, never by init scripts
+  rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/*
+  tar -C "$dir" -c . | docker import - "$tag" >/dev/null
+  rm -rf "$dir"
+  tag_latest "$tag"
+  say "base: built $tag"
+}
+
+# build_ctx NAME TAG DOCKERFILE_TEXT CONTEXT_DIR
+build_ctx() {
+  local name=$1 tag=$2 dockerfile=$3 ctx=$4
+  if have "$tag"; then say "$name: $tag is up to date"; tag_latest "$tag"; return; fi
+  say "$name: building $tag"
+  printf '%s\n' "$dockerfile" >"$ctx/Dockerfile"
+  docker build -q -t "$tag" "$ctx" >/dev/null
+  tag_latest "$tag"
+  say "$name: built $tag"
+}
+
+build_taewa() {
+  build_base
+  local tag ctx; tag="orchbench/taewa:$(content_hash apps/taewa cluster/images/base-packages.txt)"
+  ctx=$(mktemp -d); cp "$root/apps/taewa/server.js" "$ctx/"
+  build_ctx taewa "$tag" "FROM $(base_tag)
+COPY server.js /opt/taewa/server.js
+ENV PORT=8080
+EXPOSE 8080
+USER 65534
+CMD [\"node\", \"/opt/taewa/server.js\"]" "$ctx"
+  rm -rf "$ctx"
+}
+
+# go_static NAME PACKAGE: a FROM-scratch image holding one static Go binary.
+go_static() {
+  local name=$1 pkg=$2 ctx tag
+  ctx=$(mktemp -d)
+  say "$name: go build $pkg"
+  (cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$(git -C "$root" describe --always --dirty 2>/dev/null || echo dev)" -o "$ctx/$name" "$pkg")
+  tag="orchbench/$name:$(sha256sum "$ctx/$name" | cut -c1-12)"
+  build_ctx "$name" "$tag" "FROM scratch
+COPY $name /$name
+ENTRYPOINT [\"/$name\"]" "$ctx"
+  rm -rf "$ctx"
+}
+
+build_dsb() {
+  build_base
+  go_static socialnet ./deathstarbench/cmd/socialnet
+  go_static ferretdb ./deathstarbench/cmd/ferretdb
+  local ctx; ctx=$(mktemp -d)
+  build_ctx redis "orchbench/redis:$(content_hash cluster/images/base-packages.txt)" "FROM $(base_tag)
+USER 65534
+ENTRYPOINT [\"redis-server\", \"--save\", \"\", \"--appendonly\", \"no\", \"--protected-mode\", \"no\"]" "$ctx"
+  build_ctx memcached "orchbench/memcached:$(content_hash cluster/images/base-packages.txt)" "FROM $(base_tag)
+USER 65534
+ENTRYPOINT [\"memcached\"]" "$ctx"
+  rm -rf "$ctx"
+}
+
+mkdir -p "$root/.state/logs"
+"$root/cluster/dockerd.sh" up >/dev/null
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(base taewa orchbench)
+for t in "${targets[@]}"; do
+  case $t in
+    base) build_base ;;
+    taewa) build_taewa ;;
+    orchbench) go_static orchbench ./harness/cmd/orchbench ;;
+    dsb) build_dsb ;;
+    *) say "unknown image '$t' (known: base taewa orchbench dsb)"; exit 2 ;;
+  esac
+done
+if [ -n "${REGISTRY:-}" ]; then
+  for img in "${built[@]}"; do
+    say "pushing $REGISTRY/$img"
+    docker tag "$img" "$REGISTRY/$img" && docker push -q "$REGISTRY/$img" >/dev/null
+  done
+fi

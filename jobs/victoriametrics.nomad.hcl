@@ -1,0 +1,123 @@
+# VictoriaMetrics single-node for the embedded cluster: stores scraped cluster
+# metrics and the results the harness pushes. raw_exec because it is
+# infrastructure, not a measured service, and its data must survive restarts
+# in .state/victoriametrics.
+#   nomad job run -var root=$PWD jobs/victoriametrics.nomad.hcl
+variable "root" {
+  type        = string
+  description = "Absolute path of the orchbench checkout (binaries in .tools/bin, data in .state)."
+}
+
+variable "port" {
+  type    = number
+  default = 8428
+}
+
+variable "scrape_interval" {
+  type    = string
+  default = "5s"
+}
+
+job "victoriametrics" {
+  type = "service"
+
+  group "victoriametrics" {
+    network {
+      port "http" {
+        static = var.port
+      }
+    }
+
+    service {
+      name     = "victoriametrics"
+      port     = "http"
+      provider = "consul"
+      tags     = ["orchbench", "metrics"]
+
+      check {
+        type     = "http"
+        path     = "/health"
+        interval = "2s"
+        timeout  = "1s"
+      }
+    }
+
+    restart {
+      attempts = 3
+      interval = "1m"
+      delay    = "2s"
+      mode     = "fail"
+    }
+
+    task "victoria-metrics" {
+      driver = "raw_exec"
+
+      config {
+        command = "${var.root}/.tools/bin/victoria-metrics"
+        args = [
+          "-httpListenAddr=127.0.0.1:${var.port}",
+          "-storageDataPath=${var.root}/.state/victoriametrics",
+          "-retentionPeriod=100y",
+          "-promscrape.config=${NOMAD_TASK_DIR}/scrape.yml",
+          # identical samples pushed twice (results push after a partial push) collapse into one
+          "-dedup.minScrapeInterval=1ms",
+          # results pushed by the harness are queryable at once instead of after 30 s
+          "-search.latencyOffset=1s",
+          "-vmui.customDashboardsPath=${var.root}/dashboards",
+        ]
+      }
+
+      template {
+        destination = "local/scrape.yml"
+        data        = <<-YAML
+          global:
+            scrape_interval: ${var.scrape_interval}
+          scrape_configs:
+            # the Nomad agent (server and client in one) registers itself in Consul
+            - job_name: nomad
+              metrics_path: /v1/metrics
+              params: { format: [prometheus] }
+              consul_sd_configs:
+                - server: 127.0.0.1:8500
+                  services: [nomad-client]
+            # Consul registers its servers on the RPC port; its metrics are on the HTTP port
+            - job_name: consul
+              metrics_path: /v1/agent/metrics
+              params: { format: [prometheus] }
+              consul_sd_configs:
+                - server: 127.0.0.1:8500
+                  services: [consul]
+              relabel_configs:
+                - source_labels: [__meta_consul_address]
+                  target_label: __address__
+                  replacement: "$1:8500"
+            # every Consul service tagged "metrics"
+            - job_name: consul-services
+              consul_sd_configs:
+                - server: 127.0.0.1:8500
+              relabel_configs:
+                - source_labels: [__meta_consul_tags]
+                  regex: ".*,metrics,.*"
+                  action: keep
+                - source_labels: [__meta_consul_service]
+                  target_label: service
+            # every Nomad-native service tagged "metrics"
+            - job_name: nomad-services
+              nomad_sd_configs:
+                - server: http://127.0.0.1:4646
+              relabel_configs:
+                - source_labels: [__meta_nomad_tags]
+                  regex: ".*,metrics,.*"
+                  action: keep
+                - source_labels: [__meta_nomad_service]
+                  target_label: service
+          YAML
+      }
+
+      resources {
+        cpu    = 300
+        memory = 512
+      }
+    }
+  }
+}
