@@ -1,0 +1,33 @@
+# A small sweep to check the whole chain: Taewa, baseline against vertical
+# scaling, four offered rates, two repetitions each (16 steps, about 3.5 min of load).
+sweep "demo" {
+  description = "Taewa baseline vs vertical, a few rates"
+  seed        = 42                  # randomised step order, recorded
+  repetitions = 2
+  deploy      = "per-configuration" # or "per-step"
+  warmup      = "3s"
+  duration    = "8s"
+  cooldown    = "1s"
+  early_stop  = true                # skip higher rates of a configuration once it broke
+  orchestrators = ["nomad"]
+
+  app "taewa" {
+    pack     = "taewa"
+    variants = ["baseline", "vertical"]
+    vars     = { resource_scale = 0.25 } # pack variables for every variant
+    rates    = [100, 200, 400, 800]      # offered requests/s
+
+    threads      = 2
+    connections  = 16
+    distribution = "exp" # fixed|exp
+    path         = ""    # default: the pack's orchbench_load_path meta
+    workload     = ""    # optional named Go workload, e.g. "social-network:mixed@962"
+    script       = ""    # optional wrk Lua script path
+  }
+
+  slo {
+    p99_ms             = 250
+    min_achieved_ratio = 0.95
+    max_error_ratio    = 0.01
+  }
+}

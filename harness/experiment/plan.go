@@ -1,0 +1,219 @@
+package experiment
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// pcgStream is the second PCG seed word. It is fixed so that the spec's one
+// seed determines the order; changing it would reorder every recorded sweep.
+const pcgStream = 0x6f72636862656e63 // "orchbenc"
+
+// Plan expands the sweep into its steps in execution order.
+//
+// The order is random (seeded) so that slow drift of the machine — thermal
+// state, page cache, a noisy neighbour — spreads over all configurations
+// instead of biasing the ones that ran last. Two constraints shape it:
+//
+//   - With deploy = "per-configuration" the steps of one configuration run
+//     together (configurations in random order), since each needs its own
+//     deployment; with "per-step" all steps are shuffled together.
+//   - With early_stop, each configuration's steps run in rounds, one per
+//     repetition, rates ascending within a round, so the runner can skip the
+//     higher rates of a configuration once a lower one broke. Under
+//     "per-step" the configuration's steps are put in that order in the
+//     positions the shuffle gave them, so configurations still interleave.
+func Plan(s *Sweep) []Step {
+	rng := rand.New(rand.NewPCG(s.Seed, pcgStream))
+	var groups [][]Step
+	for _, app := range s.Apps {
+		for _, orch := range s.Orchestrators {
+			for _, variant := range app.Variants {
+				groups = append(groups, configurationSteps(s, app, orch, variant))
+			}
+		}
+	}
+
+	var steps []Step
+	switch s.Deploy {
+	case DeployPerStep:
+		for _, g := range groups {
+			steps = append(steps, g...)
+		}
+		rng.Shuffle(len(steps), func(i, j int) { steps[i], steps[j] = steps[j], steps[i] })
+		if s.EarlyStop {
+			// Keep the shuffled slots of each configuration, refill them in
+			// round order.
+			slots := map[string][]int{}
+			for i, st := range steps {
+				slots[st.Configuration()] = append(slots[st.Configuration()], i)
+			}
+			for _, g := range groups {
+				ordered := roundOrder(g)
+				for k, i := range slots[g[0].Configuration()] {
+					steps[i] = ordered[k]
+				}
+			}
+		}
+		for i := range steps {
+			steps[i].Redeploy = true
+		}
+	default:
+		rng.Shuffle(len(groups), func(i, j int) { groups[i], groups[j] = groups[j], groups[i] })
+		for _, g := range groups {
+			if s.EarlyStop {
+				g = roundOrder(g)
+			} else {
+				rng.Shuffle(len(g), func(i, j int) { g[i], g[j] = g[j], g[i] })
+			}
+			g[0].Redeploy = true
+			steps = append(steps, g...)
+		}
+	}
+	for i := range steps {
+		steps[i].Index = i
+	}
+	return steps
+}
+
+// configurationSteps lists one configuration's steps, levels × repetitions.
+func configurationSteps(s *Sweep, app App, orch, variant string) []Step {
+	vars := map[string]any{}
+	maps.Copy(vars, app.Vars)
+	maps.Copy(vars, app.VariantVars[variant])
+	vars["variant"] = variant
+
+	type level struct {
+		rate  float64
+		users int
+	}
+	var levels []level
+	for _, r := range app.Rates {
+		levels = append(levels, level{rate: r})
+	}
+	for _, u := range app.Users {
+		levels = append(levels, level{users: u})
+	}
+	var out []Step
+	for rep := 1; rep <= s.Repetitions; rep++ {
+		for _, l := range levels {
+			out = append(out, Step{
+				ID:           StepID(app.Name, orch, variant, l.rate, l.users, rep),
+				App:          app.Name,
+				Pack:         app.Pack,
+				Orchestrator: orch,
+				Variant:      variant,
+				OfferedRPS:   l.rate,
+				Users:        l.users,
+				Rep:          rep,
+				Vars:         maps.Clone(vars),
+				Load:         app.Load,
+				Warmup:       s.Warmup,
+				Duration:     s.Duration,
+				Cooldown:     s.Cooldown,
+			})
+		}
+	}
+	return out
+}
+
+// roundOrder sorts a configuration's steps by repetition, then load level.
+func roundOrder(g []Step) []Step {
+	out := append([]Step(nil), g...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Rep != out[j].Rep {
+			return out[i].Rep < out[j].Rep
+		}
+		if out[i].OfferedRPS != out[j].OfferedRPS {
+			return out[i].OfferedRPS < out[j].OfferedRPS
+		}
+		return out[i].Users < out[j].Users
+	})
+	return out
+}
+
+// EstimatedDuration is the load time of the plan: warmup, measurement and
+// cooldown of every step. Deployment time is not included; it depends on
+// the cluster.
+func EstimatedDuration(steps []Step) time.Duration {
+	var d time.Duration
+	for _, s := range steps {
+		d += s.Warmup + s.Duration + s.Cooldown
+	}
+	return d
+}
+
+// FormatPlan writes the human-readable plan that --dry-run prints.
+func FormatPlan(w io.Writer, s *Sweep, steps []Step) error {
+	seedNote := ""
+	if s.SeedGenerated {
+		seedNote = " (generated; add seed = " + fmt.Sprint(s.Seed) + " to replay this order)"
+	}
+	deploys := 0
+	for _, st := range steps {
+		if st.Redeploy {
+			deploys++
+		}
+	}
+	fmt.Fprintf(w, "sweep %s (%s)\n", s.Name, s.File)
+	if s.Description != "" {
+		fmt.Fprintf(w, "  %s\n", s.Description)
+	}
+	fmt.Fprintf(w, "  seed %d%s\n", s.Seed, seedNote)
+	fmt.Fprintf(w, "  %d steps, %d deployments (%s), %d repetitions, early stop %v\n", len(steps), deploys, s.Deploy, s.Repetitions, s.EarlyStop)
+	fmt.Fprintf(w, "  each step: warmup %s, measure %s, cooldown %s; load time at least %s\n", s.Warmup, s.Duration, s.Cooldown, EstimatedDuration(steps))
+	fmt.Fprintf(w, "  SLO: p99 <= %s ms, achieved >= %g x offered, errors <= %g\n\n", sloP99(s.SLO.P99Ms), s.SLO.MinAchievedRatio, s.SLO.MaxErrorRatio)
+
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tSTEP\tDEPLOY\tLOAD\tVARS")
+	for _, st := range steps {
+		deploy := ""
+		if st.Redeploy {
+			deploy = "yes"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", st.Index, st.ID, deploy, loadText(st), varsText(st.Vars))
+	}
+	return tw.Flush()
+}
+
+func sloP99(ms float64) string {
+	if ms <= 0 {
+		return "(none)"
+	}
+	return fmt.Sprint(ms)
+}
+
+func loadText(st Step) string {
+	l := st.Load
+	target := l.Path
+	switch {
+	case l.Workload != "":
+		target = "workload " + l.Workload
+	case l.Script != "":
+		target = "script " + l.Script
+	case target == "":
+		target = "(pack path)"
+	}
+	if l.Kind == LoadClosed {
+		return fmt.Sprintf("closed %d users think %s, %d thr, %s", st.Users, l.Think, l.Threads, target)
+	}
+	return fmt.Sprintf("%s rps %s, %d thr/%d conn, %s", FormatRate(st.OfferedRPS), l.Distribution, l.Threads, l.Connections, target)
+}
+
+func varsText(vars map[string]any) string {
+	keys := sortedKeys(vars)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if k == "variant" {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s=%v", k, vars[k]))
+	}
+	return strings.Join(parts, " ")
+}

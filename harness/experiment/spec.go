@@ -1,0 +1,157 @@
+// Package experiment reads a sweep specification (HCL) and expands it into a
+// plan: the ordered list of steps, one per app × orchestrator × variant ×
+// load level × repetition. Everything that can be checked without touching a
+// cluster is checked while parsing, so that a typo fails in a second instead
+// of after an hour of deployments.
+package experiment
+
+import (
+	"strconv"
+	"time"
+)
+
+// Deploy policies: how often the app is (re)deployed during a sweep.
+const (
+	// DeployPerConfiguration deploys once per app × orchestrator × variant and
+	// runs all its rates and repetitions against that deployment.
+	DeployPerConfiguration = "per-configuration"
+	// DeployPerStep deploys afresh before every step, so no step inherits
+	// warm caches or leaked state from the previous one.
+	DeployPerStep = "per-step"
+)
+
+// Load kinds.
+const (
+	// LoadOpen is wrk2-style constant throughput: requests are issued on a
+	// schedule whatever the response times, and latency is corrected for
+	// coordinated omission.
+	LoadOpen = "open"
+	// LoadClosed is a fixed population of users that each wait for a
+	// response (and think) before the next request.
+	LoadClosed = "closed"
+)
+
+// Orchestrators lists every orchestrator name a spec may use; the value says
+// whether the harness can drive it yet.
+var Orchestrators = map[string]bool{
+	"nomad":      true,
+	"swarm":      false,
+	"kubernetes": false,
+}
+
+// Sweep is one parsed and validated sweep block.
+type Sweep struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// File is the spec's path as given to ParseFile, for messages.
+	File string `json:"file"`
+	// Source is the spec text verbatim, archived so a sweep can be rerun
+	// exactly even after the file changed.
+	Source string `json:"source"`
+	// Seed drives the step order. SeedGenerated is true when the spec had
+	// none and one was drawn from the clock; it is recorded either way.
+	Seed          uint64        `json:"seed"`
+	SeedGenerated bool          `json:"seed_generated,omitempty"`
+	Repetitions   int           `json:"repetitions"`
+	Deploy        string        `json:"deploy"`
+	Warmup        time.Duration `json:"warmup_ns"`
+	Duration      time.Duration `json:"duration_ns"`
+	Cooldown      time.Duration `json:"cooldown_ns"`
+	EarlyStop     bool          `json:"early_stop"`
+	Orchestrators []string      `json:"orchestrators"`
+	Apps          []App         `json:"apps"`
+	SLO           SLO           `json:"slo"`
+}
+
+// App is one app block: which pack, which variants and which load levels.
+type App struct {
+	Name     string   `json:"name"`
+	Pack     string   `json:"pack"`
+	Variants []string `json:"variants"`
+	// Vars are pack variables for every variant; VariantVars override them
+	// per variant. Values are string, float64, bool, []any or map[string]any.
+	Vars        map[string]any            `json:"vars,omitempty"`
+	VariantVars map[string]map[string]any `json:"variant_vars,omitempty"`
+	// Rates are the offered request rates (requests/s), ascending, for open
+	// loop; Users the user populations for closed loop. Exactly one is set.
+	Rates []float64 `json:"rates,omitempty"`
+	Users []int     `json:"users,omitempty"`
+	Load  Load      `json:"load"`
+}
+
+// Load is how the load generator drives one step.
+type Load struct {
+	Kind        string `json:"kind"` // LoadOpen or LoadClosed
+	Threads     int    `json:"threads"`
+	Connections int    `json:"connections"`
+	// Distribution of inter-arrival times for open loop: "fixed" or "exp".
+	Distribution string `json:"distribution,omitempty"`
+	// Path is the request path; empty means the pack's orchbench_load_path meta.
+	Path string `json:"path,omitempty"`
+	// Workload names a built-in Go workload; Script is a wrk Lua script path.
+	Workload string `json:"workload,omitempty"`
+	Script   string `json:"script,omitempty"`
+	// Think is the closed-loop pause between a response and the next request.
+	Think time.Duration `json:"think_ns,omitempty"`
+}
+
+// SLO decides when a step (and so a configuration at that load) is broken.
+type SLO struct {
+	// P99Ms is the corrected p99 latency limit in milliseconds; 0 disables it.
+	P99Ms float64 `json:"p99_ms"`
+	// MinAchievedRatio is the least achieved/offered throughput accepted.
+	MinAchievedRatio float64 `json:"min_achieved_ratio"`
+	// MaxErrorRatio is the largest errors/requests accepted.
+	MaxErrorRatio float64 `json:"max_error_ratio"`
+}
+
+// Step is one run of the matrix: deploy (if Redeploy), verify, load, store.
+type Step struct {
+	// Index is the position in execution order, from 0.
+	Index        int    `json:"index"`
+	ID           string `json:"id"`
+	App          string `json:"app"`
+	Pack         string `json:"pack"`
+	Orchestrator string `json:"orchestrator"`
+	Variant      string `json:"variant"`
+	// OfferedRPS is the open-loop rate; 0 for closed loop.
+	OfferedRPS float64 `json:"offered_rps"`
+	// Users is the closed-loop population; 0 for open loop.
+	Users int `json:"users,omitempty"`
+	// Rep counts repetitions from 1.
+	Rep int `json:"rep"`
+	// Vars are the pack variables to render with, including "variant".
+	Vars     map[string]any `json:"vars"`
+	Load     Load           `json:"load"`
+	Warmup   time.Duration  `json:"warmup_ns"`
+	Duration time.Duration  `json:"duration_ns"`
+	Cooldown time.Duration  `json:"cooldown_ns"`
+	// Redeploy is true when this step must deploy before loading: always
+	// with DeployPerStep, on the first step of each configuration otherwise.
+	Redeploy bool `json:"redeploy"`
+}
+
+// Configuration names the app × orchestrator × variant the step belongs to;
+// steps of one configuration share a deployment and a breaking point.
+func (s Step) Configuration() string {
+	return s.App + "-" + s.Orchestrator + "-" + s.Variant
+}
+
+// Level is the load level label: "r400" (requests/s) or "u16" (users).
+func (s Step) Level() string { return levelLabel(s.OfferedRPS, s.Users) }
+
+func levelLabel(rate float64, users int) string {
+	if users > 0 {
+		return "u" + strconv.Itoa(users)
+	}
+	return "r" + FormatRate(rate)
+}
+
+// FormatRate prints a rate without a trailing ".0" so IDs stay short.
+func FormatRate(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
+
+// StepID is the stable identity of a step, e.g. taewa-nomad-vertical-r400-rep1.
+// It does not depend on the seed, so a resumed sweep finds its steps again.
+func StepID(app, orchestrator, variant string, rate float64, users, rep int) string {
+	return app + "-" + orchestrator + "-" + variant + "-" + levelLabel(rate, users) + "-rep" + strconv.Itoa(rep)
+}
