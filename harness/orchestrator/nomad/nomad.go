@@ -1,0 +1,582 @@
+// Package nomad is the Nomad adapter of the orchestrator contract: it submits
+// the pack's rendered job as it is, waits for Consul health, and reads the
+// enforced limits of every task back from the kernel.
+package nomad
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+)
+
+// Adapter talks to one Nomad cluster and the Consul it registers services in.
+type Adapter struct {
+	Client     *api.Client
+	ConsulAddr string
+	HTTP       *http.Client
+}
+
+// New connects to Nomad at nomadAddr (NOMAD_ADDR or 127.0.0.1:4646 when empty)
+// and Consul at consulAddr (CONSUL_HTTP_ADDR or 127.0.0.1:8500 when empty).
+func New(nomadAddr, consulAddr string) (*Adapter, error) {
+	cfg := api.DefaultConfig()
+	if nomadAddr != "" {
+		cfg.Address = nomadAddr
+	}
+	c, err := api.NewClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("nomad: %w", err)
+	}
+	if consulAddr == "" {
+		consulAddr = os.Getenv("CONSUL_HTTP_ADDR")
+	}
+	if consulAddr == "" {
+		consulAddr = "http://127.0.0.1:8500"
+	}
+	if !strings.Contains(consulAddr, "://") {
+		consulAddr = "http://" + consulAddr
+	}
+	return &Adapter{Client: c, ConsulAddr: strings.TrimRight(consulAddr, "/"), HTTP: &http.Client{Timeout: 10 * time.Second}}, nil
+}
+
+var _ orchestrator.Orchestrator = (*Adapter)(nil)
+
+func (a *Adapter) Name() string { return "nomad" }
+
+func qo(ctx context.Context) *api.QueryOptions { return (&api.QueryOptions{}).WithContext(ctx) }
+func wo(ctx context.Context) *api.WriteOptions { return (&api.WriteOptions{}).WithContext(ctx) }
+
+// ParseHCL turns rendered job text into a typed job through Nomad's own parser.
+func (a *Adapter) ParseHCL(text string) (*api.Job, error) {
+	job, err := a.Client.Jobs().ParseHCL(text, true)
+	if err != nil {
+		return nil, fmt.Errorf("nomad: parse job: %w", err)
+	}
+	return job, nil
+}
+
+// NodeCPU returns the MHz per core and the core count of the first ready node,
+// which packs need to turn cores into Nomad's MHz.
+func (a *Adapter) NodeCPU(ctx context.Context) (mhzPerCore float64, cores int, err error) {
+	nodes, _, err := a.Client.Nodes().List(qo(ctx))
+	if err != nil {
+		return 0, 0, fmt.Errorf("nomad: list nodes: %w", err)
+	}
+	for _, n := range nodes {
+		if n.Status != "ready" {
+			continue
+		}
+		node, _, err := a.Client.Nodes().Info(n.ID, qo(ctx))
+		if err != nil {
+			return 0, 0, fmt.Errorf("nomad: node %s: %w", n.Name, err)
+		}
+		total, _ := strconv.ParseFloat(node.Attributes["cpu.totalcompute"], 64)
+		cores, _ = strconv.Atoi(node.Attributes["cpu.numcores"])
+		if node.NodeResources != nil && node.NodeResources.Cpu.CpuShares > 0 {
+			total = float64(node.NodeResources.Cpu.CpuShares)
+		}
+		if total == 0 || cores == 0 {
+			return 0, 0, fmt.Errorf("nomad: node %s has no CPU fingerprint", n.Name)
+		}
+		return total / float64(cores), cores, nil
+	}
+	return 0, 0, errors.New("nomad: no ready node")
+}
+
+// Deploy registers the job, or reuses the running one when Nomad's plan shows no change.
+func (a *Adapter) Deploy(ctx context.Context, job *api.Job) (*orchestrator.Deployment, error) {
+	if job == nil || job.ID == nil {
+		return nil, errors.New("nomad: deploy: job without an ID")
+	}
+	id := *job.ID
+	d := &orchestrator.Deployment{Orchestrator: a.Name(), Job: id, Meta: job.Meta}
+	if cur, _, err := a.Client.Jobs().Info(id, qo(ctx)); err == nil && cur.Status != nil && *cur.Status == "running" && (cur.Stop == nil || !*cur.Stop) {
+		plan, _, err := a.Client.Jobs().PlanOpts(job, &api.PlanOptions{Diff: true}, wo(ctx))
+		if err == nil && plan.Diff != nil && plan.Diff.Type == "None" {
+			d.Version = *cur.Version
+			return d, nil
+		}
+	}
+	resp, _, err := a.Client.Jobs().Register(job, wo(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("nomad: register job %s: %w", id, err)
+	}
+	d.Fresh = true
+	cur, _, err := a.Client.Jobs().Info(id, qo(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("nomad: job %s after register (eval %s): %w", id, resp.EvalID, err)
+	}
+	d.Version = *cur.Version
+	return d, nil
+}
+
+// currentAllocs are the allocations of the deployment's job version that are
+// meant to run; older versions still stopping are not part of the deployment.
+func (a *Adapter) currentAllocs(ctx context.Context, d *orchestrator.Deployment) ([]*api.AllocationListStub, error) {
+	stubs, _, err := a.Client.Jobs().Allocations(d.Job, false, qo(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("nomad: allocations of %s: %w", d.Job, err)
+	}
+	var out []*api.AllocationListStub
+	for _, s := range stubs {
+		if s.JobVersion == d.Version && s.DesiredStatus == "run" && s.ClientStatus != "complete" && s.ClientStatus != "lost" {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// WaitHealthy waits until every group has its count of running allocations of
+// the current version and every Consul service of the job is passing on each.
+func (a *Adapter) WaitHealthy(ctx context.Context, d *orchestrator.Deployment, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	var last string
+	for {
+		ok, why, err := a.healthy(ctx, d)
+		if err != nil {
+			return err
+		}
+		if ok {
+			d.DeployDuration = time.Since(start)
+			return nil
+		}
+		last = why
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("nomad: job %s not healthy after %s: %s", d.Job, timeout, last)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func (a *Adapter) healthy(ctx context.Context, d *orchestrator.Deployment) (bool, string, error) {
+	job, _, err := a.Client.Jobs().Info(d.Job, qo(ctx))
+	if err != nil {
+		return false, "", fmt.Errorf("nomad: job %s: %w", d.Job, err)
+	}
+	if failure := a.placementFailure(ctx, d.Job); failure != "" {
+		return false, "", fmt.Errorf("nomad: job %s cannot be placed: %s", d.Job, failure)
+	}
+	allocs, err := a.currentAllocs(ctx, d)
+	if err != nil {
+		return false, "", err
+	}
+	want := 0
+	for _, g := range job.TaskGroups {
+		want += *g.Count
+	}
+	running := map[string]bool{}
+	for _, s := range allocs {
+		if s.ClientStatus == "failed" {
+			return false, "", fmt.Errorf("nomad: allocation %s of %s failed: %s", s.ID[:8], d.Job, taskEvents(s))
+		}
+		if s.ClientStatus == "running" {
+			all := true
+			for _, ts := range s.TaskStates {
+				// prestart sidecars may have finished; only a task still pending is not ready
+				if ts.State == "pending" {
+					all = false
+				}
+			}
+			if all {
+				running[s.ID] = true
+			}
+		}
+	}
+	if len(running) < want {
+		return false, fmt.Sprintf("%d of %d allocations running", len(running), want), nil
+	}
+	for _, svc := range jobServices(job) {
+		entries, err := a.consulHealth(ctx, svc, false)
+		if err != nil {
+			return false, "", err
+		}
+		passing := 0
+		for _, e := range entries {
+			if running[e.allocID()] && e.passing() {
+				passing++
+			}
+		}
+		if need := serviceInstances(job, svc); passing < need {
+			return false, fmt.Sprintf("service %s: %d of %d instances passing in Consul", svc, passing, need), nil
+		}
+	}
+	return true, "", nil
+}
+
+// placementFailure describes why the latest evaluation could not place
+// allocations (not enough CPU, memory, a missing driver), or "" if none.
+func (a *Adapter) placementFailure(ctx context.Context, jobID string) string {
+	evals, _, err := a.Client.Jobs().Evaluations(jobID, qo(ctx))
+	if err != nil || len(evals) == 0 {
+		return ""
+	}
+	sort.Slice(evals, func(i, j int) bool { return evals[i].CreateIndex > evals[j].CreateIndex })
+	latest := evals[0]
+	if len(latest.FailedTGAllocs) == 0 {
+		return ""
+	}
+	var parts []string
+	for group, m := range latest.FailedTGAllocs {
+		var dims []string
+		for dim, n := range m.DimensionExhausted {
+			dims = append(dims, fmt.Sprintf("%s exhausted on %d node(s)", dim, n))
+		}
+		for c, n := range m.ConstraintFiltered {
+			dims = append(dims, fmt.Sprintf("constraint %s filtered %d node(s)", c, n))
+		}
+		for c, n := range m.ClassExhausted {
+			dims = append(dims, fmt.Sprintf("class %s exhausted on %d node(s)", c, n))
+		}
+		sort.Strings(dims)
+		parts = append(parts, fmt.Sprintf("group %q: %d unplaced (%s)", group, m.CoalescedFailures+1, strings.Join(dims, "; ")))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+func taskEvents(s *api.AllocationListStub) string {
+	var out []string
+	for task, ts := range s.TaskStates {
+		if n := len(ts.Events); n > 0 {
+			e := ts.Events[n-1]
+			msg := e.DisplayMessage
+			if msg == "" {
+				msg = e.Type
+			}
+			out = append(out, fmt.Sprintf("task %s: %s", task, msg))
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
+}
+
+// jobServices lists the Consul services a job registers.
+func jobServices(job *api.Job) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(svcs []*api.Service) {
+		for _, s := range svcs {
+			if s.Provider != "" && s.Provider != "consul" {
+				continue
+			}
+			if !seen[s.Name] {
+				seen[s.Name] = true
+				out = append(out, s.Name)
+			}
+		}
+	}
+	for _, g := range job.TaskGroups {
+		add(g.Services)
+		for _, t := range g.Tasks {
+			add(t.Services)
+		}
+	}
+	return out
+}
+
+// serviceInstances is how many instances of a service the job runs.
+func serviceInstances(job *api.Job, name string) int {
+	n := 0
+	for _, g := range job.TaskGroups {
+		count := 0
+		for _, s := range g.Services {
+			if s.Name == name {
+				count++
+			}
+		}
+		for _, t := range g.Tasks {
+			for _, s := range t.Services {
+				if s.Name == name {
+					count++
+				}
+			}
+		}
+		n += count * *g.Count
+	}
+	return n
+}
+
+type consulEntry struct {
+	Node struct {
+		Node string `json:"Node"`
+	} `json:"Node"`
+	Service struct {
+		ID      string `json:"ID"`
+		Service string `json:"Service"`
+		Address string `json:"Address"`
+		Port    int    `json:"Port"`
+	} `json:"Service"`
+	Checks []struct {
+		Status string `json:"Status"`
+	} `json:"Checks"`
+}
+
+// Nomad names Consul service IDs _nomad-task-<allocID>-<group/task>-<service>-<port>.
+func (e consulEntry) allocID() string {
+	id := strings.TrimPrefix(e.Service.ID, "_nomad-task-")
+	if len(id) >= 36 {
+		return id[:36]
+	}
+	return ""
+}
+
+func (e consulEntry) passing() bool {
+	for _, c := range e.Checks {
+		if c.Status != "passing" {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *Adapter) consulHealth(ctx context.Context, service string, passingOnly bool) ([]consulEntry, error) {
+	u := a.ConsulAddr + "/v1/health/service/" + url.PathEscape(service)
+	if passingOnly {
+		u += "?passing=true"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := a.HTTP.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("consul: health of %s: %w", service, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("consul: health of %s: %s", service, resp.Status)
+	}
+	var entries []consulEntry
+	if err := json.NewDecoder(resp.Body).Decode(&entries); err != nil {
+		return nil, fmt.Errorf("consul: health of %s: %w", service, err)
+	}
+	return entries, nil
+}
+
+// Endpoints lists the passing Consul instances of service that belong to the
+// deployment's current allocations.
+func (a *Adapter) Endpoints(ctx context.Context, d *orchestrator.Deployment, service string) ([]orchestrator.Endpoint, error) {
+	allocs, err := a.currentAllocs(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	current := map[string]bool{}
+	for _, s := range allocs {
+		current[s.ID] = true
+	}
+	entries, err := a.consulHealth(ctx, service, true)
+	if err != nil {
+		return nil, err
+	}
+	var out []orchestrator.Endpoint
+	for _, e := range entries {
+		if !current[e.allocID()] {
+			continue
+		}
+		out = append(out, orchestrator.Endpoint{Service: service, Address: e.Service.Address, Port: e.Service.Port, AllocID: e.allocID(), Node: e.Node.Node})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("consul: no passing instance of service %q belongs to job %s version %d", service, d.Job, d.Version)
+	}
+	return out, nil
+}
+
+// Placements lists every task of the current allocations with what the pack declared for it.
+func (a *Adapter) Placements(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Placement, error) {
+	job, _, err := a.Client.Jobs().Info(d.Job, qo(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("nomad: job %s: %w", d.Job, err)
+	}
+	mhz, _, err := a.NodeCPU(ctx)
+	if err != nil {
+		return nil, err
+	}
+	allocs, err := a.currentAllocs(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	var out []orchestrator.Placement
+	for _, s := range allocs {
+		group := findGroup(job, s.TaskGroup)
+		if group == nil {
+			continue
+		}
+		for _, t := range group.Tasks {
+			if t.Lifecycle != nil && !t.Lifecycle.Sidecar {
+				continue // prestart/poststart hooks have finished
+			}
+			p := orchestrator.Placement{AllocID: s.ID, Group: s.TaskGroup, Task: t.Name, Node: s.NodeName, NodeID: s.NodeID, Driver: t.Driver}
+			p.DeclaredCores, p.DeclaredMemoryMiB = declared(job, group, t, mhz)
+			if img, ok := t.Config["image"].(string); ok {
+				p.Image = img
+			}
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func findGroup(job *api.Job, name string) *api.TaskGroup {
+	for _, g := range job.TaskGroups {
+		if *g.Name == name {
+			return g
+		}
+	}
+	return nil
+}
+
+// declared is what the pack intended for a task: orchbench_cores and
+// orchbench_memory_mib meta (task, then group, then job) when present, since
+// the intent is what must hold; else what the Nomad resources imply.
+func declared(job *api.Job, g *api.TaskGroup, t *api.Task, mhzPerCore float64) (float64, int) {
+	lookup := func(key string) (string, bool) {
+		for _, m := range []map[string]string{t.Meta, g.Meta, job.Meta} {
+			if v, ok := m[key]; ok {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	var cores float64
+	var mem int
+	if v, ok := lookup("orchbench_cores"); ok {
+		cores, _ = strconv.ParseFloat(v, 64)
+	} else if t.Resources != nil {
+		switch {
+		case t.Resources.Cores != nil && *t.Resources.Cores > 0:
+			cores = float64(*t.Resources.Cores)
+		case t.Resources.CPU != nil && mhzPerCore > 0:
+			cores = float64(*t.Resources.CPU) / mhzPerCore
+		}
+	}
+	if v, ok := lookup("orchbench_memory_mib"); ok {
+		mem, _ = strconv.Atoi(v)
+	} else if t.Resources != nil {
+		if t.Resources.MemoryMaxMB != nil && *t.Resources.MemoryMaxMB > 0 {
+			mem = *t.Resources.MemoryMaxMB
+		} else if t.Resources.MemoryMB != nil {
+			mem = *t.Resources.MemoryMB
+		}
+	}
+	return cores, mem
+}
+
+// Limits reads every task's cgroup. It reads the local kernel, so it covers
+// the tasks placed on this machine (the embedded cluster, or a harness run on
+// the node itself).
+func (a *Adapter) Limits(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Limits, error) {
+	places, err := a.Placements(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	var out []orchestrator.Limits
+	for _, p := range places {
+		pid, imageID, err := taskPID(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		e, err := limits.ForPID(pid)
+		if err != nil {
+			return nil, fmt.Errorf("limits of task %s in alloc %s: %w", p.Task, p.AllocID[:8], err)
+		}
+		p.ImageID = imageID
+		out = append(out, orchestrator.Limits{Placement: p, EffectiveCores: e.EffectiveCores(), CPUSet: e.CPUSet, MemoryLimitMiB: e.MemoryMiB, CgroupPath: e.CgroupPath})
+	}
+	return out, nil
+}
+
+// taskPID finds one process of a task: the container's init for docker, or any
+// process whose cgroup names the allocation for exec.
+func taskPID(ctx context.Context, p orchestrator.Placement) (int, string, error) {
+	if p.Driver == "docker" {
+		name := p.Task + "-" + p.AllocID
+		out, err := exec.CommandContext(ctx, "docker", "inspect", "-f", "{{.State.Pid}} {{.Image}}", name).Output()
+		if err != nil {
+			return 0, "", fmt.Errorf("docker inspect %s: %w", name, err)
+		}
+		f := strings.Fields(string(out))
+		if len(f) != 2 {
+			return 0, "", fmt.Errorf("docker inspect %s: unexpected %q", name, out)
+		}
+		pid, err := strconv.Atoi(f[0])
+		if err != nil || pid == 0 {
+			return 0, "", fmt.Errorf("docker inspect %s: container not running", name)
+		}
+		return pid, f[1], nil
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cgroup")
+	for _, f := range procs {
+		b, err := os.ReadFile(f)
+		if err != nil || !strings.Contains(string(b), p.AllocID) || !strings.Contains(string(b), p.Task) {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.Split(f, "/")[2])
+		if err == nil {
+			return pid, "", nil
+		}
+	}
+	return 0, "", fmt.Errorf("no process of task %s in alloc %s found on this machine", p.Task, p.AllocID[:8])
+}
+
+// Scale sets a group's count.
+func (a *Adapter) Scale(ctx context.Context, d *orchestrator.Deployment, group string, count int) error {
+	_, _, err := a.Client.Jobs().Scale(d.Job, group, &count, "orchbench scale", false, nil, wo(ctx))
+	if err != nil {
+		return fmt.Errorf("nomad: scale %s/%s to %d: %w", d.Job, group, count, err)
+	}
+	return nil
+}
+
+// InjectFault kills one task instance of a service ("kill-task") or stops one
+// of its allocations so Nomad reschedules it ("stop-alloc").
+func (a *Adapter) InjectFault(ctx context.Context, d *orchestrator.Deployment, f orchestrator.Fault) error {
+	eps, err := a.Endpoints(ctx, d, f.Service)
+	if err != nil {
+		return err
+	}
+	alloc, _, err := a.Client.Allocations().Info(eps[0].AllocID, qo(ctx))
+	if err != nil {
+		return fmt.Errorf("nomad: alloc %s: %w", eps[0].AllocID, err)
+	}
+	switch f.Kind {
+	case "kill-task":
+		for task := range alloc.TaskStates {
+			if err := a.Client.Allocations().Signal(alloc, qo(ctx), task, "SIGKILL"); err != nil {
+				return fmt.Errorf("nomad: kill task %s of alloc %s: %w", task, alloc.ID[:8], err)
+			}
+		}
+	case "stop-alloc":
+		if _, err := a.Client.Allocations().Stop(alloc, qo(ctx)); err != nil {
+			return fmt.Errorf("nomad: stop alloc %s: %w", alloc.ID[:8], err)
+		}
+	default:
+		return fmt.Errorf("nomad: unknown fault %q (valid: kill-task, stop-alloc)", f.Kind)
+	}
+	return nil
+}
+
+// Stop deregisters and purges the job.
+func (a *Adapter) Stop(ctx context.Context, d *orchestrator.Deployment) error {
+	if _, _, err := a.Client.Jobs().Deregister(d.Job, true, wo(ctx)); err != nil {
+		return fmt.Errorf("nomad: stop %s: %w", d.Job, err)
+	}
+	return nil
+}
