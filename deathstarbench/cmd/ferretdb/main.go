@@ -1,0 +1,72 @@
+// Command ferretdb runs FerretDB (a MongoDB wire-protocol server) on its
+// SQLite backend. It wraps FerretDB's embeddable package rather than FerretDB's
+// own command, whose version file is generated at release time and is missing
+// when the module is built from the Go proxy. Being pure Go (modernc SQLite),
+// it builds with CGO_ENABLED=0 into a static binary for FROM-scratch images.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/FerretDB/FerretDB/ferretdb"
+)
+
+func main() {
+	listenAddr := flag.String("listen-addr", envOr("FERRETDB_LISTEN_ADDR", "127.0.0.1:27017"), "TCP address for the MongoDB wire protocol (env FERRETDB_LISTEN_ADDR)")
+	dataDir := flag.String("data-dir", envOr("FERRETDB_DATA_DIR", "data"), "directory holding one SQLite file per database (env FERRETDB_DATA_DIR)")
+	logLevel := flag.String("log-level", envOr("FERRETDB_LOG_LEVEL", "warn"), "debug, info, warn or error (env FERRETDB_LOG_LEVEL)")
+	flag.Parse()
+
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		fmt.Fprintln(os.Stderr, "ferretdb: bad --log-level:", err)
+		os.Exit(2)
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	if err := run(*listenAddr, *dataDir, logger); err != nil {
+		fmt.Fprintln(os.Stderr, "ferretdb:", err)
+		os.Exit(1)
+	}
+}
+
+func run(listenAddr, dataDir string, logger *slog.Logger) error {
+	absDir, err := filepath.Abs(dataDir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(absDir, 0o755); err != nil {
+		return err
+	}
+
+	// FerretDB wants a SQLite URI naming a directory; the trailing slash matters.
+	server, err := ferretdb.New(&ferretdb.Config{
+		Listener:  ferretdb.ListenerConfig{TCP: listenAddr},
+		Logger:    logger,
+		Handler:   "sqlite",
+		SQLiteURL: "file:" + absDir + "/",
+	})
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	logger.Warn("ferretdb listening", "addr", listenAddr, "data_dir", absDir)
+	return server.Run(ctx)
+}
+
+func envOr(name, fallback string) string {
+	if value, ok := os.LookupEnv(name); ok && value != "" {
+		return value
+	}
+	return fallback
+}
