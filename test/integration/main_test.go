@@ -1,0 +1,155 @@
+//go:build integration
+
+// Package integration runs orchbench against a real embedded cluster: real
+// Nomad, Consul, dockerd and VictoriaMetrics started by the project's own
+// scripts. TestMain brings the cluster up once, and down at the end, and
+// fails if any process the cluster started is left behind.
+package integration
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	root      string // repository root
+	orchbench string // the orchbench binary built for this run
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	wd, _ := os.Getwd()
+	root = filepath.Clean(filepath.Join(wd, "..", ".."))
+	os.Setenv("NOMAD_ADDR", "http://127.0.0.1:4646")
+	os.Setenv("CONSUL_HTTP_ADDR", "http://127.0.0.1:8500")
+	os.Setenv("PATH", filepath.Join(root, ".tools", "bin")+":"+os.Getenv("PATH"))
+
+	tmp, err := os.MkdirTemp("", "orchbench-it")
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	orchbench = filepath.Join(tmp, "orchbench")
+	if out, err := sh(root, "go", "build", "-o", orchbench, "./harness/cmd/orchbench"); err != nil {
+		fmt.Println(out)
+		return 1
+	}
+	// a cluster left over from an earlier run would hide start-up problems
+	sh(root, "cluster/embedded.sh", "down")
+	if code := portInUseFailsBeforeStarting(); code != 0 {
+		return code
+	}
+	out, err := sh(root, "cluster/embedded.sh", "up")
+	fmt.Print(out)
+	if err != nil {
+		sh(root, "cluster/embedded.sh", "down")
+		return 1
+	}
+	code := m.Run()
+	out, err = sh(root, "cluster/embedded.sh", "down")
+	fmt.Print(out)
+	if err != nil {
+		return 1
+	}
+	if left := leftovers(); left != "" {
+		fmt.Println("FAIL: processes left behind by cluster-down:\n" + left)
+		return 1
+	}
+	return code
+}
+
+// portInUseFailsBeforeStarting holds Consul's HTTP port and expects cluster-up
+// to refuse, name the port and this process, and start nothing.
+func portInUseFailsBeforeStarting() int {
+	l, err := net.Listen("tcp", "127.0.0.1:8500")
+	if err != nil {
+		fmt.Println("FAIL: cannot hold port 8500 for the port-in-use check:", err)
+		return 1
+	}
+	out, err := sh(root, "cluster/embedded.sh", "up")
+	l.Close()
+	fmt.Print(out)
+	if err == nil {
+		fmt.Println("FAIL: cluster-up succeeded with port 8500 held")
+		sh(root, "cluster/embedded.sh", "down")
+		return 1
+	}
+	if !strings.Contains(out, "port 8500/tcp is already in use by") || !strings.Contains(out, "nothing was started") {
+		fmt.Println("FAIL: cluster-up did not name port 8500 and its holder")
+		return 1
+	}
+	if left := leftovers(); left != "" {
+		fmt.Println("FAIL: cluster-up started processes although a port was in use:\n" + left)
+		return 1
+	}
+	fmt.Println("ok: cluster-up refused with port 8500 in use and started nothing")
+	return 0
+}
+
+// leftovers lists processes of the project's own binaries or recorded PIDs.
+func leftovers() string {
+	var b strings.Builder
+	for _, bin := range []string{"nomad", "consul", "victoria-metrics"} {
+		out, _ := exec.Command("pgrep", "-af", "^"+filepath.Join(root, ".tools", "bin", bin)+" ").Output()
+		b.Write(out)
+	}
+	pids, _ := filepath.Glob(filepath.Join(root, ".state", "pids", "*"))
+	for _, p := range pids {
+		pid, _ := os.ReadFile(p)
+		if exec.Command("kill", "-0", strings.TrimSpace(string(pid))).Run() == nil {
+			fmt.Fprintf(&b, "%s (pid %s)\n", filepath.Base(p), strings.TrimSpace(string(pid)))
+		}
+	}
+	return b.String()
+}
+
+// sh runs a command in dir with a generous bound and returns its combined output.
+func sh(dir string, name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// must runs a command and fails the test with its output when it fails.
+func must(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := sh(root, name, args...)
+	t.Logf("$ %s %s\n%s", filepath.Base(name), strings.Join(args, " "), out)
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
+	}
+	return out
+}
+
+// eventually retries check until it passes or the bound runs out.
+func eventually(t *testing.T, within time.Duration, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not true within %s: %v", what, within, err)
+		}
+		time.Sleep(time.Second)
+	}
+}
