@@ -1,0 +1,277 @@
+package pack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+)
+
+// Nomad deploys rendered packs. Job HCL is parsed by the Nomad agent itself
+// (/v1/jobs/parse), so orchbench accepts exactly what `nomad job run` and
+// nomad-pack accept instead of carrying its own jobspec parser.
+type Nomad struct {
+	Client *api.Client
+}
+
+// NewNomad connects using the standard environment (NOMAD_ADDR, default
+// http://127.0.0.1:4646, NOMAD_TOKEN, NOMAD_REGION, NOMAD_CACERT, ...).
+func NewNomad() (*Nomad, error) {
+	c, err := api.NewClient(api.DefaultConfig())
+	if err != nil {
+		return nil, fmt.Errorf("nomad client: %w", err)
+	}
+	return &Nomad{Client: c}, nil
+}
+
+// Address is the agent address in use, for messages.
+func (n *Nomad) Address() string { return n.Client.Address() }
+
+// ParseJobs turns every rendered job file into a typed job, naming the
+// template file when Nomad rejects one.
+func (n *Nomad) ParseJobs(r *Rendered) ([]*api.Job, error) {
+	names := r.JobFiles()
+	if len(names) == 0 {
+		return nil, fmt.Errorf("pack %s rendered no jobs (no non-empty templates/*%s)", r.Pack.Name, jobSuffix)
+	}
+	var jobs []*api.Job
+	for _, name := range names {
+		job, err := n.Client.Jobs().ParseHCL(r.Files[name], true)
+		if err != nil {
+			return nil, fmt.Errorf("pack %s: Nomad at %s rejected the job rendered from %s: %w",
+				r.Pack.Name, n.Address(), r.TemplatePath(name), err)
+		}
+		jobs = append(jobs, job)
+	}
+	return jobs, nil
+}
+
+// Plan asks the scheduler what registering job would change, with a diff.
+func (n *Nomad) Plan(job *api.Job) (*api.JobPlanResponse, error) {
+	resp, _, err := n.Client.Jobs().Plan(job, true, nil)
+	if err != nil {
+		return nil, fmt.Errorf("plan job %s: %w", deref(job.ID), err)
+	}
+	return resp, nil
+}
+
+// WritePlan prints a compact summary in the spirit of `nomad job plan`: the
+// job-level change, then per task group what the scheduler would do.
+func WritePlan(w io.Writer, job *api.Job, plan *api.JobPlanResponse) {
+	change := "None"
+	if plan.Diff != nil && plan.Diff.Type != "" {
+		change = plan.Diff.Type
+	}
+	fmt.Fprintf(w, "job %q: %s (job modify index %d)\n", deref(job.ID), strings.ToLower(change), plan.JobModifyIndex)
+	var groups []string
+	if plan.Annotations != nil {
+		for g := range plan.Annotations.DesiredTGUpdates {
+			groups = append(groups, g)
+		}
+	}
+	sort.Strings(groups)
+	for _, g := range groups {
+		u := plan.Annotations.DesiredTGUpdates[g]
+		var parts []string
+		for _, c := range []struct {
+			n    uint64
+			what string
+		}{
+			{u.Place, "create"}, {u.DestructiveUpdate, "create/destroy update"},
+			{u.InPlaceUpdate, "in-place update"}, {u.Stop, "destroy"},
+			{u.Migrate, "migrate"}, {u.Canary, "canary"}, {u.Preemptions, "preempt"},
+			{u.Ignore, "ignore"},
+		} {
+			if c.n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+			}
+		}
+		if len(parts) == 0 {
+			parts = []string{"no changes"}
+		}
+		fmt.Fprintf(w, "  group %q: %s\n", g, strings.Join(parts, ", "))
+	}
+	for g, metric := range plan.FailedTGAllocs {
+		fmt.Fprintf(w, "  group %q: placement would fail: %d nodes evaluated, %d filtered, %d exhausted %v\n",
+			g, metric.NodesEvaluated, metric.NodesFiltered, metric.NodesExhausted, metric.DimensionExhausted)
+	}
+	if plan.Warnings != "" {
+		fmt.Fprintf(w, "  warnings: %s\n", strings.TrimSpace(plan.Warnings))
+	}
+}
+
+// Register submits job and returns the evaluation it created.
+func (n *Nomad) Register(job *api.Job) (*api.JobRegisterResponse, error) {
+	resp, _, err := n.Client.Jobs().Register(job, nil)
+	if err != nil {
+		return nil, fmt.Errorf("register job %s: %w", deref(job.ID), err)
+	}
+	return resp, nil
+}
+
+// WaitHealthy polls until every desired allocation of the job's current
+// version is running and, where a deployment tracks health, healthy. It
+// returns early with an error when an allocation fails or the deployment
+// fails, because waiting out the timeout would only hide the cause.
+func (n *Nomad) WaitHealthy(ctx context.Context, jobID string, poll time.Duration, progress io.Writer) error {
+	lastReport := ""
+	for {
+		ready, report, err := n.healthState(jobID)
+		if err != nil {
+			return err
+		}
+		if progress != nil && report != lastReport {
+			fmt.Fprintf(progress, "job %s: %s\n", jobID, report)
+			lastReport = report
+		}
+		if ready {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("job %s not healthy: %w (last state: %s)", jobID, ctx.Err(), report)
+		case <-time.After(poll):
+		}
+	}
+}
+
+func (n *Nomad) healthState(jobID string) (ready bool, report string, err error) {
+	job, _, err := n.Client.Jobs().Info(jobID, nil)
+	if err != nil {
+		return false, "", fmt.Errorf("job %s: %w", jobID, err)
+	}
+	want := 0
+	for _, tg := range job.TaskGroups {
+		if tg.Count != nil {
+			want += *tg.Count
+		}
+	}
+	version := deref(job.Version)
+	if dep, _, err := n.Client.Jobs().LatestDeployment(jobID, nil); err == nil && dep != nil &&
+		dep.JobVersion == version && dep.Status == "failed" {
+		return false, "", fmt.Errorf("job %s: deployment %s failed: %s", jobID, shortID(dep.ID), dep.StatusDescription)
+	}
+	allocs, _, err := n.Client.Jobs().Allocations(jobID, false, nil)
+	if err != nil {
+		return false, "", fmt.Errorf("job %s allocations: %w", jobID, err)
+	}
+	running, healthy := 0, 0
+	for _, a := range allocs {
+		if a.JobVersion != version || a.DesiredStatus != "run" {
+			continue
+		}
+		if a.ClientStatus == "failed" || a.ClientStatus == "lost" {
+			return false, "", fmt.Errorf("job %s: allocation %s is %s: %s (see `nomad alloc status %s`)",
+				jobID, shortID(a.ID), a.ClientStatus, describeTaskFailure(a), shortID(a.ID))
+		}
+		if a.ClientStatus != "running" {
+			continue
+		}
+		running++
+		switch {
+		case a.DeploymentStatus == nil || a.DeploymentStatus.Healthy == nil:
+			// Jobs without an update block have no deployment health; there
+			// "running" is the best signal Nomad gives.
+			if job.Update == nil || job.Update.HealthCheck == nil || *job.Update.HealthCheck == "task_states" {
+				healthy++
+			}
+		case *a.DeploymentStatus.Healthy:
+			healthy++
+		default:
+			return false, "", fmt.Errorf("job %s: allocation %s was marked unhealthy (see `nomad alloc status %s`)",
+				jobID, shortID(a.ID), shortID(a.ID))
+		}
+	}
+	report = fmt.Sprintf("version %d: %d/%d running, %d/%d healthy", version, running, want, healthy, want)
+	return healthy >= want && want > 0, report, nil
+}
+
+func describeTaskFailure(a *api.AllocationListStub) string {
+	var msgs []string
+	for task, st := range a.TaskStates {
+		if st == nil || len(st.Events) == 0 {
+			continue
+		}
+		ev := st.Events[len(st.Events)-1]
+		msg := ev.DisplayMessage
+		if msg == "" {
+			msg = ev.Type
+		}
+		msgs = append(msgs, fmt.Sprintf("task %s: %s", task, msg))
+	}
+	if len(msgs) == 0 {
+		return a.ClientDescription
+	}
+	sort.Strings(msgs)
+	return strings.Join(msgs, "; ")
+}
+
+// Status returns the job and its allocations (all versions, newest first).
+func (n *Nomad) Status(jobID string) (*api.Job, []*api.AllocationListStub, error) {
+	job, _, err := n.Client.Jobs().Info(jobID, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("job %s: %w", jobID, err)
+	}
+	allocs, _, err := n.Client.Jobs().Allocations(jobID, true, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("job %s allocations: %w", jobID, err)
+	}
+	sort.Slice(allocs, func(i, j int) bool { return allocs[i].CreateIndex > allocs[j].CreateIndex })
+	return job, allocs, nil
+}
+
+// WriteStatus prints the job status and one line per allocation.
+func WriteStatus(w io.Writer, job *api.Job, allocs []*api.AllocationListStub) {
+	fmt.Fprintf(w, "job %q: status %s, version %d, type %s\n", deref(job.ID), deref(job.Status), deref(job.Version), deref(job.Type))
+	if len(allocs) == 0 {
+		fmt.Fprintln(w, "  no allocations")
+	}
+	for _, a := range allocs {
+		health := "-"
+		if a.DeploymentStatus != nil && a.DeploymentStatus.Healthy != nil {
+			health = map[bool]string{true: "healthy", false: "unhealthy"}[*a.DeploymentStatus.Healthy]
+		}
+		fmt.Fprintf(w, "  alloc %s  group %s  node %s  version %d  desired %s  client %s  %s\n",
+			shortID(a.ID), a.TaskGroup, a.NodeName, a.JobVersion, a.DesiredStatus, a.ClientStatus, health)
+	}
+}
+
+// Destroy stops and purges the job, so the next run starts from version 0
+// and old allocations do not linger in `status` output between runs.
+func (n *Nomad) Destroy(jobID string) (string, error) {
+	evalID, _, err := n.Client.Jobs().Deregister(jobID, true, nil)
+	if err != nil {
+		return "", fmt.Errorf("destroy job %s: %w", jobID, err)
+	}
+	return evalID, nil
+}
+
+// IsNotFound reports whether err is Nomad's 404, e.g. status of a job that
+// was never run.
+func IsNotFound(err error) bool {
+	var uerr api.UnexpectedResponseError
+	if errors.As(err, &uerr) {
+		return uerr.StatusCode() == 404
+	}
+	return err != nil && strings.Contains(err.Error(), "404")
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}

@@ -1,0 +1,65 @@
+variable "job_name" {
+  type        = string
+  default     = ""
+  description = "Nomad job name; empty means taewa-<variant>, so variants can run side by side."
+}
+
+variable "datacenters" {
+  type        = list(string)
+  default     = ["dc1"]
+  description = "Datacenters the job may be placed in."
+}
+
+variable "region" {
+  type        = string
+  default     = "global"
+  description = "Nomad region to deploy to."
+}
+
+variable "variant" {
+  type        = string
+  default     = "baseline"
+  description = "Resource shape: baseline (1 core, 1 GiB), vertical (2 cores, 2 GiB), horizontal (baseline x scale instances) or unlimited (baseline reservation, no CPU cap, memory may burst to 8x)."
+}
+
+variable "scale" {
+  type        = number
+  default     = 2
+  description = "Instance count for the horizontal variant (whole number, at least 1); the other variants run one instance."
+}
+
+variable "resource_scale" {
+  type        = number
+  default     = 1
+  description = "Multiplies every declared core and MiB, so a small machine runs a proportional miniature; variants keep their ratios."
+}
+
+variable "mhz_per_core" {
+  type        = number
+  default     = 2100
+  description = "The node's fingerprinted MHz per core (total cpu MHz / cores); cpu MHz = cores x resource_scale x mhz_per_core."
+}
+
+variable "driver" {
+  type        = string
+  default     = "docker"
+  description = "Task driver: docker (image, CFS quota) or exec (node app_dir/server.js; whole cores become a cpuset)."
+}
+
+variable "image" {
+  type        = string
+  default     = "orchbench/taewa:latest"
+  description = "Docker image for the docker driver."
+}
+
+variable "app_dir" {
+  type        = string
+  default     = "/opt/orchbench/apps/taewa"
+  description = "Directory holding server.js on the client, for the exec driver; it must be visible inside the exec chroot."
+}
+
+variable "difficulty" {
+  type        = number
+  default     = 1000
+  description = "The n the correctness probe and the load generator send as GET /?n=<difficulty>."
+}
