@@ -1,0 +1,372 @@
+package results
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+)
+
+var testSLO = experiment.SLO{P99Ms: 100, MinAchievedRatio: 0.95, MaxErrorRatio: 0.01}
+
+// testSweep builds a two-variant sweep record with rates 100..400 and 3 reps.
+func testSweep(t *testing.T, start time.Time) SweepRecord {
+	t.Helper()
+	s := &experiment.Sweep{
+		Name: "t", Seed: 1, Repetitions: 3, Deploy: experiment.DeployPerConfiguration,
+		Duration: 8 * time.Second, Orchestrators: []string{"nomad"}, SLO: testSLO,
+		Apps: []experiment.App{{Name: "taewa", Pack: "taewa", Variants: []string{"baseline", "vertical"},
+			Rates: []float64{100, 200, 400}, Load: experiment.Load{Kind: experiment.LoadOpen, Threads: 1, Connections: 1}}},
+	}
+	id := NewSweepID(s.Name, start)
+	return SweepRecord{ID: id, Spec: s, Seed: s.Seed, Plan: experiment.Plan(s), GitSHA: "abc", Start: start,
+		ToolVersions: map[string]string{"nomad": "1.10.0"}}
+}
+
+// fakeResult invents a step: baseline's p99 crosses 100 ms at 400 rps,
+// vertical's never does.
+func fakeResult(sweepID string, st experiment.Step, start time.Time) StepResult {
+	p99 := st.OfferedRPS / 10 // 10, 20, 40 ms
+	if st.Variant == "baseline" && st.OfferedRPS >= 400 {
+		p99 = 150 + float64(st.Rep)
+	}
+	r := StepResult{
+		Labels:      LabelsFor(sweepID, st),
+		Valid:       true,
+		Gates:       []Gate{{Name: "healthy", Passed: true}, {Name: "limits", Passed: true, Detail: "cpu 0.5 = 0.5"}},
+		AchievedRPS: st.OfferedRPS * 0.99,
+		Requests:    int64(st.OfferedRPS * 8), Errors: 1, Bytes: int64(st.OfferedRPS * 8 * 100),
+		Corrected:   Latency{P50: p99 / 4, P75: p99 / 3, P90: p99 / 2, P99: p99, P999: p99 * 1.5, Max: p99 * 2, Mean: p99 / 3},
+		Uncorrected: Latency{P50: 1, P75: 2, P90: 3, P99: 4, P999: 5, Max: 6, Mean: 1.5},
+		Spectrum:    []SpectrumPoint{{0, 0.5}, {50, p99 / 4}, {90, p99 / 2}, {99, p99}, {99.9, p99 * 1.5}, {100, p99 * 2}},
+		Endpoints:   []EndpointStats{{Name: `/api/"quoted"\path`, Requests: 10, Latency: Latency{P99: 3}}},
+		StatusCodes: map[string]int64{"200": int64(st.OfferedRPS*8) - 1, "503": 1},
+		Series:      []Second{{T: 0, Offered: st.OfferedRPS, Achieved: st.OfferedRPS, P50Ms: 1, P99Ms: 2}, {T: 1, Offered: st.OfferedRPS, Achieved: st.OfferedRPS - 1, Errors: 1, P50Ms: 1, P99Ms: 3}},
+		Metadata:    map[string]any{"resource_scale": 0.25},
+		Start:       start,
+		End:         start.Add(8 * time.Second),
+	}
+	return r
+}
+
+func TestArchiveRoundTripAndResume(t *testing.T) {
+	a := Archive{Dir: t.TempDir()}
+	start := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	rec := testSweep(t, start)
+	if rec.ID != "t-20250304T050607Z" {
+		t.Fatalf("sweep ID = %s", rec.ID)
+	}
+	if err := a.CreateSweep(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CreateSweep(rec); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("second CreateSweep = %v, want ErrExist", err)
+	}
+	got, err := a.LoadSweep(rec.ID)
+	if err != nil || got.GitSHA != "abc" || len(got.Plan) != len(rec.Plan) || got.Spec.SLO != testSLO {
+		t.Fatalf("LoadSweep = %+v, %v", got, err)
+	}
+
+	// Two steps complete, a third interrupted before its marker.
+	for i, st := range rec.Plan[:2] {
+		r := fakeResult(rec.ID, st, start.Add(time.Duration(i)*10*time.Second))
+		if err := a.WriteStep(rec.ID, r, map[string][]byte{"raw.txt": []byte("raw " + st.ID), "histogram.hlog": []byte("#hlog")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	partial := filepath.Join(a.Dir, rec.ID, rec.Plan[2].ID)
+	os.MkdirAll(partial, 0o755)
+	os.WriteFile(filepath.Join(partial, "summary.json"), []byte("{"), 0o644)
+
+	done, err := a.CompletedSteps(rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{rec.Plan[0].ID: true, rec.Plan[1].ID: true}
+	if !reflect.DeepEqual(done, want) {
+		t.Fatalf("completed = %v, want %v", done, want)
+	}
+	steps, err := a.LoadSteps(rec.ID)
+	if err != nil || len(steps) != 2 || steps[0].Step != rec.Plan[0].ID {
+		t.Fatalf("LoadSteps = %d steps, %v", len(steps), err)
+	}
+	want0 := fakeResult(rec.ID, rec.Plan[0], start)
+	if !reflect.DeepEqual(steps[0].Corrected, want0.Corrected) || steps[0].Endpoints[0].Name != want0.Endpoints[0].Name || steps[0].Metadata["resource_scale"] != 0.25 {
+		t.Fatalf("step did not round-trip: %+v", steps[0])
+	}
+	raw, _ := os.ReadFile(a.StepFile(rec.ID, rec.Plan[0].ID, "raw.txt"))
+	if string(raw) != "raw "+rec.Plan[0].ID {
+		t.Fatalf("raw.txt = %q", raw)
+	}
+	// No temporary files are left behind.
+	filepath.WalkDir(a.Dir, func(p string, d fs.DirEntry, err error) error {
+		if strings.Contains(d.Name(), ".tmp-") {
+			t.Errorf("temporary file left: %s", p)
+		}
+		return nil
+	})
+	if err := a.WriteStep(rec.ID, StepResult{Labels: Labels{Step: "x"}}, map[string][]byte{"../evil": nil}); err == nil {
+		t.Fatal("path traversal in file name accepted")
+	}
+	if err := a.WriteStep("nope", fakeResult("nope", rec.Plan[0], start), nil); err == nil {
+		t.Fatal("step written into a sweep that was never created")
+	}
+
+	list, err := a.ListSweeps()
+	if err != nil || len(list) != 1 || list[0].Name != "t" || list[0].Planned != 18 || list[0].Completed != 2 {
+		t.Fatalf("ListSweeps = %+v, %v", list, err)
+	}
+	if id, err := a.Resolve("t"); err != nil || id != rec.ID {
+		t.Fatalf("Resolve(name) = %s, %v", id, err)
+	}
+}
+
+func TestExpositionFormat(t *testing.T) {
+	start := time.UnixMilli(1_700_000_000_000)
+	st := experiment.Step{ID: "taewa-nomad-vertical-r400-rep2", App: "taewa", Orchestrator: "nomad", Variant: "vertical", OfferedRPS: 400, Rep: 2}
+	r := fakeResult("sw", st, start)
+	r.Gates = append(r.Gates, Gate{Name: "probe\nline", Passed: false})
+	text := string(Exposition(r))
+	base := `sweep="sw",step="taewa-nomad-vertical-r400-rep2",app="taewa",orchestrator="nomad",variant="vertical",offered_rps="400",rep="2"`
+	for _, want := range []string{
+		`orchbench_step_achieved_rps{` + base + `} 396 1700000008000` + "\n",
+		`orchbench_step_offered_rps{` + base + `} 400 1700000008000`,
+		`orchbench_step_latency_ms{` + base + `,kind="corrected",quantile="0.99"} 40 1700000008000`,
+		`orchbench_step_latency_ms{` + base + `,kind="uncorrected",quantile="1"} 6 1700000008000`,
+		`orchbench_step_valid{` + base + `} 1 1700000008000`,
+		`orchbench_step_bytes_per_response{` + base + `} 100 1700000008000`,
+		`orchbench_step_gate_passed{` + base + `,gate="probe\nline"} 0 `,
+		`orchbench_endpoint_latency_ms{` + base + `,endpoint="/api/\"quoted\"\\path",quantile="0.99"} 3 `,
+		`orchbench_step_responses_total{` + base + `,code="503"} 1 `,
+		`orchbench_second_achieved_rps{` + base + `} 399 1700000001000`,
+		`orchbench_second_latency_ms{` + base + `,quantile="0.99"} 3 1700000001000`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("exposition lacks %q", want)
+		}
+	}
+	// Every line is name{labels} value timestamp.
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		i := strings.LastIndex(line, "} ")
+		if i < 0 || len(strings.Fields(line[i+2:])) != 2 {
+			t.Fatalf("malformed line %q", line)
+		}
+	}
+}
+
+// fakeVM records the bodies it accepts, failing the first `fail` requests.
+type fakeVM struct {
+	mu     sync.Mutex
+	fail   int
+	status int
+	calls  int
+	bodies [][]byte
+}
+
+func (f *fakeVM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	if r.URL.Path != "/api/v1/import/prometheus" || r.Method != http.MethodPost {
+		http.Error(w, "wrong endpoint "+r.URL.Path, http.StatusNotFound)
+		return
+	}
+	if f.calls <= f.fail {
+		http.Error(w, "try later", f.status)
+		return
+	}
+	b, _ := io.ReadAll(r.Body)
+	f.bodies = append(f.bodies, b)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func writeTestArchive(t *testing.T, start time.Time, n int) (Archive, SweepRecord) {
+	t.Helper()
+	a := Archive{Dir: t.TempDir()}
+	rec := testSweep(t, start)
+	if err := a.CreateSweep(rec); err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range rec.Plan[:n] {
+		if err := a.WriteStep(rec.ID, fakeResult(rec.ID, st, start.Add(time.Duration(i)*10*time.Second)), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a, rec
+}
+
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			out[p] = string(b)
+		}
+		return nil
+	})
+	return out
+}
+
+func TestPushSweepRetriesAndIsRepeatable(t *testing.T) {
+	a, rec := writeTestArchive(t, time.UnixMilli(1_700_000_000_000), 3)
+	vm := &fakeVM{fail: 2, status: http.StatusServiceUnavailable}
+	srv := httptest.NewServer(vm)
+	defer srv.Close()
+	before := snapshot(t, a.Dir)
+
+	p := Pusher{URL: srv.URL, Backoff: time.Millisecond}
+	steps, _ := a.LoadSteps(rec.ID)
+	if _, err := p.PushStep(context.Background(), steps[0]); err != nil {
+		t.Fatalf("push with two 503s then success failed: %v", err)
+	}
+	if vm.calls != 3 {
+		t.Fatalf("calls = %d, want 3 (two retries)", vm.calls)
+	}
+	vm.bodies = nil
+	n1, err := PushSweep(context.Background(), a, rec.ID, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n2, err := PushSweep(context.Background(), a, rec.ID, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n1 == 0 || n1 != n2 || len(vm.bodies) != 6 {
+		t.Fatalf("samples %d then %d, bodies %d", n1, n2, len(vm.bodies))
+	}
+	for i := 0; i < 3; i++ {
+		if !bytes.Equal(vm.bodies[i], vm.bodies[i+3]) {
+			t.Fatalf("second push of step %d differs: timestamps must be stable", i)
+		}
+	}
+	if !reflect.DeepEqual(before, snapshot(t, a.Dir)) {
+		t.Fatal("push modified the archive")
+	}
+}
+
+func TestPushFailsWithoutTouchingArchive(t *testing.T) {
+	a, rec := writeTestArchive(t, time.UnixMilli(1_700_000_000_000), 2)
+	before := snapshot(t, a.Dir)
+
+	bad := &fakeVM{fail: 100, status: http.StatusBadRequest}
+	srv := httptest.NewServer(bad)
+	defer srv.Close()
+	if _, err := PushSweep(context.Background(), a, rec.ID, srv.URL); err == nil || !strings.Contains(err.Error(), "400") {
+		t.Fatalf("push to a rejecting VM = %v", err)
+	}
+	if bad.calls != 1 {
+		t.Fatalf("a 400 was retried %d times", bad.calls-1)
+	}
+
+	down := &fakeVM{fail: 100, status: http.StatusBadGateway}
+	srv2 := httptest.NewServer(down)
+	defer srv2.Close()
+	p := Pusher{URL: srv2.URL, Attempts: 3, Backoff: time.Millisecond}
+	steps, _ := a.LoadSteps(rec.ID)
+	if _, err := p.PushStep(context.Background(), steps[0]); err == nil || !strings.Contains(err.Error(), "after 3 attempts") {
+		t.Fatalf("push to a failing VM = %v", err)
+	}
+	if down.calls != 3 {
+		t.Fatalf("calls = %d, want 3", down.calls)
+	}
+	if !reflect.DeepEqual(before, snapshot(t, a.Dir)) {
+		t.Fatal("failed push modified the archive")
+	}
+}
+
+func TestMedianCI(t *testing.T) {
+	if e := MedianCI(nil); e.N != 0 {
+		t.Fatalf("empty = %+v", e)
+	}
+	if e := MedianCI([]float64{7}); e != (Estimate{Median: 7, Lo: 7, Hi: 7, N: 1}) {
+		t.Fatalf("single = %+v", e)
+	}
+	xs := []float64{10, 11, 12, 13, 14, 15, 16, 17, 18, 100}
+	e := MedianCI(xs)
+	if e.Median != 14.5 || e.N != 10 {
+		t.Fatalf("median = %+v", e)
+	}
+	if !(e.Lo >= 10 && e.Lo <= e.Median && e.Hi >= e.Median && e.Hi <= 100) || e.Hi-e.Lo < 1 {
+		t.Fatalf("CI [%g, %g] implausible", e.Lo, e.Hi)
+	}
+	if e2 := MedianCI(xs); e2 != e {
+		t.Fatal("bootstrap not deterministic")
+	}
+	// The outlier must not drag the interval up to it.
+	if e.Hi > 50 {
+		t.Fatalf("CI upper %g reaches the outlier", e.Hi)
+	}
+}
+
+func TestSummarizeAndBreakingPoints(t *testing.T) {
+	start := time.UnixMilli(1_700_000_000_000)
+	rec := testSweep(t, start)
+	var steps []StepResult
+	for _, st := range rec.Plan {
+		steps = append(steps, fakeResult(rec.ID, st, start))
+	}
+	// An invalid step with absurd figures must not count.
+	bad := fakeResult(rec.ID, experiment.Step{ID: "x", App: "taewa", Orchestrator: "nomad", Variant: "vertical", OfferedRPS: 200, Rep: 9}, start)
+	bad.Valid, bad.Corrected.P99 = false, 10000
+	bad.Gates[1] = Gate{Name: "limits", Passed: false, Detail: "cpu 2 != 0.5"}
+	steps = append(steps, bad)
+
+	levels := Summarize(steps, testSLO)
+	if len(levels) != 6 {
+		t.Fatalf("levels = %d, want 6", len(levels))
+	}
+	v200 := levels[4]
+	if v200.Configuration() != "taewa-nomad-vertical" || v200.Level() != "r200" || v200.Valid != 3 || v200.Invalid != 1 || v200.P99.Median != 20 || v200.Broken() {
+		t.Fatalf("vertical r200 = %+v", v200)
+	}
+	b400 := levels[2]
+	if b400.P99.Median != 152 || !reflect.DeepEqual(b400.Rules, []string{RuleLatency}) {
+		t.Fatalf("baseline r400 = %+v", b400)
+	}
+	bps := BreakingPoints(levels)
+	if len(bps) != 2 {
+		t.Fatalf("breaking points = %d", len(bps))
+	}
+	if b := bps[0]; !b.Reached || b.OfferedRPS != 400 || b.Rules[0] != RuleLatency || b.LastGood.OfferedRPS != 200 {
+		t.Fatalf("baseline breaking point = %+v", b)
+	}
+	if b := bps[1]; b.Reached || b.MaxMeasured.OfferedRPS != 400 {
+		t.Fatalf("vertical breaking point = %+v", b)
+	}
+
+	// Throughput and error rules.
+	r := fakeResult("s", experiment.Step{OfferedRPS: 1000}, start)
+	r.Corrected.P99, r.AchievedRPS, r.Requests, r.Errors = 10, 900, 1000, 50
+	rules, details := Violations(r, testSLO)
+	if !reflect.DeepEqual(rules, []string{RuleThroughput, RuleErrors}) || len(details) != 2 {
+		t.Fatalf("violations = %v %v", rules, details)
+	}
+
+	var out bytes.Buffer
+	if err := FormatShow(&out, &rec, steps); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{"taewa-nomad-baseline  r400", "BROKEN: p99 152.0 ms > 100 ms", "not reached up to r400", "x: limits: cpu 2 != 0.5", "19 of 18 planned steps done, 1 invalid"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("show output lacks %q:\n%s", want, text)
+		}
+	}
+	if math.IsNaN(levels[0].Achieved.Median) {
+		t.Fatal("NaN achieved")
+	}
+}

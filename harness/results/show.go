@@ -1,0 +1,90 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+)
+
+// FormatShow writes the text that `orchbench results show` prints: per-level
+// statistics, breaking points, and the steps that failed their gates.
+func FormatShow(w io.Writer, rec *SweepRecord, steps []StepResult) error {
+	slo := experiment.SLO{}
+	name := rec.ID
+	if rec.Spec != nil {
+		slo = rec.Spec.SLO
+		name = rec.Spec.Name
+	}
+	invalid := 0
+	for _, r := range steps {
+		if !r.Valid {
+			invalid++
+		}
+	}
+	fmt.Fprintf(w, "sweep %s (%s), started %s, seed %d\n", rec.ID, name, rec.Start.UTC().Format("2006-01-02 15:04:05Z"), rec.Seed)
+	fmt.Fprintf(w, "%d of %d planned steps done, %d invalid\n", len(steps), len(rec.Plan), invalid)
+	fmt.Fprintf(w, "SLO: p99 <= %s ms, achieved >= %g x offered, errors <= %g\n", p99Text(slo.P99Ms), slo.MinAchievedRatio, slo.MaxErrorRatio)
+	fmt.Fprintln(w, "figures: median over valid repetitions [95% bootstrap CI], corrected latency in ms")
+	fmt.Fprintln(w)
+
+	levels := Summarize(steps, slo)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONFIGURATION\tLOAD\tVALID\tP50\tP99\tACHIEVED RPS\tERRORS\tSLO")
+	for _, l := range levels {
+		status := "ok"
+		switch {
+		case l.Valid == 0:
+			status = "no valid data"
+		case l.Broken():
+			status = "BROKEN: " + joinOr(l.Details, "")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\t%.2f%%\t%s\n", l.Configuration(), l.Level(), l.Valid, l.Valid+l.Invalid,
+			l.P50, l.P99, l.Achieved, 100*l.ErrorRatio, status)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONFIGURATION\tBREAKING POINT\tRULE\tLAST GOOD\tDETAIL")
+	for _, b := range BreakingPoints(levels) {
+		last := "-"
+		if b.LastGood != nil {
+			last = b.LastGood.Level()
+		}
+		if !b.Reached {
+			upTo := "no valid data"
+			if b.MaxMeasured != nil {
+				upTo = "not reached up to " + b.MaxMeasured.Level()
+			}
+			fmt.Fprintf(tw, "%s\t-\t-\t%s\t%s\n", b.Configuration(), last, upTo)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.Configuration(), b.Level(), strings.Join(b.Rules, ","), last, joinOr(b.Details, ""))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	if invalid > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "invalid steps (excluded from statistics):")
+		for _, r := range steps {
+			if !r.Valid {
+				fmt.Fprintf(w, "  %s: %s\n", r.Step, joinOr(r.FailedGates(), "no gate failed but marked invalid"))
+			}
+		}
+	}
+	return nil
+}
+
+func p99Text(ms float64) string {
+	if ms <= 0 {
+		return "(none)"
+	}
+	return fmt.Sprint(ms)
+}

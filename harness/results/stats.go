@@ -1,0 +1,287 @@
+package results
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+)
+
+// Estimate is a median over repetitions with a 95 % confidence interval.
+//
+// The interval is a percentile bootstrap: BootstrapResamples resamples with
+// replacement, drawn from a PCG generator with a fixed seed so the same
+// archive always yields the same interval. With one repetition the interval
+// collapses to the value; with two or three it is at most the observed
+// range — treat it as indicative, and add repetitions when it matters.
+type Estimate struct {
+	Median float64 `json:"median"`
+	Lo     float64 `json:"ci_lo"`
+	Hi     float64 `json:"ci_hi"`
+	N      int     `json:"n"`
+}
+
+// BootstrapResamples and BootstrapSeed fix the bootstrap so results are reproducible.
+const (
+	BootstrapResamples = 2000
+	BootstrapSeed      = 20240611
+)
+
+// MedianCI returns the median of xs and its bootstrap 95 % interval.
+func MedianCI(xs []float64) Estimate {
+	n := len(xs)
+	if n == 0 {
+		return Estimate{}
+	}
+	e := Estimate{Median: median(xs), N: n}
+	if n == 1 {
+		e.Lo, e.Hi = e.Median, e.Median
+		return e
+	}
+	rng := rand.New(rand.NewPCG(BootstrapSeed, uint64(n)))
+	meds := make([]float64, BootstrapResamples)
+	sample := make([]float64, n)
+	for i := range meds {
+		for j := range sample {
+			sample[j] = xs[rng.IntN(n)]
+		}
+		meds[i] = median(sample)
+	}
+	sort.Float64s(meds)
+	e.Lo = quantileSorted(meds, 0.025)
+	e.Hi = quantileSorted(meds, 0.975)
+	return e
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// quantileSorted interpolates linearly between order statistics.
+func quantileSorted(s []float64, q float64) float64 {
+	pos := q * float64(len(s)-1)
+	i := int(pos)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	f := pos - float64(i)
+	return s[i]*(1-f) + s[i+1]*f
+}
+
+// Rules of the SLO, as reported in LevelStats.Rules and BreakingPoint.Rules.
+const (
+	RuleLatency    = "p99"        // median corrected p99 above slo.p99_ms
+	RuleThroughput = "throughput" // median achieved below min_achieved_ratio × offered
+	RuleErrors     = "errors"     // errors/requests above max_error_ratio
+)
+
+// LevelStats aggregates the valid repetitions of one configuration at one
+// load level.
+type LevelStats struct {
+	App          string  `json:"app"`
+	Orchestrator string  `json:"orchestrator"`
+	Variant      string  `json:"variant"`
+	OfferedRPS   float64 `json:"offered_rps"`
+	Users        int     `json:"users,omitempty"`
+	// Valid and Invalid count repetitions; only valid ones enter the figures.
+	Valid   int `json:"valid"`
+	Invalid int `json:"invalid"`
+	// Corrected latency percentiles (ms) and achieved throughput (req/s).
+	P50      Estimate `json:"p50_ms"`
+	P90      Estimate `json:"p90_ms"`
+	P99      Estimate `json:"p99_ms"`
+	P999     Estimate `json:"p999_ms"`
+	Achieved Estimate `json:"achieved_rps"`
+	// ErrorRatio pools the repetitions: Σerrors / Σrequests.
+	ErrorRatio float64 `json:"error_ratio"`
+	// Rules lists the SLO rules this level breaks, with Details explaining each.
+	Rules   []string `json:"rules,omitempty"`
+	Details []string `json:"details,omitempty"`
+}
+
+// Configuration is app-orchestrator-variant.
+func (l LevelStats) Configuration() string { return l.App + "-" + l.Orchestrator + "-" + l.Variant }
+
+// Level is the level label, "r400" or "u16".
+func (l LevelStats) Level() string {
+	return experiment.Step{OfferedRPS: l.OfferedRPS, Users: l.Users}.Level()
+}
+
+// Broken reports whether any SLO rule fired at this level.
+func (l LevelStats) Broken() bool { return len(l.Rules) > 0 }
+
+// Summarize groups steps by configuration and level, ordered by app,
+// orchestrator, variant, then ascending level.
+func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
+	type key struct {
+		app, orch, variant string
+		rate               float64
+		users              int
+	}
+	groups := map[key][]StepResult{}
+	var keys []key
+	for _, r := range steps {
+		k := key{r.App, r.Orchestrator, r.Variant, r.OfferedRPS, r.Users}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		switch {
+		case a.app != b.app:
+			return a.app < b.app
+		case a.orch != b.orch:
+			return a.orch < b.orch
+		case a.variant != b.variant:
+			return a.variant < b.variant
+		case a.rate != b.rate:
+			return a.rate < b.rate
+		}
+		return a.users < b.users
+	})
+	out := make([]LevelStats, 0, len(keys))
+	for _, k := range keys {
+		l := LevelStats{App: k.app, Orchestrator: k.orch, Variant: k.variant, OfferedRPS: k.rate, Users: k.users}
+		var p50, p90, p99, p999, ach []float64
+		var reqs, errs int64
+		for _, r := range groups[k] {
+			if !r.Valid {
+				l.Invalid++
+				continue
+			}
+			l.Valid++
+			p50 = append(p50, r.Corrected.P50)
+			p90 = append(p90, r.Corrected.P90)
+			p99 = append(p99, r.Corrected.P99)
+			p999 = append(p999, r.Corrected.P999)
+			ach = append(ach, r.AchievedRPS)
+			reqs += r.Requests
+			errs += r.Errors
+		}
+		l.P50, l.P90, l.P99, l.P999, l.Achieved = MedianCI(p50), MedianCI(p90), MedianCI(p99), MedianCI(p999), MedianCI(ach)
+		if reqs > 0 {
+			l.ErrorRatio = float64(errs) / float64(reqs)
+		}
+		if l.Valid > 0 {
+			l.Rules, l.Details = check(slo, l.OfferedRPS, l.P99.Median, l.Achieved.Median, l.ErrorRatio)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// check applies the SLO to one set of figures.
+func check(slo experiment.SLO, offered, p99, achieved, errRatio float64) (rules, details []string) {
+	if slo.P99Ms > 0 && p99 > slo.P99Ms {
+		rules = append(rules, RuleLatency)
+		details = append(details, fmt.Sprintf("p99 %.1f ms > %g ms", p99, slo.P99Ms))
+	}
+	// Closed loop has no offered rate, so no throughput target.
+	if offered > 0 && achieved < slo.MinAchievedRatio*offered {
+		rules = append(rules, RuleThroughput)
+		details = append(details, fmt.Sprintf("achieved %.1f rps < %g × %s", achieved, slo.MinAchievedRatio, experiment.FormatRate(offered)))
+	}
+	if errRatio > slo.MaxErrorRatio {
+		rules = append(rules, RuleErrors)
+		details = append(details, fmt.Sprintf("error ratio %.4f > %g", errRatio, slo.MaxErrorRatio))
+	}
+	return rules, details
+}
+
+// Violations applies the SLO to a single step, for early stopping during a
+// sweep. It returns the rules that fired and why; none means the step met it.
+func Violations(r StepResult, slo experiment.SLO) (rules, details []string) {
+	return check(slo, r.OfferedRPS, r.Corrected.P99, r.AchievedRPS, r.ErrorRatio())
+}
+
+// BreakingPoint is where a configuration first broke its SLO.
+type BreakingPoint struct {
+	App          string `json:"app"`
+	Orchestrator string `json:"orchestrator"`
+	Variant      string `json:"variant"`
+	// Reached is false when every measured level met the SLO.
+	Reached bool `json:"reached"`
+	// The lowest level that broke (when Reached) and what fired there.
+	OfferedRPS float64  `json:"offered_rps,omitempty"`
+	Users      int      `json:"users,omitempty"`
+	Rules      []string `json:"rules,omitempty"`
+	Details    []string `json:"details,omitempty"`
+	// At is the stats of the breaking level; LastGood of the highest level
+	// below it that met the SLO (nil if none).
+	At       *LevelStats `json:"at,omitempty"`
+	LastGood *LevelStats `json:"last_good,omitempty"`
+	// MaxMeasured is the highest level with valid data.
+	MaxMeasured *LevelStats `json:"max_measured,omitempty"`
+}
+
+// Configuration is app-orchestrator-variant.
+func (b BreakingPoint) Configuration() string { return b.App + "-" + b.Orchestrator + "-" + b.Variant }
+
+// Level is the breaking level label, or "-" when not reached.
+func (b BreakingPoint) Level() string {
+	if !b.Reached {
+		return "-"
+	}
+	return experiment.Step{OfferedRPS: b.OfferedRPS, Users: b.Users}.Level()
+}
+
+// BreakingPoints finds, per configuration, the lowest level (with valid
+// data) whose medians break the SLO. Input is Summarize's output.
+func BreakingPoints(levels []LevelStats) []BreakingPoint {
+	var out []BreakingPoint
+	idx := map[string]int{}
+	for i := range levels {
+		l := levels[i]
+		j, ok := idx[l.Configuration()]
+		if !ok {
+			j = len(out)
+			idx[l.Configuration()] = j
+			out = append(out, BreakingPoint{App: l.App, Orchestrator: l.Orchestrator, Variant: l.Variant})
+		}
+		b := &out[j]
+		if l.Valid == 0 {
+			continue
+		}
+		b.MaxMeasured = &levels[i]
+		if b.Reached {
+			continue
+		}
+		if l.Broken() {
+			b.Reached = true
+			b.OfferedRPS, b.Users = l.OfferedRPS, l.Users
+			b.Rules, b.Details = l.Rules, l.Details
+			b.At = &levels[i]
+		} else {
+			b.LastGood = &levels[i]
+		}
+	}
+	return out
+}
+
+// Estimate formatting for tables: "12.3 [11.9–13.0]".
+func (e Estimate) String() string {
+	if e.N == 0 {
+		return "-"
+	}
+	if e.N == 1 {
+		return fmt.Sprintf("%.1f", e.Median)
+	}
+	return fmt.Sprintf("%.1f [%.1f–%.1f]", e.Median, e.Lo, e.Hi)
+}
+
+func joinOr(ss []string, empty string) string {
+	if len(ss) == 0 {
+		return empty
+	}
+	return strings.Join(ss, "; ")
+}

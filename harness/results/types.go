@@ -1,0 +1,149 @@
+// Package results stores what a sweep measured (an archive of JSON files on
+// disk), pushes it to VictoriaMetrics, and derives statistics and breaking
+// points from it. The archive is the source of truth: everything else —
+// metrics, tables, reports — is recomputed from it.
+package results
+
+import (
+	"time"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+)
+
+// Labels identify a step; they become the labels of every metric it pushes.
+type Labels struct {
+	Sweep        string  `json:"sweep"`
+	Step         string  `json:"step"`
+	App          string  `json:"app"`
+	Orchestrator string  `json:"orchestrator"`
+	Variant      string  `json:"variant"`
+	OfferedRPS   float64 `json:"offered_rps"`
+	// Users is the closed-loop population, 0 for open loop.
+	Users int `json:"users,omitempty"`
+	Rep   int `json:"rep"`
+}
+
+// LabelsFor fills the labels of a planned step.
+func LabelsFor(sweepID string, s experiment.Step) Labels {
+	return Labels{
+		Sweep: sweepID, Step: s.ID, App: s.App, Orchestrator: s.Orchestrator,
+		Variant: s.Variant, OfferedRPS: s.OfferedRPS, Users: s.Users, Rep: s.Rep,
+	}
+}
+
+// Configuration is app-orchestrator-variant, as experiment.Step.Configuration.
+func (l Labels) Configuration() string { return l.App + "-" + l.Orchestrator + "-" + l.Variant }
+
+// Gate is one verification check of a step (healthy, limits, probe...).
+type Gate struct {
+	Name   string `json:"name"`
+	Passed bool   `json:"passed"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Latency summarises one latency distribution, in milliseconds.
+type Latency struct {
+	P50  float64 `json:"p50_ms"`
+	P75  float64 `json:"p75_ms"`
+	P90  float64 `json:"p90_ms"`
+	P99  float64 `json:"p99_ms"`
+	P999 float64 `json:"p999_ms"`
+	Max  float64 `json:"max_ms"`
+	Mean float64 `json:"mean_ms"`
+}
+
+// SpectrumPoint is one point of a percentile spectrum (as wrk2 and
+// HdrHistogram print it). Percentile is in percent, 0–100.
+type SpectrumPoint struct {
+	Percentile float64 `json:"percentile"`
+	ValueMs    float64 `json:"value_ms"`
+}
+
+// EndpointStats are the figures of one endpoint (request name or path).
+type EndpointStats struct {
+	Name     string  `json:"name"`
+	Requests int64   `json:"requests"`
+	Errors   int64   `json:"errors"`
+	Bytes    int64   `json:"bytes"`
+	Latency  Latency `json:"latency"`
+}
+
+// Second is one second of the measurement window; T counts seconds from Start.
+type Second struct {
+	T        int     `json:"t"`
+	Offered  float64 `json:"offered"`
+	Achieved float64 `json:"achieved"`
+	Errors   int64   `json:"errors"`
+	P50Ms    float64 `json:"p50_ms"`
+	P99Ms    float64 `json:"p99_ms"`
+}
+
+// StepResult is a step's summary.json: everything measured and checked.
+type StepResult struct {
+	Labels
+	// Valid is true when every gate passed; invalid steps are archived but
+	// left out of statistics and breaking points.
+	Valid bool   `json:"valid"`
+	Gates []Gate `json:"gates"`
+
+	AchievedRPS float64 `json:"achieved_rps"`
+	// Requests counts completed requests including failed ones; Errors
+	// counts failures (socket errors, timeouts, non-2xx/3xx responses).
+	Requests int64 `json:"requests"`
+	Errors   int64 `json:"errors"`
+	Bytes    int64 `json:"bytes"`
+
+	// Corrected latency accounts for coordinated omission (measured from
+	// the intended send time); Uncorrected from the actual send time.
+	Corrected           Latency         `json:"corrected"`
+	Uncorrected         Latency         `json:"uncorrected"`
+	Spectrum            []SpectrumPoint `json:"spectrum,omitempty"`
+	UncorrectedSpectrum []SpectrumPoint `json:"uncorrected_spectrum,omitempty"`
+
+	Endpoints    []EndpointStats  `json:"endpoints,omitempty"`
+	StatusCodes  map[string]int64 `json:"status_codes,omitempty"`
+	ErrorClasses map[string]int64 `json:"error_classes,omitempty"`
+	Series       []Second         `json:"series,omitempty"`
+
+	// Metadata: git SHA, tool versions, image IDs, placements, enforced
+	// limits, node attributes, resource_scale — whatever the runner records.
+	Metadata map[string]any `json:"metadata,omitempty"`
+
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+}
+
+// ErrorRatio is Errors/Requests, 0 when nothing was sent.
+func (r StepResult) ErrorRatio() float64 {
+	if r.Requests == 0 {
+		return 0
+	}
+	return float64(r.Errors) / float64(r.Requests)
+}
+
+// FailedGates lists the gates that did not pass, as "name: detail".
+func (r StepResult) FailedGates() []string {
+	var out []string
+	for _, g := range r.Gates {
+		if !g.Passed {
+			s := g.Name
+			if g.Detail != "" {
+				s += ": " + g.Detail
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// SweepRecord is sweep.json: what was planned and with which tools.
+type SweepRecord struct {
+	ID     string            `json:"id"`
+	Spec   *experiment.Sweep `json:"spec"`
+	Seed   uint64            `json:"seed"`
+	Plan   []experiment.Step `json:"plan"`
+	GitSHA string            `json:"git_sha,omitempty"`
+	// ToolVersions maps a tool (nomad, docker, orchbench, go...) to its version.
+	ToolVersions map[string]string `json:"tool_versions,omitempty"`
+	Start        time.Time         `json:"start"`
+}
