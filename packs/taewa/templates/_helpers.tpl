@@ -50,15 +50,17 @@
 [[- /*
   taewa.sizing fills the dict it is given (which must hold the pack context
   under "ctx") with the per-instance resources of the chosen variant:
-    cores       declared cores after resource_scale (may be fractional)
-    cpu         MHz = cores x mhz_per_core, rounded; Nomad derives the CFS
-                quota from it as cpu / node MHz x node cores
-    memory      MiB hard limit = GiB x 1024 x resource_scale, rounded
-    memory_max  0, or the burst ceiling for the unlimited variant (8x)
-    count       instances (scale for horizontal, else 1)
-    cpu_mode    how the CPU limit is enforced, for the harness's limits gate:
-                quota (docker CFS), shares (no cap), cpuset (exec cores),
-                unenforced (exec with fractional cores: reservation only)
+    cores        cores reserved after resource_scale (may be fractional)
+    cpu          MHz = cores x mhz_per_core, rounded; Nomad derives the CFS
+                 quota from it as cpu / node MHz x node cores
+    memory       MiB = GiB x 1024 x resource_scale, rounded; the hard limit
+    memory_max   0, or the burst ceiling for the unlimited variant (8x)
+    count        instances (scale for horizontal, else 1)
+    cpu_mode     how the CPU limit is enforced, for the harness's limits gate:
+                 quota (docker CFS), shares (no cap), cpuset (exec cores),
+                 unenforced (exec with fractional cores: reservation only)
+    limit_cores  the CPU cap the harness must find enforced; 0 = no cap
+    limit_memory the memory hard limit the harness must find enforced
 */ -]]
 [[- define "taewa.sizing" -]]
 [[- $ctx := .ctx -]]
@@ -99,4 +101,6 @@
 [[- $_ = set . "memory_max" $memory_max -]]
 [[- $_ = set . "count" $count -]]
 [[- $_ = set . "cpu_mode" $cpu_mode -]]
+[[- $_ = set . "limit_cores" (ternary 0 $cores (eq $variant "unlimited")) -]]
+[[- $_ = set . "limit_memory" (ternary $memory_max $memory (eq $variant "unlimited")) -]]
 [[- end -]]

@@ -17,11 +17,12 @@ job "[[ template "taewa.job_name" . ]]" {
     orchbench_driver          = "[[ $driver ]]"
     orchbench_resource_scale  = "[[ var "resource_scale" . ]]"
     orchbench_count           = "[[ $size.count ]]"
-    orchbench_cores           = "[[ $size.cores ]]"
+    orchbench_cores           = "[[ $size.limit_cores ]]"
+    orchbench_memory_mib      = "[[ $size.limit_memory ]]"
+    orchbench_reserved_cores  = "[[ $size.cores ]]"
+    orchbench_reserved_mib    = "[[ $size.memory ]]"
     orchbench_cpu_mhz         = "[[ $size.cpu ]]"
     orchbench_cpu_mode        = "[[ $size.cpu_mode ]]"
-    orchbench_memory_mib      = "[[ $size.memory ]]"
-    orchbench_memory_max_mib  = "[[ $size.memory_max ]]"
     orchbench_service         = "[[ template "taewa.service_name" . ]]"
     orchbench_probe_path      = "/?n=[[ var "difficulty" . ]]"
     orchbench_probe_min_bytes = "44"
@@ -114,9 +115,11 @@ job "[[ template "taewa.job_name" . ]]" {
 [[- else ]]
         cpu    = [[ $size.cpu ]]
 [[- end ]]
-        memory = [[ $size.memory ]]
 [[- if gt $size.memory_max 0 ]]
+        memory     = [[ $size.memory ]]
         memory_max = [[ $size.memory_max ]]
+[[- else ]]
+        memory = [[ $size.memory ]]
 [[- end ]]
       }
     }

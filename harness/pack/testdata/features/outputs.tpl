@@ -1,0 +1,1 @@
+Deployed [[ meta "pack.name" . ]] with message [[ var "message" . ]].

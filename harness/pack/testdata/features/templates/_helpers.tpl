@@ -1,0 +1,5 @@
+[[- define "features.check" -]]
+[[- if eq (var "mode" .) "explode" -]]
+[[- fail (printf "mode %q is not allowed; valid modes: ok, quiet" (var "mode" .)) -]]
+[[- end -]]
+[[- end -]]

@@ -1,0 +1,3 @@
+[[- if eq (var "mode" .) "typo" ]]
+[[ var "mesage" . ]]
+[[- end ]]

@@ -1,0 +1,3 @@
+namespace "[[ var "message" . ]]" {
+  policy = "read"
+}

@@ -1,0 +1,3 @@
+[[- if ne (var "mode" .) "quiet" ]]
+job "loud" {}
+[[- end ]]

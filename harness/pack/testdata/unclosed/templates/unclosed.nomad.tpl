@@ -1,0 +1,7 @@
+job "unclosed" {
+  type = "batch"
+[[- if var "enabled" . ]]
+  meta {
+    enabled = "yes"
+  }
+}

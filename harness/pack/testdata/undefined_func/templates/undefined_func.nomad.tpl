@@ -1,0 +1,4 @@
+job "undefined_func" {
+
+  name = "[[ shout "hello" ]]"
+}
