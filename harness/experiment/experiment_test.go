@@ -358,3 +358,34 @@ func TestPackVariantsErrors(t *testing.T) {
 		t.Fatalf("convention error = %v", err)
 	}
 }
+
+func TestPackVariantsFromValidateHelper(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "packs", "app")
+	os.MkdirAll(filepath.Join(dir, "templates"), 0o755)
+	os.WriteFile(filepath.Join(dir, "variables.hcl"), []byte(`variable "variant" {
+  description = "Resource shape: baseline (1 core) or vertical (2 cores)."
+}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "templates", "_helpers.tpl"), []byte(`[[- define "app.validate" -]]
+[[- $variants := list "baseline" "vertical" -]]
+[[- end -]]`), 0o644)
+	got, err := PackVariants(filepath.Join(base, "packs"))("app")
+	if err != nil || !reflect.DeepEqual(got, []string{"baseline", "vertical"}) {
+		t.Fatalf("variants = %v, %v", got, err)
+	}
+}
+
+// The repository's own packs must be readable by the default lister.
+func TestRepositoryPacks(t *testing.T) {
+	packs := filepath.Join("..", "..", "packs")
+	if _, err := os.Stat(filepath.Join(packs, "taewa")); err != nil {
+		t.Skip("packs/taewa not in this checkout")
+	}
+	got, err := PackVariants(packs)("taewa")
+	if err != nil || !reflect.DeepEqual(got, []string{"baseline", "vertical", "horizontal", "unlimited"}) {
+		t.Fatalf("taewa variants = %v, %v", got, err)
+	}
+	if _, err := ParseFile(filepath.Join("..", "..", "experiments", "demo.hcl"), Options{BaseDir: filepath.Join("..", "..")}); err != nil {
+		t.Fatalf("demo.hcl against the real packs: %v", err)
+	}
+}

@@ -21,8 +21,16 @@ type VariantLister func(pack string) ([]string, error)
 // its "variant" variable ends with "One of: baseline, vertical, horizontal."
 var variantListRE = regexp.MustCompile(`One of:\s*([^.]+?)\.?\s*$`)
 
-// PackVariants lists variants by reading packsDir/<pack>/variables.hcl, where
-// the "variant" variable's description ends with "One of: a, b, c.".
+// helperVariantsRE finds the other convention: the pack's validate helper
+// declares its choices as [[- $variants := list "a" "b" -]] in a template.
+var helperVariantsRE = regexp.MustCompile(`\$variants\s*:=\s*list((?:\s+"[^"]*")+)`)
+
+var quotedRE = regexp.MustCompile(`"([^"]*)"`)
+
+// PackVariants lists a pack's variants from packsDir/<pack>. It reads, in
+// order: the "variant" variable's description in variables.hcl ending with
+// "One of: a, b, c.", then a `$variants := list "a" "b"` line in one of the
+// pack's templates (the validate helper every orchbench pack has).
 func PackVariants(packsDir string) VariantLister {
 	return func(pack string) ([]string, error) {
 		dir := filepath.Join(packsDir, pack)
@@ -34,8 +42,36 @@ func PackVariants(packsDir string) VariantLister {
 		if err != nil {
 			return nil, fmt.Errorf("pack %q: %w", pack, err)
 		}
-		return variantsFromVariables(src, path)
+		variants, descErr := variantsFromVariables(src, path)
+		if descErr == nil {
+			return variants, nil
+		}
+		if variants := variantsFromTemplates(filepath.Join(dir, "templates")); len(variants) > 0 {
+			return variants, nil
+		}
+		return nil, fmt.Errorf("%w; nor does any template declare $variants := list \"a\" \"b\"", descErr)
 	}
+}
+
+func variantsFromTemplates(dir string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.tpl"))
+	sort.Strings(files)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		m := helperVariantsRE.FindSubmatch(src)
+		if m == nil {
+			continue
+		}
+		var out []string
+		for _, q := range quotedRE.FindAllSubmatch(m[1], -1) {
+			out = append(out, string(q[1]))
+		}
+		return out
+	}
+	return nil
 }
 
 func listPacks(packsDir string) []string {
