@@ -152,9 +152,16 @@ func (n *Nomad) healthState(jobID string) (ready bool, report string, err error)
 		}
 	}
 	version := deref(job.Version)
-	if dep, _, err := n.Client.Jobs().LatestDeployment(jobID, nil); err == nil && dep != nil &&
-		dep.JobVersion == version && dep.Status == "failed" {
-		return false, "", fmt.Errorf("job %s: deployment %s failed: %s", jobID, shortID(dep.ID), dep.StatusDescription)
+	// A deployment exists when a group has an update block; its per-alloc
+	// health verdict (Consul checks here) is what "healthy" means. Jobs
+	// without one only offer "running".
+	dep, _, err := n.Client.Jobs().LatestDeployment(jobID, nil)
+	if err != nil {
+		return false, "", fmt.Errorf("job %s deployment: %w", jobID, err)
+	}
+	tracked := dep != nil && dep.JobVersion == version
+	if tracked && (dep.Status == "failed" || dep.Status == "cancelled") {
+		return false, "", fmt.Errorf("job %s: deployment %s %s: %s", jobID, shortID(dep.ID), dep.Status, dep.StatusDescription)
 	}
 	allocs, _, err := n.Client.Jobs().Allocations(jobID, false, nil)
 	if err != nil {
@@ -173,19 +180,16 @@ func (n *Nomad) healthState(jobID string) (ready bool, report string, err error)
 			continue
 		}
 		running++
-		switch {
-		case a.DeploymentStatus == nil || a.DeploymentStatus.Healthy == nil:
-			// Jobs without an update block have no deployment health; there
-			// "running" is the best signal Nomad gives.
-			if job.Update == nil || job.Update.HealthCheck == nil || *job.Update.HealthCheck == "task_states" {
-				healthy++
+		if a.DeploymentStatus != nil && a.DeploymentStatus.Healthy != nil {
+			if !*a.DeploymentStatus.Healthy {
+				return false, "", fmt.Errorf("job %s: allocation %s was marked unhealthy (see `nomad alloc status %s`)",
+					jobID, shortID(a.ID), shortID(a.ID))
 			}
-		case *a.DeploymentStatus.Healthy:
 			healthy++
-		default:
-			return false, "", fmt.Errorf("job %s: allocation %s was marked unhealthy (see `nomad alloc status %s`)",
-				jobID, shortID(a.ID), shortID(a.ID))
 		}
+	}
+	if !tracked {
+		healthy = running
 	}
 	report = fmt.Sprintf("version %d: %d/%d running, %d/%d healthy", version, running, want, healthy, want)
 	return healthy >= want && want > 0, report, nil
