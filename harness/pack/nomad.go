@@ -42,8 +42,13 @@ func (n *Nomad) ParseJobs(r *Rendered) ([]*api.Job, error) {
 	var jobs []*api.Job
 	for _, name := range names {
 		job, err := n.Client.Jobs().ParseHCL(r.Files[name], true)
-		if err != nil {
+		var refused api.UnexpectedResponseError
+		switch {
+		case errors.As(err, &refused):
 			return nil, fmt.Errorf("pack %s: Nomad at %s rejected the job rendered from %s: %w",
+				r.Pack.Name, n.Address(), r.TemplatePath(name), err)
+		case err != nil:
+			return nil, fmt.Errorf("pack %s: cannot reach Nomad at %s (set NOMAD_ADDR) to parse %s: %w",
 				r.Pack.Name, n.Address(), r.TemplatePath(name), err)
 		}
 		jobs = append(jobs, job)
