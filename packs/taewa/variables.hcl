@@ -19,7 +19,7 @@ variable "region" {
 variable "variant" {
   type        = string
   default     = "baseline"
-  description = "Resource shape: baseline (1 core, 1 GiB), vertical (2 cores, 2 GiB), horizontal (baseline x scale instances) or unlimited (baseline reservation, no CPU cap, memory may burst to 8x)."
+  description = "Resource shape: baseline 1 core and 1 GiB; vertical 2 cores and 2 GiB; horizontal baseline x scale instances; unlimited baseline reservation with no CPU cap and memory bursting to 8x. One of: baseline, vertical, horizontal, unlimited."
 }
 
 variable "scale" {
