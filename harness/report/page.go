@@ -1,0 +1,85 @@
+package report
+
+// pageHTML is the report page. Charts are separate SVG files shown with
+// <img>, so they can also be opened, linked or pasted on their own.
+const pageHTML = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>orchbench sweep {{.Rec.ID}}</title>
+<style>
+body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1400px; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 13px; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
+th { background: #f0f0f0; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.invalid td { background: #fde0e0; }
+td.fail { color: #b00; font-weight: bold; }
+td.pass { color: #070; }
+tr.broken td { background: #fff3d6; }
+figure { display: inline-block; margin: 0.5em; }
+figcaption { font-size: 12px; color: #555; max-width: 800px; }
+dl { display: grid; grid-template-columns: max-content auto; gap: 2px 12px; }
+dt { font-weight: bold; }
+</style>
+</head>
+<body>
+<h1>Sweep {{.Rec.ID}}</h1>
+{{with .Spec.Description}}<p>{{.}}</p>{{end}}
+<dl>
+<dt>spec</dt><dd>{{.Spec.Name}} ({{.Spec.File}})</dd>
+<dt>started</dt><dd>{{.Rec.Start.UTC.Format "2006-01-02 15:04:05Z"}}</dd>
+<dt>seed</dt><dd>{{.Rec.Seed}}</dd>
+<dt>git</dt><dd>{{or .Rec.GitSHA "unknown"}}</dd>
+<dt>tools</dt><dd>{{join .ToolVersion ", "}}</dd>
+<dt>steps</dt><dd>{{.Done}} of {{len .Rec.Plan}} planned done, {{.Invalid}} invalid (excluded from statistics)</dd>
+<dt>SLO</dt><dd>{{if gt .Spec.SLO.P99Ms 0.0}}p99 &le; {{.Spec.SLO.P99Ms}} ms, {{end}}achieved &ge; {{.Spec.SLO.MinAchievedRatio}} &times; offered, error ratio &le; {{.Spec.SLO.MaxErrorRatio}}</dd>
+<dt>report</dt><dd>generated {{.Generated}}</dd>
+</dl>
+
+<h2>Breaking points</h2>
+<p>Lowest load level at which the median over valid repetitions broke the SLO. Figures are medians with 95 % bootstrap confidence intervals (corrected latency, ms).</p>
+<table id="breaking-points">
+<tr><th>configuration</th><th>breaking point</th><th>rule</th><th>why</th><th>p50 there</th><th>p99 there</th><th>achieved there</th><th>last good level</th><th>p99 at last good</th><th>achieved at last good</th></tr>
+{{range .Breaking}}<tr{{if .Reached}} class="broken"{{end}}>
+<td>{{.Configuration}}</td>
+{{if .Reached}}<td>{{.Level}}</td><td>{{join .Rules ", "}}</td><td>{{join .Details "; "}}</td>
+<td class="num">{{.At.P50}}</td><td class="num">{{.At.P99}}</td><td class="num">{{.At.Achieved}}</td>
+{{else}}<td>not reached</td><td></td><td>{{with .MaxMeasured}}met the SLO up to {{.Level}}{{else}}no valid data{{end}}</td><td></td><td></td><td></td>{{end}}
+{{with .LastGood}}<td>{{.Level}}</td><td class="num">{{.P99}}</td><td class="num">{{.Achieved}}</td>{{else}}<td>-</td><td></td><td></td>{{end}}
+</tr>
+{{end}}</table>
+
+<h2>Load curves</h2>
+{{range .Load}}<h3>{{.Title}}</h3>
+{{range .Figures}}<figure><a href="{{.File}}"><img src="{{.File}}" alt="{{.Caption}}"></a><figcaption>{{.Caption}}</figcaption></figure>
+{{end}}{{end}}
+
+<h2>Statistics per load level</h2>
+<table id="levels">
+<tr><th>configuration</th><th>level</th><th>valid reps</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>achieved rps</th><th>error ratio</th><th>SLO</th></tr>
+{{range .Levels}}<tr{{if .Broken}} class="broken"{{end}}>
+<td>{{.Configuration}}</td><td>{{.Level}}</td><td class="num">{{.Valid}}/{{add .Valid .Invalid}}</td>
+<td class="num">{{.P50}}</td><td class="num">{{.P90}}</td><td class="num">{{.P99}}</td><td class="num">{{.P999}}</td><td class="num">{{.Achieved}}</td><td class="num">{{pct .ErrorRatio}}</td>
+<td>{{if eq .Valid 0}}no valid data{{else if .Broken}}{{join .Details "; "}}{{else}}ok{{end}}</td>
+</tr>
+{{end}}</table>
+
+<h2>Percentile spectra</h2>
+{{range .Spectra}}<h3>{{.Title}}</h3>
+{{range .Figures}}<figure><a href="{{.File}}"><img src="{{.File}}" alt="{{.Caption}}"></a><figcaption>{{.Caption}}</figcaption></figure>
+{{end}}{{end}}
+
+<h2>Verification gates</h2>
+<p>Every gate of every step; invalid steps are highlighted and left out of all statistics above.</p>
+<table id="gates">
+<tr><th>step</th><th>valid</th>{{range .GateNames}}<th>{{.}}</th>{{end}}<th>reasons</th></tr>
+{{range $row := .Gates}}<tr{{if not $row.Valid}} class="invalid"{{end}}>
+<td>{{$row.Step}}</td><td>{{if $row.Valid}}yes{{else}}NO{{end}}</td>
+{{range $.GateNames}}{{with gate $row.Gates .}}<td class="{{if .Passed}}pass{{else}}fail{{end}}" title="{{.Detail}}">{{if .Passed}}pass{{else}}FAIL{{end}}{{with .Detail}}: {{.}}{{end}}</td>{{else}}<td>-</td>{{end}}{{end}}
+<td>{{$row.Reasons}}</td>
+</tr>
+{{end}}</table>
+</body>
+</html>
+`

@@ -1,0 +1,310 @@
+// Package report turns an archived sweep into a static HTML page with SVG
+// charts: latency and throughput against offered load, percentile spectra,
+// breaking points with confidence intervals, and every verification gate.
+// It reads only the archive, so a report can be rebuilt at any time.
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/results"
+)
+
+// Write renders the report of sweep (ID or name) from the archive into
+// outDir/<sweep-id>/index.html plus its SVG files, and returns the page path.
+func Write(a results.Archive, sweep, outDir string) (string, error) {
+	id, err := a.Resolve(sweep)
+	if err != nil {
+		return "", err
+	}
+	rec, err := a.LoadSweep(id)
+	if err != nil {
+		return "", err
+	}
+	steps, err := a.LoadSteps(id)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(outDir, id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	page, files := Build(rec, steps)
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	index := filepath.Join(dir, "index.html")
+	return index, os.WriteFile(index, page, 0o644)
+}
+
+// Figure is one SVG of the page.
+type Figure struct {
+	File    string
+	Caption string
+}
+
+// Section groups the figures of one app or configuration.
+type Section struct {
+	Title   string
+	Figures []Figure
+}
+
+// GateRow is one step in the gates table.
+type GateRow struct {
+	Step    string
+	Valid   bool
+	Gates   []results.Gate
+	Reasons string
+}
+
+type pageData struct {
+	Rec         *results.SweepRecord
+	Spec        *experiment.Sweep
+	Generated   string
+	Done        int
+	Invalid     int
+	Load        []Section
+	Spectra     []Section
+	Breaking    []results.BreakingPoint
+	Levels      []results.LevelStats
+	GateNames   []string
+	Gates       []GateRow
+	ToolVersion []string
+}
+
+// Build renders the page and its SVG files (by file name) in memory.
+func Build(rec *results.SweepRecord, steps []results.StepResult) ([]byte, map[string][]byte) {
+	spec := rec.Spec
+	if spec == nil {
+		spec = &experiment.Sweep{Name: rec.ID}
+	}
+	levels := results.Summarize(steps, spec.SLO)
+	files := map[string][]byte{}
+	d := pageData{
+		Rec: rec, Spec: spec, Done: len(steps), Levels: levels,
+		Breaking:  results.BreakingPoints(levels),
+		Generated: time.Now().UTC().Format("2006-01-02 15:04:05Z"),
+	}
+	for _, k := range sortedKeys(rec.ToolVersions) {
+		d.ToolVersion = append(d.ToolVersion, k+" "+rec.ToolVersions[k])
+	}
+
+	// Load curves, one section per app.
+	for _, app := range appsOf(levels) {
+		sec := Section{Title: app}
+		for _, f := range loadFigures(app, levels, spec.SLO) {
+			files[f.file] = f.chart.SVG()
+			sec.Figures = append(sec.Figures, Figure{File: f.file, Caption: f.caption})
+		}
+		d.Load = append(d.Load, sec)
+	}
+
+	// Percentile spectra, one chart per configuration.
+	byConfig := map[string][]results.StepResult{}
+	var configs []string
+	for _, r := range steps {
+		c := r.Configuration()
+		if _, ok := byConfig[c]; !ok {
+			configs = append(configs, c)
+		}
+		byConfig[c] = append(byConfig[c], r)
+	}
+	sort.Strings(configs)
+	for _, c := range configs {
+		file := "spectrum-" + c + ".svg"
+		files[file] = spectrumChart(c, byConfig[c]).SVG()
+		d.Spectra = append(d.Spectra, Section{Title: c, Figures: []Figure{{File: file, Caption: "Corrected latency by percentile, one line per step (invalid steps dashed)."}}})
+	}
+
+	// Gates: the union of gate names as columns, steps in plan order.
+	seen := map[string]bool{}
+	for _, r := range steps {
+		for _, g := range r.Gates {
+			if !seen[g.Name] {
+				seen[g.Name] = true
+				d.GateNames = append(d.GateNames, g.Name)
+			}
+		}
+		if !r.Valid {
+			d.Invalid++
+		}
+		d.Gates = append(d.Gates, GateRow{Step: r.Step, Valid: r.Valid, Gates: r.Gates, Reasons: strings.Join(r.FailedGates(), "; ")})
+	}
+
+	var b strings.Builder
+	if err := pageTemplate.Execute(&b, d); err != nil {
+		// The template is fixed and the data plain; failing here is a bug.
+		panic(err)
+	}
+	return []byte(b.String()), files
+}
+
+type figure struct {
+	file    string
+	caption string
+	chart   Chart
+}
+
+// loadFigures draws an app's latency percentiles and achieved throughput
+// against its load level, one series per orchestrator × variant.
+func loadFigures(app string, levels []results.LevelStats, slo experiment.SLO) []figure {
+	var mine []results.LevelStats
+	closed := false
+	for _, l := range levels {
+		if l.App == app && l.Valid > 0 {
+			mine = append(mine, l)
+			closed = closed || l.Users > 0
+		}
+	}
+	xLabel, xOf := "offered load (requests/s)", func(l results.LevelStats) float64 { return l.OfferedRPS }
+	if closed {
+		xLabel, xOf = "users (closed loop)", func(l results.LevelStats) float64 { return float64(l.Users) }
+	}
+	seriesOf := func(get func(results.LevelStats) results.Estimate) []Series {
+		var out []Series
+		idx := map[string]int{}
+		for _, l := range mine {
+			name := l.Orchestrator + " / " + l.Variant
+			i, ok := idx[name]
+			if !ok {
+				i = len(out)
+				idx[name] = i
+				out = append(out, Series{Name: name})
+			}
+			e := get(l)
+			out[i].Points = append(out[i].Points, Point{X: xOf(l), Y: e.Median, YLo: e.Lo, YHi: e.Hi, HasCI: e.N > 1})
+		}
+		return out
+	}
+	pcts := []struct {
+		key, label string
+		get        func(results.LevelStats) results.Estimate
+	}{
+		{"p50", "p50", func(l results.LevelStats) results.Estimate { return l.P50 }},
+		{"p90", "p90", func(l results.LevelStats) results.Estimate { return l.P90 }},
+		{"p99", "p99", func(l results.LevelStats) results.Estimate { return l.P99 }},
+		{"p999", "p99.9", func(l results.LevelStats) results.Estimate { return l.P999 }},
+	}
+	var out []figure
+	for _, p := range pcts {
+		c := Chart{
+			Title:  fmt.Sprintf("%s: %s latency (corrected)", app, p.label),
+			XLabel: xLabel, YLabel: p.label + " latency (ms)",
+			Series: seriesOf(p.get),
+		}
+		if p.key == "p99" && slo.P99Ms > 0 {
+			c.Refs = []RefLine{{Y: slo.P99Ms, Label: fmt.Sprintf("SLO p99 %g ms", slo.P99Ms)}}
+		}
+		out = append(out, figure{
+			file:    fmt.Sprintf("latency-%s-%s.svg", app, p.key),
+			caption: fmt.Sprintf("Median %s over valid repetitions; bars are 95 %% bootstrap intervals.", p.label),
+			chart:   c,
+		})
+	}
+	tc := Chart{
+		Title:  app + ": achieved throughput",
+		XLabel: xLabel, YLabel: "achieved (requests/s)",
+		Series:   seriesOf(func(l results.LevelStats) results.Estimate { return l.Achieved }),
+		Diagonal: !closed,
+	}
+	out = append(out, figure{
+		file:    "throughput-" + app + ".svg",
+		caption: "Median achieved throughput; on the dashed line every offered request was served.",
+		chart:   tc,
+	})
+	return out
+}
+
+// spectrumChart plots each step's percentile spectrum on hdr-plot's x axis:
+// log10(1/(1-p)), so 90 %, 99 %, 99.9 % are evenly spaced.
+func spectrumChart(config string, steps []results.StepResult) Chart {
+	sort.Slice(steps, func(i, j int) bool {
+		a, b := steps[i], steps[j]
+		if a.OfferedRPS != b.OfferedRPS || a.Users != b.Users {
+			return a.OfferedRPS < b.OfferedRPS || (a.OfferedRPS == b.OfferedRPS && a.Users < b.Users)
+		}
+		return a.Rep < b.Rep
+	})
+	maxX := 2.0
+	var series []Series
+	for _, r := range steps {
+		name := experiment.Step{OfferedRPS: r.OfferedRPS, Users: r.Users}.Level() + " rep" + fmt.Sprint(r.Rep)
+		if !r.Valid {
+			name += " (invalid)"
+		}
+		s := Series{Name: name, Dashed: !r.Valid}
+		for _, p := range r.Spectrum {
+			if p.Percentile >= 100 || p.Percentile < 0 {
+				continue // the maximum sits at infinity on this axis
+			}
+			x := math.Log10(100 / (100 - p.Percentile))
+			maxX = math.Max(maxX, x)
+			s.Points = append(s.Points, Point{X: x, Y: p.ValueMs})
+		}
+		series = append(series, s)
+	}
+	n := int(math.Min(math.Ceil(maxX-1e-9), 6))
+	ticks := make([]Tick, 0, n+1)
+	for k := 0; k <= n; k++ {
+		ticks = append(ticks, Tick{V: float64(k), Label: spectrumLabel(k)})
+	}
+	return Chart{
+		Title:  config + ": latency by percentile",
+		XLabel: "percentile", YLabel: "corrected latency (ms)",
+		Series: series, XTicks: ticks,
+	}
+}
+
+// spectrumLabel names the tick at log10(1/(1-p)) = k: 0%, 90%, 99%, 99.9%...
+func spectrumLabel(k int) string {
+	if k == 0 {
+		return "0%"
+	}
+	return fmt.Sprintf("%.*f%%", max(k-2, 0), 100-100/math.Pow(10, float64(k)))
+}
+
+func appsOf(levels []results.LevelStats) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range levels {
+		if !seen[l.App] {
+			seen[l.App] = true
+			out = append(out, l.App)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"gate": func(gates []results.Gate, name string) *results.Gate {
+		for i := range gates {
+			if gates[i].Name == name {
+				return &gates[i]
+			}
+		}
+		return nil
+	},
+	"pct":  func(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) },
+	"rate": experiment.FormatRate,
+	"join": strings.Join,
+	"add":  func(a, b int) int { return a + b },
+}).Parse(pageHTML))
