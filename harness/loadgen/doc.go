@@ -1,0 +1,14 @@
+// Package loadgen is orchbench's HTTP/1.1 load generator. It keeps wrk2's
+// measurement model (a constant-throughput schedule per connection and
+// latency measured from the scheduled send time, which corrects for
+// coordinated omission) and adds what the harness needs around it: closed-loop
+// users, rate phases and ramps, a per-endpoint breakdown, error classes, a
+// per-second series and an explicit warm-up.
+//
+// The library is split the way vegeta splits its own: schedule.go (pacers),
+// target.go (URL, request formatting, endpoint labels), workload.go (Go request
+// mixes), script.go (wrk's Lua API), attacker.go (the connection loops),
+// httpwire.go (the allocation-free HTTP/1.1 client wire code), recorder.go
+// (histograms and counters), result.go (the archived Result), report.go (the
+// wrk2 text report) and wrk2parse.go (reading a real wrk2's output).
+package loadgen
