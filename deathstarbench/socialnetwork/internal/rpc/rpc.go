@@ -135,15 +135,18 @@ func (c *Client) Close() error {
 	return nil
 }
 
-// Server serves one Thrift processor on a TCP address.
-type Server struct {
-	server *thrift.TSimpleServer
+// Listener is a bound Thrift server socket. Binding comes before serving so
+// that ephemeral ports can be learnt and handed to dependants first.
+type Listener struct {
 	socket *thrift.TServerSocket
+
+	mu     sync.Mutex
+	server *thrift.TSimpleServer
+	done   bool
 }
 
-// Listen binds addr (use port 0 for an ephemeral port) without serving yet,
-// so the caller can learn the address before starting dependants.
-func Listen(addr string, processor thrift.TProcessor) (*Server, error) {
+// Listen binds addr; use port 0 for an ephemeral port.
+func Listen(addr string) (*Listener, error) {
 	socket, err := thrift.NewTServerSocket(addr)
 	if err != nil {
 		return nil, err
@@ -151,18 +154,35 @@ func Listen(addr string, processor thrift.TProcessor) (*Server, error) {
 	if err := socket.Listen(); err != nil {
 		return nil, fmt.Errorf("listen %s: %w", addr, err)
 	}
-	conf := &thrift.TConfiguration{}
-	server := thrift.NewTSimpleServer4(processor, socket,
-		thrift.NewTFramedTransportFactoryConf(thrift.NewTTransportFactory(), conf),
-		thrift.NewTBinaryProtocolFactoryConf(conf))
-	return &Server{server: server, socket: socket}, nil
+	return &Listener{socket: socket}, nil
 }
 
 // Addr is the bound address.
-func (s *Server) Addr() net.Addr { return s.socket.Addr() }
+func (l *Listener) Addr() net.Addr { return l.socket.Addr() }
 
-// Serve blocks until Stop.
-func (s *Server) Serve() error { return s.server.Serve() }
+// Serve handles calls with processor until Stop.
+func (l *Listener) Serve(processor thrift.TProcessor) error {
+	conf := &thrift.TConfiguration{}
+	server := thrift.NewTSimpleServer4(processor, l.socket,
+		thrift.NewTFramedTransportFactoryConf(thrift.NewTTransportFactory(), conf),
+		thrift.NewTBinaryProtocolFactoryConf(conf))
+	l.mu.Lock()
+	if l.done {
+		l.mu.Unlock()
+		return nil
+	}
+	l.server = server
+	l.mu.Unlock()
+	return server.Serve()
+}
 
 // Stop closes the listener and waits briefly for connections to drain.
-func (s *Server) Stop() error { return s.server.Stop() }
+func (l *Listener) Stop() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.done = true
+	if l.server != nil {
+		return l.server.Stop()
+	}
+	return l.socket.Close()
+}

@@ -1,0 +1,149 @@
+// Command socialnet runs the services of the social network benchmark: one
+// service per process (--service NAME), as deployed on a cluster, or every
+// service in one process (--service all) for local runs.
+//
+// Every flag can also be given as an environment variable (named in its
+// help text), which is how a Nomad job fills them from Consul templates.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/orchbench/orchbench/deathstarbench/socialnetwork"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "socialnet:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	flags := flag.NewFlagSet("socialnet", flag.ContinueOnError)
+	service := flags.String("service", env("SERVICE", ""), "service to run: "+strings.Join(socialnetwork.ServiceNames(), ", ")+", or all (env SERVICE)")
+	listenAddr := flags.String("listen-addr", env("LISTEN_ADDR", ""), "listen address; default :8080 for frontend, :9090 otherwise, or :$PORT when PORT is set (env LISTEN_ADDR)")
+	storageMode := flags.String("storage", env("STORAGE", "external"), "external (MongoDB/FerretDB, memcached, Redis) or memory (only with --service all) (env STORAGE)")
+	mongoURI := flags.String("mongodb-uri", env("MONGODB_URI", ""), "MongoDB or FerretDB URI, e.g. mongodb://127.0.0.1:27017/ (env MONGODB_URI)")
+	memcachedAddr := flags.String("memcached-addr", env("MEMCACHED_ADDR", ""), "memcached host:port, comma-separated for several (env MEMCACHED_ADDR)")
+	redisAddr := flags.String("redis-addr", env("REDIS_ADDR", ""), "Redis host:port (env REDIS_ADDR)")
+	jwtSecret := flags.String("jwt-secret", env("JWT_SECRET", ""), "HMAC key for login tokens, user service (env JWT_SECRET)")
+	machineID := flags.Int64("machine-id", envInt("MACHINE_ID", -1), "replica ID 0..1023 in generated IDs; default derived from the host name (env MACHINE_ID)")
+	rpcTimeout := flags.Duration("rpc-timeout", envDuration("RPC_TIMEOUT", 10*time.Second), "timeout of each Thrift call (env RPC_TIMEOUT)")
+	poolSize := flags.Int("pool-size", int(envInt("POOL_SIZE", 64)), "idle connections kept per upstream and storage client (env POOL_SIZE)")
+	logLevel := flags.String("log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
+	addrs := map[string]*string{}
+	for _, name := range socialnetwork.ServiceNames() {
+		if name == socialnetwork.ServiceFrontend {
+			continue
+		}
+		envName := socialnetwork.AddrEnv(name)
+		addrs[name] = flags.String(name+"-addr", env(envName, ""), "host:port of the "+name+" service (env "+envName+")")
+	}
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	if *machineID < 0 {
+		*machineID = socialnetwork.MachineIDFromHostname()
+	}
+	settings := socialnetwork.Settings{
+		Addrs:       map[string]string{},
+		StorageMode: *storageMode,
+		MongoURI:    *mongoURI,
+		RedisAddr:   *redisAddr,
+		JWTSecret:   *jwtSecret,
+		MachineID:   *machineID,
+		RPCTimeout:  *rpcTimeout,
+		PoolSize:    *poolSize,
+		Logger:      logger,
+	}
+	if *memcachedAddr != "" {
+		settings.MemcachedAddr = strings.Split(*memcachedAddr, ",")
+	}
+	for name, addr := range addrs {
+		if *addr != "" {
+			settings.Addrs[name] = *addr
+		}
+	}
+
+	var names []string
+	listenAddrs := map[string]string{}
+	switch *service {
+	case "":
+		return fmt.Errorf("--service is required (one of %s, or all)", strings.Join(socialnetwork.ServiceNames(), ", "))
+	case "all":
+		// The front end takes the listen address; the rest bind ephemeral
+		// loopback ports and find each other in-process.
+		names = socialnetwork.ServiceNames()
+		listenAddrs[socialnetwork.ServiceFrontend] = defaultListen(*listenAddr, socialnetwork.ServiceFrontend)
+		if settings.JWTSecret == "" {
+			settings.JWTSecret = "local-development-secret"
+		}
+	default:
+		if settings.StorageMode == "memory" && *service == socialnetwork.ServiceUserMention {
+			return fmt.Errorf("--storage memory needs --service all: user-mention reads the user service's store")
+		}
+		names = []string{*service}
+		listenAddrs[*service] = defaultListen(*listenAddr, *service)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	running, err := socialnetwork.Start(ctx, names, listenAddrs, settings)
+	if err != nil {
+		return err
+	}
+	defer running.Stop()
+	logger.Info("socialnet ready", "service", *service, "addrs", running.Addrs)
+	return running.Wait(ctx)
+}
+
+func defaultListen(flagValue, service string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if port := os.Getenv("PORT"); port != "" {
+		return ":" + port
+	}
+	if service == socialnetwork.ServiceFrontend {
+		return ":8080"
+	}
+	return ":9090"
+}
+
+func env(name, fallback string) string {
+	if value := os.Getenv(name); value != "" {
+		return value
+	}
+	return fallback
+}
+
+func envInt(name string, fallback int64) int64 {
+	if value, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil {
+		return value
+	}
+	return fallback
+}
+
+func envDuration(name string, fallback time.Duration) time.Duration {
+	if value, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return value
+	}
+	return fallback
+}

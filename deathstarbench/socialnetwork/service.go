@@ -1,0 +1,512 @@
+package socialnetwork
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/thrift/lib/go/thrift"
+	"go.mongodb.org/mongo-driver/mongo"
+
+	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/internal/rpc"
+	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
+	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
+)
+
+// Service names, as in DeathStarBench (without its "-service" suffix).
+const (
+	ServiceFrontend     = "frontend"
+	ServiceComposePost  = "compose-post"
+	ServiceText         = "text"
+	ServiceURLShorten   = "url-shorten"
+	ServiceUserMention  = "user-mention"
+	ServiceMedia        = "media"
+	ServiceUniqueID     = "unique-id"
+	ServiceUser         = "user"
+	ServiceSocialGraph  = "social-graph"
+	ServicePostStorage  = "post-storage"
+	ServiceUserTimeline = "user-timeline"
+	ServiceHomeTimeline = "home-timeline"
+)
+
+// Upstreams lists, per service, the services it calls.
+var Upstreams = map[string][]string{
+	ServiceFrontend:     {ServiceComposePost, ServiceUser, ServiceSocialGraph, ServiceUserTimeline, ServiceHomeTimeline},
+	ServiceComposePost:  {ServiceUniqueID, ServiceUser, ServiceText, ServiceMedia, ServicePostStorage, ServiceUserTimeline, ServiceHomeTimeline},
+	ServiceText:         {ServiceURLShorten, ServiceUserMention},
+	ServiceURLShorten:   nil,
+	ServiceUserMention:  nil,
+	ServiceMedia:        nil,
+	ServiceUniqueID:     nil,
+	ServiceUser:         {ServiceSocialGraph},
+	ServiceSocialGraph:  {ServiceUser},
+	ServicePostStorage:  nil,
+	ServiceUserTimeline: {ServicePostStorage},
+	ServiceHomeTimeline: {ServiceSocialGraph, ServicePostStorage},
+}
+
+// Storage lists, per service, the tiers it uses: "mongodb", "memcached", "redis".
+var Storage = map[string][]string{
+	ServiceURLShorten:   {"mongodb", "memcached"},
+	ServiceUserMention:  {"mongodb", "memcached"}, // the user service's
+	ServiceMedia:        {"mongodb", "memcached"},
+	ServiceUser:         {"mongodb", "memcached"},
+	ServiceSocialGraph:  {"mongodb", "redis"},
+	ServicePostStorage:  {"mongodb", "memcached"},
+	ServiceUserTimeline: {"redis"},
+	ServiceHomeTimeline: {"redis"},
+}
+
+// MongoDatabase is the database (and collection) each service keeps its
+// documents in; user-mention reads the user service's.
+var MongoDatabase = map[string]string{
+	ServiceURLShorten:  "url-shorten",
+	ServiceUserMention: "user",
+	ServiceMedia:       "media",
+	ServiceUser:        "user",
+	ServiceSocialGraph: "social-graph",
+	ServicePostStorage: "post",
+}
+
+// ServiceNames returns every service name, sorted.
+func ServiceNames() []string {
+	names := make([]string, 0, len(Upstreams))
+	for name := range Upstreams {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Settings configure one service process (or, for "all", every service).
+type Settings struct {
+	// ListenAddr is where the service listens (HTTP for the front end,
+	// Thrift for the rest).
+	ListenAddr string
+	// Addrs maps upstream service name to host:port.
+	Addrs map[string]string
+	// StorageMode is "external" (MongoDB/FerretDB, memcached, Redis) or
+	// "memory" (in-process maps; only meaningful with every service in
+	// one process, since the user-mention service reads the user service's
+	// store).
+	StorageMode   string
+	MongoURI      string
+	MemcachedAddr []string
+	RedisAddr     string
+	// JWTSecret signs login tokens (user service).
+	JWTSecret string
+	// MachineID is this replica's 10-bit ID for unique-id and user IDs.
+	MachineID int64
+	// RPCTimeout bounds each Thrift call; PoolSize bounds idle connections
+	// per upstream and per storage client.
+	RPCTimeout time.Duration
+	PoolSize   int
+	Logger     *slog.Logger
+}
+
+// storageSet hands out storage clients, shared between services running in
+// one process so that memory mode has one user store for user and
+// user-mention.
+type storageSet struct {
+	settings Settings
+	mu       sync.Mutex
+	mongo    *mongo.Client
+	caches   map[string]store.Cache
+	colls    map[string]store.Collection
+	redis    *store.Redis
+	timeline store.Timelines
+}
+
+func newStorageSet(settings Settings) *storageSet {
+	return &storageSet{settings: settings, caches: map[string]store.Cache{}, colls: map[string]store.Collection{}}
+}
+
+func (s *storageSet) memory() bool { return s.settings.StorageMode == "memory" }
+
+// collection returns the collection named like its database.
+func (s *storageSet) collection(ctx context.Context, database string) (store.Collection, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if coll, ok := s.colls[database]; ok {
+		return coll, nil
+	}
+	var coll store.Collection
+	if s.memory() {
+		coll = store.NewMemoryCollection()
+	} else {
+		if s.settings.MongoURI == "" {
+			return nil, errors.New("no MongoDB URI configured (--mongodb-uri or MONGODB_URI)")
+		}
+		if s.mongo == nil {
+			client, err := store.ConnectMongo(ctx, s.settings.MongoURI, uint64(max(s.settings.PoolSize, 8)))
+			if err != nil {
+				return nil, fmt.Errorf("connect %s: %w", s.settings.MongoURI, err)
+			}
+			s.mongo = client
+		}
+		coll = store.NewMongoCollection(s.mongo, database, database)
+	}
+	s.colls[database] = coll
+	return coll, nil
+}
+
+// memcached returns the cache for a mongo-backed service; in memory mode,
+// one per database so services sharing a database share its cache.
+func (s *storageSet) memcached(database string) (store.Cache, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := "memcached"
+	if s.memory() {
+		key = "memcached:" + database
+	}
+	if cache, ok := s.caches[key]; ok {
+		return cache, nil
+	}
+	var cache store.Cache
+	if s.memory() {
+		cache = store.NewMemoryCache()
+	} else {
+		if len(s.settings.MemcachedAddr) == 0 {
+			return nil, errors.New("no memcached address configured (--memcached-addr or MEMCACHED_ADDR)")
+		}
+		cache = store.NewMemcached(s.settings.MemcachedAddr, max(s.settings.PoolSize, 8))
+	}
+	s.caches[key] = cache
+	return cache, nil
+}
+
+func (s *storageSet) redisClient() (*store.Redis, error) {
+	if s.settings.RedisAddr == "" {
+		return nil, errors.New("no Redis address configured (--redis-addr or REDIS_ADDR)")
+	}
+	if s.redis == nil {
+		s.redis = store.NewRedis(s.settings.RedisAddr, max(s.settings.PoolSize, 8))
+	}
+	return s.redis, nil
+}
+
+// redisCache is the social graph's cache.
+func (s *storageSet) redisCache() (store.Cache, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.memory() {
+		if s.caches["redis"] == nil {
+			s.caches["redis"] = store.NewMemoryCache()
+		}
+		return s.caches["redis"], nil
+	}
+	return s.redisClient()
+}
+
+func (s *storageSet) timelines() (store.Timelines, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.timeline != nil {
+		return s.timeline, nil
+	}
+	if s.memory() {
+		s.timeline = store.NewMemoryTimelines()
+		return s.timeline, nil
+	}
+	redis, err := s.redisClient()
+	if err != nil {
+		return nil, err
+	}
+	s.timeline = redis
+	return redis, nil
+}
+
+func (s *storageSet) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, cache := range s.caches {
+		cache.Close()
+	}
+	if s.redis != nil {
+		s.redis.Close()
+	}
+	if s.mongo != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.mongo.Disconnect(ctx)
+	}
+}
+
+// upstreamSet builds Thrift clients for upstream services.
+type upstreamSet struct {
+	settings Settings
+	pools    []*rpc.Client
+}
+
+func (u *upstreamSet) pool(name string) (*rpc.Client, error) {
+	addr := u.settings.Addrs[name]
+	if addr == "" {
+		return nil, fmt.Errorf("no address for upstream %s (--%s-addr or %s)", name, name, AddrEnv(name))
+	}
+	opts := rpc.DefaultOptions()
+	if u.settings.PoolSize > 0 {
+		opts.MaxIdle = u.settings.PoolSize
+	}
+	if u.settings.RPCTimeout > 0 {
+		opts.CallTimeout = u.settings.RPCTimeout
+	}
+	client := rpc.NewClient(addr, opts)
+	u.pools = append(u.pools, client)
+	return client, nil
+}
+
+func (u *upstreamSet) Close() {
+	for _, pool := range u.pools {
+		pool.Close()
+	}
+}
+
+// AddrEnv is the environment variable naming a service's address, e.g.
+// SOCIAL_GRAPH_ADDR.
+func AddrEnv(service string) string {
+	return strings.ToUpper(strings.ReplaceAll(service, "-", "_")) + "_ADDR"
+}
+
+// Handlers returned by buildService: a Thrift processor, or for the front
+// end an HTTP handler.
+type builtService struct {
+	processor thrift.TProcessor
+	http      http.Handler
+}
+
+func buildService(ctx context.Context, name string, settings Settings, storage *storageSet, up *upstreamSet) (builtService, error) {
+	var errs []error
+	client := func(service string) *rpc.Client {
+		pool, err := up.pool(service)
+		if err != nil {
+			errs = append(errs, err)
+			return rpc.NewClient("", rpc.DefaultOptions())
+		}
+		return pool
+	}
+	coll := func() store.Collection {
+		c, err := storage.collection(ctx, MongoDatabase[name])
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return c
+	}
+	memcached := func() store.Cache {
+		c, err := storage.memcached(MongoDatabase[name])
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return c
+	}
+	timelines := func() store.Timelines {
+		t, err := storage.timelines()
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return t
+	}
+
+	var built builtService
+	switch name {
+	case ServiceFrontend:
+		built.http = (&Frontend{
+			ComposePost:  sn.NewComposePostServiceClient(client(ServiceComposePost)),
+			User:         sn.NewUserServiceClient(client(ServiceUser)),
+			SocialGraph:  sn.NewSocialGraphServiceClient(client(ServiceSocialGraph)),
+			UserTimeline: sn.NewUserTimelineServiceClient(client(ServiceUserTimeline)),
+			HomeTimeline: sn.NewHomeTimelineServiceClient(client(ServiceHomeTimeline)),
+			Logger:       settings.Logger,
+		}).Handler()
+	case ServiceComposePost:
+		built.processor = sn.NewComposePostServiceProcessor(&ComposePostService{
+			UniqueID:     sn.NewUniqueIdServiceClient(client(ServiceUniqueID)),
+			User:         sn.NewUserServiceClient(client(ServiceUser)),
+			Text:         sn.NewTextServiceClient(client(ServiceText)),
+			Media:        sn.NewMediaServiceClient(client(ServiceMedia)),
+			PostStorage:  sn.NewPostStorageServiceClient(client(ServicePostStorage)),
+			UserTimeline: sn.NewUserTimelineServiceClient(client(ServiceUserTimeline)),
+			HomeTimeline: sn.NewHomeTimelineServiceClient(client(ServiceHomeTimeline)),
+		})
+	case ServiceText:
+		built.processor = sn.NewTextServiceProcessor(&TextService{
+			URLShorten:  sn.NewUrlShortenServiceClient(client(ServiceURLShorten)),
+			UserMention: sn.NewUserMentionServiceClient(client(ServiceUserMention)),
+		})
+	case ServiceURLShorten:
+		built.processor = sn.NewUrlShortenServiceProcessor(&URLShortenService{URLs: coll(), Cache: memcached()})
+	case ServiceUserMention:
+		built.processor = sn.NewUserMentionServiceProcessor(&UserMentionService{Users: coll(), Cache: memcached()})
+	case ServiceMedia:
+		built.processor = sn.NewMediaServiceProcessor(&MediaService{Media: coll(), Cache: memcached()})
+	case ServiceUniqueID:
+		built.processor = sn.NewUniqueIdServiceProcessor(&UniqueIDService{IDs: NewIDGenerator(settings.MachineID)})
+	case ServiceUser:
+		secret := settings.JWTSecret
+		if secret == "" {
+			errs = append(errs, errors.New("no JWT secret configured (--jwt-secret or JWT_SECRET)"))
+		}
+		built.processor = sn.NewUserServiceProcessor(&UserService{
+			Users:       coll(),
+			Cache:       memcached(),
+			SocialGraph: sn.NewSocialGraphServiceClient(client(ServiceSocialGraph)),
+			IDs:         NewIDGenerator(settings.MachineID),
+			Secret:      []byte(secret),
+			TokenTTL:    time.Hour,
+		})
+	case ServiceSocialGraph:
+		cache, err := storage.redisCache()
+		if err != nil {
+			errs = append(errs, err)
+		}
+		graph := &SocialGraphService{Edges: coll(), Cache: cache, Users: sn.NewUserServiceClient(client(ServiceUser))}
+		if len(errs) == 0 {
+			if err := graph.EnsureIndexes(ctx); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		built.processor = sn.NewSocialGraphServiceProcessor(graph)
+	case ServicePostStorage:
+		built.processor = sn.NewPostStorageServiceProcessor(&PostStorageService{Posts: coll(), Cache: memcached(), MaxParallelReads: 16})
+	case ServiceUserTimeline:
+		built.processor = sn.NewUserTimelineServiceProcessor(&UserTimelineService{
+			Timelines:   timelines(),
+			PostStorage: sn.NewPostStorageServiceClient(client(ServicePostStorage)),
+		})
+	case ServiceHomeTimeline:
+		built.processor = sn.NewHomeTimelineServiceProcessor(&HomeTimelineService{
+			Timelines:   timelines(),
+			SocialGraph: sn.NewSocialGraphServiceClient(client(ServiceSocialGraph)),
+			PostStorage: sn.NewPostStorageServiceClient(client(ServicePostStorage)),
+		})
+	default:
+		return built, fmt.Errorf("unknown service %q (want one of %s, or all)", name, strings.Join(ServiceNames(), ", "))
+	}
+	return built, errors.Join(errs...)
+}
+
+// Running is a set of started services.
+type Running struct {
+	// Addrs maps each started service to its bound address.
+	Addrs map[string]string
+
+	cancel   context.CancelFunc
+	stops    []func()
+	storage  *storageSet
+	upstream *upstreamSet
+	errs     chan error
+}
+
+// Start starts the named services, each on its own listener. With more
+// than one, those whose ListenAddr is not in listenAddrs bind to an
+// ephemeral loopback port, and the services call each other at their bound
+// addresses (overriding settings.Addrs).
+func Start(ctx context.Context, names []string, listenAddrs map[string]string, settings Settings) (*Running, error) {
+	if settings.Logger == nil {
+		settings.Logger = slog.Default()
+	}
+	running := &Running{
+		Addrs:    map[string]string{},
+		storage:  newStorageSet(settings),
+		upstream: &upstreamSet{settings: settings},
+		errs:     make(chan error, len(names)),
+	}
+	ctx, running.cancel = context.WithCancel(ctx)
+	fail := func(err error) (*Running, error) {
+		running.Stop()
+		return nil, err
+	}
+
+	// Bind every listener first so dependants know where to call.
+	listeners := map[string]net.Listener{}
+	thriftListeners := map[string]*rpc.Listener{}
+	for _, name := range names {
+		addr := listenAddrs[name]
+		if addr == "" {
+			addr = "127.0.0.1:0"
+		}
+		if name == ServiceFrontend {
+			l, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fail(err)
+			}
+			listeners[name] = l
+			running.Addrs[name] = l.Addr().String()
+			running.stops = append(running.stops, func() { l.Close() })
+			continue
+		}
+		l, err := rpc.Listen(addr)
+		if err != nil {
+			return fail(err)
+		}
+		thriftListeners[name] = l
+		running.Addrs[name] = l.Addr().String()
+		running.stops = append(running.stops, func() { l.Stop() })
+	}
+	addrs := map[string]string{}
+	for name, addr := range settings.Addrs {
+		addrs[name] = addr
+	}
+	for name, addr := range running.Addrs {
+		addrs[name] = addr
+	}
+	settings.Addrs = addrs
+	running.upstream.settings = settings
+
+	for _, name := range names {
+		built, err := buildService(ctx, name, settings, running.storage, running.upstream)
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", name, err))
+		}
+		if built.http != nil {
+			server := &http.Server{Handler: built.http, ReadHeaderTimeout: 10 * time.Second}
+			l := listeners[name]
+			running.stops = append(running.stops, func() {
+				shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				server.Shutdown(shutdownCtx)
+			})
+			go func() {
+				if err := server.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					running.errs <- fmt.Errorf("%s: %w", name, err)
+				}
+			}()
+			continue
+		}
+		l := thriftListeners[name]
+		go func() {
+			if err := l.Serve(built.processor); err != nil {
+				running.errs <- fmt.Errorf("%s: %w", name, err)
+			}
+		}()
+	}
+	settings.Logger.Info("services started", "addrs", running.Addrs)
+	return running, nil
+}
+
+// Wait blocks until ctx ends or a server fails.
+func (r *Running) Wait(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-r.errs:
+		return err
+	}
+}
+
+// Stop stops every service and closes storage and upstream clients.
+func (r *Running) Stop() {
+	r.cancel()
+	r.upstream.Close()
+	for _, stop := range slices.Backward(r.stops) {
+		stop()
+	}
+	r.storage.Close()
+}

@@ -1,0 +1,204 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/bradfitz/gomemcache/memcache"
+	"github.com/redis/go-redis/v9"
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+)
+
+// Memcached is a Cache on memcached servers.
+type Memcached struct{ client *memcache.Client }
+
+// NewMemcached connects lazily to the servers (host:port each).
+func NewMemcached(servers []string, maxIdle int) *Memcached {
+	client := memcache.New(servers...)
+	client.MaxIdleConns = maxIdle
+	client.Timeout = 2 * time.Second
+	return &Memcached{client: client}
+}
+
+// GetMulti implements Cache.
+func (m *Memcached) GetMulti(_ context.Context, keys []string) (map[string][]byte, error) {
+	if len(keys) == 0 {
+		return map[string][]byte{}, nil
+	}
+	items, err := m.client.GetMulti(keys)
+	if err != nil {
+		return nil, err
+	}
+	found := make(map[string][]byte, len(items))
+	for key, item := range items {
+		found[key] = item.Value
+	}
+	return found, nil
+}
+
+// Set implements Cache.
+func (m *Memcached) Set(_ context.Context, key string, value []byte, ttl time.Duration) error {
+	return m.client.Set(&memcache.Item{Key: key, Value: value, Expiration: int32(ttl / time.Second)})
+}
+
+// Delete implements Cache.
+func (m *Memcached) Delete(_ context.Context, keys ...string) error {
+	for _, key := range keys {
+		if err := m.client.Delete(key); err != nil && !errors.Is(err, memcache.ErrCacheMiss) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close implements Cache.
+func (m *Memcached) Close() error { return m.client.Close() }
+
+// Redis is a Cache on Redis strings and Timelines on Redis sorted sets.
+type Redis struct{ client *redis.Client }
+
+// NewRedis connects lazily to addr (host:port).
+func NewRedis(addr string, poolSize int) *Redis {
+	return &Redis{client: redis.NewClient(&redis.Options{
+		Addr:         addr,
+		PoolSize:     poolSize,
+		DialTimeout:  2 * time.Second,
+		ReadTimeout:  5 * time.Second,
+		WriteTimeout: 5 * time.Second,
+	})}
+}
+
+// GetMulti implements Cache.
+func (r *Redis) GetMulti(ctx context.Context, keys []string) (map[string][]byte, error) {
+	found := map[string][]byte{}
+	if len(keys) == 0 {
+		return found, nil
+	}
+	values, err := r.client.MGet(ctx, keys...).Result()
+	if err != nil {
+		return nil, err
+	}
+	for i, value := range values {
+		if text, ok := value.(string); ok {
+			found[keys[i]] = []byte(text)
+		}
+	}
+	return found, nil
+}
+
+// Set implements Cache.
+func (r *Redis) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	return r.client.Set(ctx, key, value, ttl).Err()
+}
+
+// Delete implements Cache.
+func (r *Redis) Delete(ctx context.Context, keys ...string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	return r.client.Del(ctx, keys...).Err()
+}
+
+// Add implements Timelines in one pipelined round trip, which matters for
+// the home timeline's fan-out to every follower.
+func (r *Redis) Add(ctx context.Context, keys []string, postID, timestamp int64) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	member := redis.Z{Score: float64(timestamp), Member: strconv.FormatInt(postID, 10)}
+	_, err := r.client.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+		for _, key := range keys {
+			pipe.ZAdd(ctx, key, member)
+		}
+		return nil
+	})
+	return err
+}
+
+// Range implements Timelines.
+func (r *Redis) Range(ctx context.Context, key string, start, stop int) ([]int64, error) {
+	start = max(start, 0)
+	if stop <= start {
+		return []int64{}, nil
+	}
+	members, err := r.client.ZRevRange(ctx, key, int64(start), int64(stop-1)).Result()
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, 0, len(members))
+	for _, member := range members {
+		id, err := strconv.ParseInt(member, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("timeline %s holds a non-numeric member %q", key, member)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// Close implements Cache and Timelines.
+func (r *Redis) Close() error { return r.client.Close() }
+
+// ConnectMongo connects to a MongoDB-compatible server (MongoDB or FerretDB).
+func ConnectMongo(ctx context.Context, uri string, maxPool uint64) (*mongo.Client, error) {
+	opts := options.Client().ApplyURI(uri).SetMaxPoolSize(maxPool).
+		SetConnectTimeout(5 * time.Second).SetServerSelectionTimeout(10 * time.Second)
+	return mongo.Connect(ctx, opts)
+}
+
+// MongoCollection is a Collection on a MongoDB collection.
+type MongoCollection struct{ coll *mongo.Collection }
+
+// NewMongoCollection wraps database.collection of client.
+func NewMongoCollection(client *mongo.Client, database, collection string) *MongoCollection {
+	return &MongoCollection{coll: client.Database(database).Collection(collection)}
+}
+
+// Insert implements Collection.
+func (m *MongoCollection) Insert(ctx context.Context, doc any) error {
+	_, err := m.coll.InsertOne(ctx, doc)
+	if mongo.IsDuplicateKeyError(err) {
+		return ErrDuplicate
+	}
+	return err
+}
+
+// Get implements Collection.
+func (m *MongoCollection) Get(ctx context.Context, id string, out any) error {
+	// The filter must be exactly {_id: <string>} for FerretDB to push it
+	// down to SQLite instead of scanning.
+	err := m.coll.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(out)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// Delete implements Collection.
+func (m *MongoCollection) Delete(ctx context.Context, id string) error {
+	_, err := m.coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}})
+	return err
+}
+
+// FindEqual implements Collection.
+func (m *MongoCollection) FindEqual(ctx context.Context, field string, value any, out any) error {
+	cursor, err := m.coll.Find(ctx, bson.D{{Key: field, Value: value}})
+	if err != nil {
+		return err
+	}
+	return cursor.All(ctx, out)
+}
+
+// EnsureIndex implements Collection.
+func (m *MongoCollection) EnsureIndex(ctx context.Context, field string) error {
+	_, err := m.coll.Indexes().CreateOne(ctx, mongo.IndexModel{
+		Keys:    bson.D{{Key: field, Value: 1}},
+		Options: options.Index().SetName(field + "_1"),
+	})
+	return err
+}

@@ -1,0 +1,203 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+)
+
+// MemoryCache is a Cache in a map; TTLs are ignored.
+type MemoryCache struct {
+	mu     sync.RWMutex
+	values map[string][]byte
+}
+
+// NewMemoryCache returns an empty cache.
+func NewMemoryCache() *MemoryCache { return &MemoryCache{values: map[string][]byte{}} }
+
+// GetMulti implements Cache.
+func (c *MemoryCache) GetMulti(_ context.Context, keys []string) (map[string][]byte, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	found := make(map[string][]byte, len(keys))
+	for _, key := range keys {
+		if value, ok := c.values[key]; ok {
+			found[key] = bytes.Clone(value)
+		}
+	}
+	return found, nil
+}
+
+// Set implements Cache.
+func (c *MemoryCache) Set(_ context.Context, key string, value []byte, _ time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.values[key] = bytes.Clone(value)
+	return nil
+}
+
+// Delete implements Cache.
+func (c *MemoryCache) Delete(_ context.Context, keys ...string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, key := range keys {
+		delete(c.values, key)
+	}
+	return nil
+}
+
+// Close implements Cache.
+func (c *MemoryCache) Close() error { return nil }
+
+type timelineEntry struct{ postID, timestamp int64 }
+
+// MemoryTimelines is Timelines in a map of sorted slices.
+type MemoryTimelines struct {
+	mu    sync.RWMutex
+	lists map[string][]timelineEntry
+}
+
+// NewMemoryTimelines returns empty timelines.
+func NewMemoryTimelines() *MemoryTimelines {
+	return &MemoryTimelines{lists: map[string][]timelineEntry{}}
+}
+
+// Add implements Timelines; like a Redis sorted set, re-adding a post
+// updates its score instead of duplicating it.
+func (t *MemoryTimelines) Add(_ context.Context, keys []string, postID, timestamp int64) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, key := range keys {
+		list := t.lists[key]
+		for i, entry := range list {
+			if entry.postID == postID {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		list = append(list, timelineEntry{postID: postID, timestamp: timestamp})
+		// Newest first; ties broken by post ID descending as Redis's ZREVRANGE does.
+		sort.Slice(list, func(i, j int) bool {
+			if list[i].timestamp != list[j].timestamp {
+				return list[i].timestamp > list[j].timestamp
+			}
+			return list[i].postID > list[j].postID
+		})
+		t.lists[key] = list
+	}
+	return nil
+}
+
+// Range implements Timelines.
+func (t *MemoryTimelines) Range(_ context.Context, key string, start, stop int) ([]int64, error) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	list := t.lists[key]
+	start = max(start, 0)
+	stop = min(stop, len(list))
+	if start >= stop {
+		return []int64{}, nil
+	}
+	ids := make([]int64, 0, stop-start)
+	for _, entry := range list[start:stop] {
+		ids = append(ids, entry.postID)
+	}
+	return ids, nil
+}
+
+// Close implements Timelines.
+func (t *MemoryTimelines) Close() error { return nil }
+
+// MemoryCollection is a Collection of BSON documents in a map, so documents
+// go through the same marshalling as with MongoDB.
+type MemoryCollection struct {
+	mu   sync.RWMutex
+	docs map[string]bson.Raw
+}
+
+// NewMemoryCollection returns an empty collection.
+func NewMemoryCollection() *MemoryCollection {
+	return &MemoryCollection{docs: map[string]bson.Raw{}}
+}
+
+// Insert implements Collection.
+func (c *MemoryCollection) Insert(_ context.Context, doc any) error {
+	raw, err := bson.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	id, ok := bson.Raw(raw).Lookup("_id").StringValueOK()
+	if !ok {
+		return fmt.Errorf("document has no string _id")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, exists := c.docs[id]; exists {
+		return ErrDuplicate
+	}
+	c.docs[id] = raw
+	return nil
+}
+
+// Get implements Collection.
+func (c *MemoryCollection) Get(_ context.Context, id string, out any) error {
+	c.mu.RLock()
+	raw, ok := c.docs[id]
+	c.mu.RUnlock()
+	if !ok {
+		return ErrNotFound
+	}
+	return bson.Unmarshal(raw, out)
+}
+
+// Delete implements Collection.
+func (c *MemoryCollection) Delete(_ context.Context, id string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.docs, id)
+	return nil
+}
+
+// FindEqual implements Collection by scanning, as FerretDB's SQLite backend does.
+func (c *MemoryCollection) FindEqual(_ context.Context, field string, value any, out any) error {
+	slice := reflect.ValueOf(out)
+	if slice.Kind() != reflect.Pointer || slice.Elem().Kind() != reflect.Slice {
+		return fmt.Errorf("FindEqual wants a pointer to a slice, got %T", out)
+	}
+	wantDoc, err := bson.Marshal(bson.D{{Key: "v", Value: value}})
+	if err != nil {
+		return err
+	}
+	want := bson.Raw(wantDoc).Lookup("v")
+
+	c.mu.RLock()
+	var matches []bson.Raw
+	for _, raw := range c.docs {
+		got, err := raw.LookupErr(field)
+		if err == nil && got.Type == want.Type && bytes.Equal(got.Value, want.Value) {
+			matches = append(matches, raw)
+		}
+	}
+	c.mu.RUnlock()
+
+	elemType := slice.Elem().Type().Elem()
+	result := reflect.MakeSlice(slice.Elem().Type(), 0, len(matches))
+	for _, raw := range matches {
+		elem := reflect.New(elemType)
+		if err := bson.Unmarshal(raw, elem.Interface()); err != nil {
+			return err
+		}
+		result = reflect.Append(result, elem.Elem())
+	}
+	slice.Elem().Set(result)
+	return nil
+}
+
+// EnsureIndex implements Collection; a map needs none.
+func (c *MemoryCollection) EnsureIndex(context.Context, string) error { return nil }

@@ -1,0 +1,96 @@
+package socialnetwork
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
+	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
+)
+
+func userTimelineKey(userID int64) string { return "user-timeline:" + strconv.FormatInt(userID, 10) }
+func homeTimelineKey(userID int64) string { return "home-timeline:" + strconv.FormatInt(userID, 10) }
+
+// maxTimelinePage bounds one read, so a request cannot ask for the world.
+const maxTimelinePage = 1000
+
+func checkPage(start, stop int32) error {
+	if start < 0 || stop < start {
+		return badRequest("bad page: start %d, stop %d", start, stop)
+	}
+	if stop-start > maxTimelinePage {
+		return badRequest("page of %d posts is over the limit of %d", stop-start, maxTimelinePage)
+	}
+	return nil
+}
+
+// UserTimelineService implements sn.UserTimelineService: a Redis sorted set
+// of post IDs per author.
+type UserTimelineService struct {
+	Timelines   store.Timelines
+	PostStorage sn.PostStorageService
+}
+
+// WriteUserTimeline implements sn.UserTimelineService.
+func (s *UserTimelineService) WriteUserTimeline(ctx context.Context, _ int64, postID, userID, timestamp int64) error {
+	if err := s.Timelines.Add(ctx, []string{userTimelineKey(userID)}, postID, timestamp); err != nil {
+		return internalError("write user timeline", err)
+	}
+	return nil
+}
+
+// ReadUserTimeline implements sn.UserTimelineService.
+func (s *UserTimelineService) ReadUserTimeline(ctx context.Context, reqID int64, userID int64, start, stop int32) ([]*sn.Post, error) {
+	return readTimeline(ctx, reqID, s.Timelines, s.PostStorage, userTimelineKey(userID), start, stop)
+}
+
+func readTimeline(ctx context.Context, reqID int64, timelines store.Timelines, posts sn.PostStorageService, key string, start, stop int32) ([]*sn.Post, error) {
+	if err := checkPage(start, stop); err != nil {
+		return nil, err
+	}
+	ids, err := timelines.Range(ctx, key, int(start), int(stop))
+	if err != nil {
+		return nil, internalError("read timeline", err)
+	}
+	if len(ids) == 0 {
+		return []*sn.Post{}, nil
+	}
+	result, err := posts.ReadPosts(ctx, reqID, ids)
+	if err != nil {
+		return nil, internalError("post-storage ReadPosts", err)
+	}
+	return result, nil
+}
+
+// HomeTimelineService implements sn.HomeTimelineService: a Redis sorted
+// set of post IDs per reader, filled on write (fan-out), as in DeathStarBench.
+type HomeTimelineService struct {
+	Timelines   store.Timelines
+	SocialGraph sn.SocialGraphService
+	PostStorage sn.PostStorageService
+}
+
+// WriteHomeTimeline implements sn.HomeTimelineService.
+func (s *HomeTimelineService) WriteHomeTimeline(ctx context.Context, reqID int64, postID, userID, timestamp int64, mentionIDs []int64) error {
+	followers, err := s.SocialGraph.GetFollowers(ctx, reqID, userID)
+	if err != nil {
+		return internalError("social-graph GetFollowers", err)
+	}
+	seen := make(map[int64]bool, len(followers)+len(mentionIDs))
+	keys := make([]string, 0, len(followers)+len(mentionIDs))
+	for _, id := range append(followers, mentionIDs...) {
+		if !seen[id] {
+			seen[id] = true
+			keys = append(keys, homeTimelineKey(id))
+		}
+	}
+	if err := s.Timelines.Add(ctx, keys, postID, timestamp); err != nil {
+		return internalError("write home timelines", err)
+	}
+	return nil
+}
+
+// ReadHomeTimeline implements sn.HomeTimelineService.
+func (s *HomeTimelineService) ReadHomeTimeline(ctx context.Context, reqID int64, userID int64, start, stop int32) ([]*sn.Post, error) {
+	return readTimeline(ctx, reqID, s.Timelines, s.PostStorage, homeTimelineKey(userID), start, stop)
+}

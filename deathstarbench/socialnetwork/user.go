@@ -1,0 +1,154 @@
+package socialnetwork
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
+	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
+)
+
+// userRecord is a user as stored in mongo (keyed by username, the lookup
+// every caller makes) and, JSON-encoded, in memcached under userCacheKey.
+type userRecord struct {
+	Username     string `bson:"_id" json:"username"`
+	UserID       int64  `bson:"user_id" json:"user_id"`
+	FirstName    string `bson:"first_name" json:"first_name"`
+	LastName     string `bson:"last_name" json:"last_name"`
+	Salt         string `bson:"salt" json:"salt"`
+	PasswordHash string `bson:"password" json:"password"`
+}
+
+func userCacheKey(username string) string { return "user:" + username }
+
+func hashPassword(password, salt string) string {
+	sum := sha256.Sum256([]byte(password + salt))
+	return hex.EncodeToString(sum[:])
+}
+
+// loadUsers looks usernames up in the cache, then in mongo for the misses,
+// refilling the cache. Unknown usernames are absent from the result. The
+// user-mention service shares this path: as in DeathStarBench it reads the
+// user service's memcached and mongo directly.
+func loadUsers(ctx context.Context, cache store.Cache, users store.Collection, usernames []string) (map[string]userRecord, error) {
+	keys := make([]string, len(usernames))
+	for i, name := range usernames {
+		keys[i] = userCacheKey(name)
+	}
+	cached, err := cache.GetMulti(ctx, keys)
+	if err != nil {
+		cached = map[string][]byte{}
+	}
+	found := make(map[string]userRecord, len(usernames))
+	for i, name := range usernames {
+		var record userRecord
+		if value, ok := cached[keys[i]]; ok && json.Unmarshal(value, &record) == nil {
+			found[name] = record
+			continue
+		}
+		err := users.Get(ctx, name, &record)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, internalError("read user", err)
+		}
+		found[name] = record
+		if value, err := json.Marshal(record); err == nil {
+			_ = cache.Set(ctx, keys[i], value, cacheTTL)
+		}
+	}
+	return found, nil
+}
+
+// UserService implements sn.UserService.
+type UserService struct {
+	Users       store.Collection
+	Cache       store.Cache
+	SocialGraph sn.SocialGraphService
+	IDs         *IDGenerator
+	Secret      []byte
+	TokenTTL    time.Duration
+}
+
+// RegisterUser implements sn.UserService with a generated user ID.
+func (s *UserService) RegisterUser(ctx context.Context, reqID int64, firstName, lastName, username, password string) error {
+	return s.RegisterUserWithId(ctx, reqID, firstName, lastName, username, password, s.IDs.Next())
+}
+
+// RegisterUserWithId implements sn.UserService.
+func (s *UserService) RegisterUserWithId(ctx context.Context, reqID int64, firstName, lastName, username, password string, userID int64) error {
+	if username == "" || password == "" {
+		return badRequest("username and password must not be empty")
+	}
+	var salt [16]byte
+	rand.Read(salt[:])
+	record := userRecord{
+		Username:  username,
+		UserID:    userID,
+		FirstName: firstName,
+		LastName:  lastName,
+		Salt:      hex.EncodeToString(salt[:]),
+	}
+	record.PasswordHash = hashPassword(password, record.Salt)
+	err := s.Users.Insert(ctx, record)
+	if errors.Is(err, store.ErrDuplicate) {
+		// The wording is DeathStarBench's; the loader relies on it to skip.
+		return badRequest("User %s already existed", username)
+	}
+	if err != nil {
+		return internalError("store user", err)
+	}
+	if err := s.SocialGraph.InsertUser(ctx, reqID, userID); err != nil {
+		return internalError("social-graph InsertUser", err)
+	}
+	return nil
+}
+
+// Login implements sn.UserService.
+func (s *UserService) Login(ctx context.Context, _ int64, username, password string) (string, error) {
+	users, err := loadUsers(ctx, s.Cache, s.Users, []string{username})
+	if err != nil {
+		return "", err
+	}
+	record, ok := users[username]
+	if !ok {
+		return "", notFound("User: %s doesn't exist", username)
+	}
+	if subtle.ConstantTimeCompare([]byte(hashPassword(password, record.Salt)), []byte(record.PasswordHash)) != 1 {
+		return "", serviceError(sn.ErrorKind_UNAUTHORIZED, "Incorrect username or password")
+	}
+	now := time.Now()
+	return SignToken(TokenClaims{
+		UserID:    strconv.FormatInt(record.UserID, 10),
+		Username:  username,
+		IssuedAt:  now.Unix(),
+		ExpiresAt: now.Add(s.TokenTTL).Unix(),
+	}, s.Secret)
+}
+
+// CreatorWithUserId implements sn.UserService. Like DeathStarBench it trusts
+// the pair the front end passed instead of paying for a lookup per post.
+func (s *UserService) CreatorWithUserId(_ context.Context, _ int64, userID int64, username string) (*sn.Creator, error) {
+	return &sn.Creator{UserID: userID, Username: username}, nil
+}
+
+// GetUserId implements sn.UserService.
+func (s *UserService) GetUserId(ctx context.Context, _ int64, username string) (int64, error) {
+	users, err := loadUsers(ctx, s.Cache, s.Users, []string{username})
+	if err != nil {
+		return 0, err
+	}
+	record, ok := users[username]
+	if !ok {
+		return 0, notFound("User: %s doesn't exist", username)
+	}
+	return record.UserID, nil
+}
