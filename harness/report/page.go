@@ -27,7 +27,7 @@ dt { font-weight: bold; }
 <h1>Sweep {{.Rec.ID}}</h1>
 {{with .Spec.Description}}<p>{{.}}</p>{{end}}
 <dl>
-<dt>spec</dt><dd>{{.Spec.Name}} ({{.Spec.File}})</dd>
+<dt>spec</dt><dd>{{.Spec.Name}}{{with .Spec.File}} ({{.}}){{end}}</dd>
 <dt>started</dt><dd>{{.Rec.Start.UTC.Format "2006-01-02 15:04:05Z"}}</dd>
 <dt>seed</dt><dd>{{.Rec.Seed}}</dd>
 <dt>git</dt><dd>{{or .Rec.GitSHA "unknown"}}</dd>

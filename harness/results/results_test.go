@@ -370,3 +370,33 @@ func TestSummarizeAndBreakingPoints(t *testing.T) {
 		t.Fatal("NaN achieved")
 	}
 }
+
+func TestEarlyStop(t *testing.T) {
+	start := time.UnixMilli(1_700_000_000_000)
+	e := NewEarlyStop(testSLO)
+	step := func(variant string, rate float64, rep int) experiment.Step {
+		return experiment.Step{ID: experiment.StepID("taewa", "nomad", variant, rate, 0, rep), App: "taewa", Orchestrator: "nomad", Variant: variant, OfferedRPS: rate, Rep: rep}
+	}
+	// baseline breaks at 400 (fakeResult's p99 150 ms > 100).
+	if broke, _ := e.Record(fakeResult("s", step("baseline", 200, 1), start)); broke {
+		t.Fatal("200 rps should meet the SLO")
+	}
+	invalid := fakeResult("s", step("vertical", 100, 1), start)
+	invalid.Valid, invalid.Corrected.P99 = false, 1e6
+	if broke, _ := e.Record(invalid); broke {
+		t.Fatal("an invalid step must not stop a configuration")
+	}
+	broke, rules := e.Record(fakeResult("s", step("baseline", 400, 1), start))
+	if !broke || rules[0] != RuleLatency {
+		t.Fatalf("400 rps: broke=%v rules=%v", broke, rules)
+	}
+	if skip, _ := e.Skip(step("baseline", 400, 2)); skip {
+		t.Fatal("the breaking level itself is still measured in later repetitions")
+	}
+	if skip, why := e.Skip(step("baseline", 800, 1)); !skip || !strings.Contains(why, "broke at r400") {
+		t.Fatalf("800 rps not skipped: %v %q", skip, why)
+	}
+	if skip, _ := e.Skip(step("vertical", 800, 1)); skip {
+		t.Fatal("another configuration was skipped")
+	}
+}

@@ -1,0 +1,67 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+)
+
+// EarlyStop remembers, during a sweep with early_stop, the lowest level at
+// which each configuration broke its SLO, so the runner can skip higher
+// levels of it. A single valid step breaking the SLO is enough: waiting for
+// all repetitions would cost exactly the time early stopping saves. Invalid
+// steps say nothing about the configuration and are ignored.
+type EarlyStop struct {
+	SLO    experiment.SLO
+	broken map[string]brokenAt
+}
+
+type brokenAt struct {
+	level string
+	key   float64 // offered rps, or users for closed loop
+	why   string
+}
+
+// NewEarlyStop starts with nothing broken; on --resume, Record every
+// completed step first.
+func NewEarlyStop(slo experiment.SLO) *EarlyStop {
+	return &EarlyStop{SLO: slo, broken: map[string]brokenAt{}}
+}
+
+func levelKey(rate float64, users int) float64 {
+	if users > 0 {
+		return float64(users)
+	}
+	return rate
+}
+
+// Record notes a finished step and reports whether it broke the SLO.
+func (e *EarlyStop) Record(r StepResult) (broke bool, rules []string) {
+	if !r.Valid {
+		return false, nil
+	}
+	rules, details := Violations(r, e.SLO)
+	if len(rules) == 0 {
+		return false, nil
+	}
+	k := levelKey(r.OfferedRPS, r.Users)
+	if b, ok := e.broken[r.Configuration()]; !ok || k < b.key {
+		e.broken[r.Configuration()] = brokenAt{
+			level: experiment.Step{OfferedRPS: r.OfferedRPS, Users: r.Users}.Level(),
+			key:   k,
+			why:   r.Step + ": " + strings.Join(details, "; "),
+		}
+	}
+	return true, rules
+}
+
+// Skip reports whether a planned step is above a level at which its
+// configuration already broke, and why.
+func (e *EarlyStop) Skip(st experiment.Step) (bool, string) {
+	b, ok := e.broken[st.Configuration()]
+	if !ok || levelKey(st.OfferedRPS, st.Users) <= b.key {
+		return false, ""
+	}
+	return true, fmt.Sprintf("%s broke at %s (%s)", st.Configuration(), b.level, b.why)
+}
