@@ -158,7 +158,7 @@ func Exposition(r StepResult) []byte {
 		w.latency("orchbench_endpoint_latency_ms", ep, e.Latency, end)
 	}
 	for _, s := range r.Series {
-		ts := r.Start.Add(time.Duration(s.T) * time.Second).UnixMilli()
+		ts := r.Start.Add(time.Duration(s.T * float64(time.Second))).UnixMilli()
 		w.sample("orchbench_second_offered_rps", nil, s.Offered, ts)
 		w.sample("orchbench_second_achieved_rps", nil, s.Achieved, ts)
 		w.sample("orchbench_second_errors", nil, float64(s.Errors), ts)

@@ -68,9 +68,10 @@ type EndpointStats struct {
 	Latency  Latency `json:"latency"`
 }
 
-// Second is one second of the measurement window; T counts seconds from Start.
+// Second is one interval (normally a second) of the measurement window; T
+// is its start in seconds from Start. Warm-up intervals are not stored.
 type Second struct {
-	T        int     `json:"t"`
+	T        float64 `json:"t"`
 	Offered  float64 `json:"offered"`
 	Achieved float64 `json:"achieved"`
 	Errors   int64   `json:"errors"`
