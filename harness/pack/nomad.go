@@ -1,13 +1,11 @@
 package pack
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/nomad/api"
 )
@@ -110,116 +108,6 @@ func WritePlan(w io.Writer, job *api.Job, plan *api.JobPlanResponse) {
 	}
 }
 
-// Register submits job and returns the evaluation it created.
-func (n *Nomad) Register(job *api.Job) (*api.JobRegisterResponse, error) {
-	resp, _, err := n.Client.Jobs().Register(job, nil)
-	if err != nil {
-		return nil, fmt.Errorf("register job %s: %w", deref(job.ID), err)
-	}
-	return resp, nil
-}
-
-// WaitHealthy polls until every desired allocation of the job's current
-// version is running and, where a deployment tracks health, healthy. It
-// returns early with an error when an allocation fails or the deployment
-// fails, because waiting out the timeout would only hide the cause.
-func (n *Nomad) WaitHealthy(ctx context.Context, jobID string, poll time.Duration, progress io.Writer) error {
-	lastReport := ""
-	for {
-		ready, report, err := n.healthState(jobID)
-		if err != nil {
-			return err
-		}
-		if progress != nil && report != lastReport {
-			fmt.Fprintf(progress, "job %s: %s\n", jobID, report)
-			lastReport = report
-		}
-		if ready {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("job %s not healthy: %w (last state: %s)", jobID, ctx.Err(), report)
-		case <-time.After(poll):
-		}
-	}
-}
-
-func (n *Nomad) healthState(jobID string) (ready bool, report string, err error) {
-	job, _, err := n.Client.Jobs().Info(jobID, nil)
-	if err != nil {
-		return false, "", fmt.Errorf("job %s: %w", jobID, err)
-	}
-	want := 0
-	for _, tg := range job.TaskGroups {
-		if tg.Count != nil {
-			want += *tg.Count
-		}
-	}
-	version := deref(job.Version)
-	// A deployment exists when a group has an update block; its per-alloc
-	// health verdict (Consul checks here) is what "healthy" means. Jobs
-	// without one only offer "running".
-	dep, _, err := n.Client.Jobs().LatestDeployment(jobID, nil)
-	if err != nil {
-		return false, "", fmt.Errorf("job %s deployment: %w", jobID, err)
-	}
-	tracked := dep != nil && dep.JobVersion == version
-	if tracked && (dep.Status == "failed" || dep.Status == "cancelled") {
-		return false, "", fmt.Errorf("job %s: deployment %s %s: %s", jobID, shortID(dep.ID), dep.Status, dep.StatusDescription)
-	}
-	allocs, _, err := n.Client.Jobs().Allocations(jobID, false, nil)
-	if err != nil {
-		return false, "", fmt.Errorf("job %s allocations: %w", jobID, err)
-	}
-	running, healthy := 0, 0
-	for _, a := range allocs {
-		if a.JobVersion != version || a.DesiredStatus != "run" {
-			continue
-		}
-		if a.ClientStatus == "failed" || a.ClientStatus == "lost" {
-			return false, "", fmt.Errorf("job %s: allocation %s is %s: %s (see `nomad alloc status %s`)",
-				jobID, shortID(a.ID), a.ClientStatus, describeTaskFailure(a), shortID(a.ID))
-		}
-		if a.ClientStatus != "running" {
-			continue
-		}
-		running++
-		if a.DeploymentStatus != nil && a.DeploymentStatus.Healthy != nil {
-			if !*a.DeploymentStatus.Healthy {
-				return false, "", fmt.Errorf("job %s: allocation %s was marked unhealthy (see `nomad alloc status %s`)",
-					jobID, shortID(a.ID), shortID(a.ID))
-			}
-			healthy++
-		}
-	}
-	if !tracked {
-		healthy = running
-	}
-	report = fmt.Sprintf("version %d: %d/%d running, %d/%d healthy", version, running, want, healthy, want)
-	return healthy >= want && want > 0, report, nil
-}
-
-func describeTaskFailure(a *api.AllocationListStub) string {
-	var msgs []string
-	for task, st := range a.TaskStates {
-		if st == nil || len(st.Events) == 0 {
-			continue
-		}
-		ev := st.Events[len(st.Events)-1]
-		msg := ev.DisplayMessage
-		if msg == "" {
-			msg = ev.Type
-		}
-		msgs = append(msgs, fmt.Sprintf("task %s: %s", task, msg))
-	}
-	if len(msgs) == 0 {
-		return a.ClientDescription
-	}
-	sort.Strings(msgs)
-	return strings.Join(msgs, "; ")
-}
-
 // Status returns the job and its allocations (all versions, newest first).
 func (n *Nomad) Status(jobID string) (*api.Job, []*api.AllocationListStub, error) {
 	job, _, err := n.Client.Jobs().Info(jobID, nil)
@@ -248,16 +136,6 @@ func WriteStatus(w io.Writer, job *api.Job, allocs []*api.AllocationListStub) {
 		fmt.Fprintf(w, "  alloc %s  group %s  node %s  version %d  desired %s  client %s  %s\n",
 			shortID(a.ID), a.TaskGroup, a.NodeName, a.JobVersion, a.DesiredStatus, a.ClientStatus, health)
 	}
-}
-
-// Destroy stops and purges the job, so the next run starts from version 0
-// and old allocations do not linger in `status` output between runs.
-func (n *Nomad) Destroy(jobID string) (string, error) {
-	evalID, _, err := n.Client.Jobs().Deregister(jobID, true, nil)
-	if err != nil {
-		return "", fmt.Errorf("destroy job %s: %w", jobID, err)
-	}
-	return evalID, nil
 }
 
 // IsNotFound reports whether err is Nomad's 404, e.g. status of a job that

@@ -7,12 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/spf13/cobra"
 
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/pack"
 )
 
@@ -28,7 +31,9 @@ func (f *packFlags) register(cmd *cobra.Command) {
 }
 
 // render finds, loads and renders the pack named by the command argument.
-func (f *packFlags) render(name string) (*pack.Rendered, error) {
+// A pack that declares mhz_per_core gets the node's fingerprinted value when
+// the user did not set one: CPU limits are only right with the real figure.
+func (f *packFlags) render(name string, errOut io.Writer) (*pack.Rendered, error) {
 	overrides := map[string]string{}
 	for _, kv := range f.vars {
 		k, v, ok := strings.Cut(kv, "=")
@@ -45,13 +50,51 @@ func (f *packFlags) render(name string) (*pack.Rendered, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, declared := p.Variables[mhzVariable]; declared && !f.sets(mhzVariable) {
+		if mhz, err := nodeMHzPerCore(); err == nil {
+			overrides[mhzVariable] = strconv.FormatFloat(mhz, 'f', -1, 64)
+		} else {
+			fmt.Fprintf(errOut, "note: %s left at the pack default (%v)\n", mhzVariable, err)
+		}
+	}
 	return p.Render(overrides, f.varFiles)
+}
+
+const mhzVariable = "mhz_per_core"
+
+// sets reports whether --var or a var file gives the variable a value.
+func (f *packFlags) sets(name string) bool {
+	for _, kv := range f.vars {
+		k, _, _ := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if k == name || strings.HasSuffix(k, "."+name) {
+			return true
+		}
+	}
+	for _, file := range f.varFiles {
+		if b, err := os.ReadFile(file); err == nil && strings.Contains(string(b), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeMHzPerCore asks the cluster for the node's MHz per core.
+func nodeMHzPerCore() (float64, error) {
+	a, err := nomad.New("", "")
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	mhz, _, err := a.NodeCPU(ctx)
+	return mhz, err
 }
 
 // renderJobs renders and has Nomad parse the jobs, for the commands that
 // talk to a cluster.
-func (f *packFlags) renderJobs(name string) (*pack.Nomad, []*api.Job, error) {
-	r, err := f.render(name)
+func (f *packFlags) renderJobs(name string, errOut io.Writer) (*pack.Nomad, []*api.Job, error) {
+	r, err := f.render(name, errOut)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -92,7 +135,7 @@ func newPackRenderCmd() *cobra.Command {
 		Short: "Print the rendered templates (no Nomad needed)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := flags.render(args[0])
+			r, err := flags.render(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -146,7 +189,7 @@ func newPackPlanCmd() *cobra.Command {
 		Short: "Show what running the pack would change in Nomad",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			n, jobs, err := flags.renderJobs(args[0])
+			n, jobs, err := flags.renderJobs(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -170,34 +213,42 @@ func newPackRunCmd() *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "run PACK",
-		Short: "Register the pack's jobs; with --wait, until allocations are healthy",
+		Short: "Deploy the pack's jobs (reusing an identical running version); with --wait, until healthy in Consul",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			n, jobs, err := flags.renderJobs(args[0])
+			_, jobs, err := flags.renderJobs(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
+			adapter, err := nomad.New("", "")
+			if err != nil {
+				return err
+			}
+			adapter.Progress = out
+			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+			defer cancel()
+			var deployed []*orchestrator.Deployment
 			for _, job := range jobs {
-				resp, err := n.Register(job)
+				d, err := adapter.Deploy(ctx, job)
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(out, "job %s registered: eval %s, job modify index %d\n", *job.ID, resp.EvalID, resp.JobModifyIndex)
-				if resp.Warnings != "" {
-					fmt.Fprintf(cmd.ErrOrStderr(), "job %s warnings: %s\n", *job.ID, strings.TrimSpace(resp.Warnings))
+				verb := "registered"
+				if !d.Fresh {
+					verb = "unchanged, already running"
 				}
+				fmt.Fprintf(out, "job %s version %d %s\n", d.Job, d.Version, verb)
+				deployed = append(deployed, d)
 			}
 			if !wait {
 				return nil
 			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
-			defer cancel()
-			for _, job := range jobs {
-				if err := n.WaitHealthy(ctx, *job.ID, time.Second, out); err != nil {
+			for _, d := range deployed {
+				if err := adapter.WaitHealthy(ctx, d, timeout); err != nil {
 					return err
 				}
-				fmt.Fprintf(out, "job %s healthy\n", *job.ID)
+				fmt.Fprintf(out, "job %s healthy in %s\n", d.Job, d.DeployDuration.Round(100*time.Millisecond))
 			}
 			return nil
 		},
@@ -216,7 +267,7 @@ func newPackStatusCmd() *cobra.Command {
 		Long:  "Show the status and allocations of the pack's jobs. Pass the same --var values as for run: they decide the job name.",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			n, jobs, err := flags.renderJobs(args[0])
+			n, jobs, err := flags.renderJobs(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -246,12 +297,16 @@ func newPackDestroyCmd() *cobra.Command {
 		Long:  "Stop and purge the pack's jobs. Pass the same --var values as for run: they decide the job name.",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			n, jobs, err := flags.renderJobs(args[0])
+			_, jobs, err := flags.renderJobs(args[0], cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			adapter, err := nomad.New("", "")
 			if err != nil {
 				return err
 			}
 			for _, job := range jobs {
-				evalID, err := n.Destroy(*job.ID)
+				err := adapter.Stop(cmd.Context(), &orchestrator.Deployment{Job: *job.ID})
 				if pack.IsNotFound(err) {
 					fmt.Fprintf(cmd.OutOrStdout(), "job %s: not running\n", *job.ID)
 					continue
@@ -259,7 +314,7 @@ func newPackDestroyCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "job %s destroyed: eval %s\n", *job.ID, evalID)
+				fmt.Fprintf(cmd.OutOrStdout(), "job %s stopped and purged\n", *job.ID)
 			}
 			return nil
 		},

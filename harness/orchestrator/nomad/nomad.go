@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -28,6 +29,10 @@ type Adapter struct {
 	Client     *api.Client
 	ConsulAddr string
 	HTTP       *http.Client
+	// Progress, when set, receives a line whenever WaitHealthy's state changes.
+	Progress io.Writer
+	// PollInterval is how often WaitHealthy looks (default 500 ms).
+	PollInterval time.Duration
 }
 
 // New connects to Nomad at nomadAddr (NOMAD_ADDR or 127.0.0.1:4646 when empty)
@@ -142,30 +147,44 @@ func (a *Adapter) currentAllocs(ctx context.Context, d *orchestrator.Deployment)
 }
 
 // WaitHealthy waits until every group has its count of running allocations of
-// the current version and every Consul service of the job is passing on each.
+// the current version, every allocation a deployment tracks is healthy, and
+// every Consul service of the job is passing on each. It returns early when an
+// allocation or the deployment fails or nothing can be placed, because waiting
+// out the timeout would only hide the cause.
 func (a *Adapter) WaitHealthy(ctx context.Context, d *orchestrator.Deployment, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
 	var last string
 	for {
-		ok, why, err := a.healthy(ctx, d)
+		ok, state, err := a.healthy(ctx, d)
 		if err != nil {
 			return err
 		}
+		if a.Progress != nil && state != last {
+			fmt.Fprintf(a.Progress, "job %s: %s\n", d.Job, state)
+		}
+		last = state
 		if ok {
 			d.DeployDuration = time.Since(start)
 			return nil
 		}
-		last = why
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("nomad: job %s not healthy after %s: %s", d.Job, timeout, last)
-		case <-time.After(500 * time.Millisecond):
+			return fmt.Errorf("nomad: job %s not healthy after %s (last state: %s)", d.Job, timeout, last)
+		case <-time.After(a.poll()):
 		}
 	}
 }
 
+func (a *Adapter) poll() time.Duration {
+	if a.PollInterval > 0 {
+		return a.PollInterval
+	}
+	return 500 * time.Millisecond
+}
+
+// healthy reports whether the deployment is ready, and a one-line state.
 func (a *Adapter) healthy(ctx context.Context, d *orchestrator.Deployment) (bool, string, error) {
 	job, _, err := a.Client.Jobs().Info(d.Job, qo(ctx))
 	if err != nil {
@@ -173,6 +192,16 @@ func (a *Adapter) healthy(ctx context.Context, d *orchestrator.Deployment) (bool
 	}
 	if failure := a.placementFailure(ctx, d.Job); failure != "" {
 		return false, "", fmt.Errorf("nomad: job %s cannot be placed: %s", d.Job, failure)
+	}
+	// a deployment exists when a group has an update block; its per-allocation
+	// verdict (the Consul checks) is part of "healthy"
+	dep, _, err := a.Client.Jobs().LatestDeployment(d.Job, qo(ctx))
+	if err != nil {
+		return false, "", fmt.Errorf("nomad: deployment of %s: %w", d.Job, err)
+	}
+	tracked := dep != nil && dep.JobVersion == d.Version
+	if tracked && (dep.Status == "failed" || dep.Status == "cancelled") {
+		return false, "", fmt.Errorf("nomad: job %s: deployment %s %s: %s", d.Job, short(dep.ID), dep.Status, dep.StatusDescription)
 	}
 	allocs, err := a.currentAllocs(ctx, d)
 	if err != nil {
@@ -183,25 +212,38 @@ func (a *Adapter) healthy(ctx context.Context, d *orchestrator.Deployment) (bool
 		want += *g.Count
 	}
 	running := map[string]bool{}
+	healthyAllocs := 0
 	for _, s := range allocs {
 		if s.ClientStatus == "failed" {
-			return false, "", fmt.Errorf("nomad: allocation %s of %s failed: %s", s.ID[:8], d.Job, taskEvents(s))
+			return false, "", fmt.Errorf("nomad: job %s: allocation %s is failed: %s (see `nomad alloc status %s`)", d.Job, short(s.ID), taskEvents(s), short(s.ID))
 		}
-		if s.ClientStatus == "running" {
-			all := true
-			for _, ts := range s.TaskStates {
-				// prestart sidecars may have finished; only a task still pending is not ready
-				if ts.State == "pending" {
-					all = false
-				}
+		if s.ClientStatus != "running" {
+			continue
+		}
+		ready := true
+		for _, ts := range s.TaskStates {
+			// finished prestart hooks are "dead"; only a task still pending is not ready
+			if ts.State == "pending" {
+				ready = false
 			}
-			if all {
-				running[s.ID] = true
+		}
+		if !ready {
+			continue
+		}
+		running[s.ID] = true
+		if s.DeploymentStatus != nil && s.DeploymentStatus.Healthy != nil {
+			if !*s.DeploymentStatus.Healthy {
+				return false, "", fmt.Errorf("nomad: job %s: allocation %s was marked unhealthy (see `nomad alloc status %s`)", d.Job, short(s.ID), short(s.ID))
 			}
+			healthyAllocs++
 		}
 	}
-	if len(running) < want {
-		return false, fmt.Sprintf("%d of %d allocations running", len(running), want), nil
+	if !tracked {
+		healthyAllocs = len(running)
+	}
+	state := fmt.Sprintf("version %d: %d/%d running, %d/%d healthy", d.Version, len(running), want, healthyAllocs, want)
+	if len(running) < want || healthyAllocs < want || want == 0 {
+		return false, state, nil
 	}
 	for _, svc := range jobServices(job) {
 		entries, err := a.consulHealth(ctx, svc, false)
@@ -215,10 +257,17 @@ func (a *Adapter) healthy(ctx context.Context, d *orchestrator.Deployment) (bool
 			}
 		}
 		if need := serviceInstances(job, svc); passing < need {
-			return false, fmt.Sprintf("service %s: %d of %d instances passing in Consul", svc, passing, need), nil
+			return false, fmt.Sprintf("%s; service %s: %d/%d passing in Consul", state, svc, passing, need), nil
 		}
 	}
-	return true, "", nil
+	return true, state, nil
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
 }
 
 // placementFailure describes why the latest evaluation could not place
@@ -495,7 +544,7 @@ func (a *Adapter) Limits(ctx context.Context, d *orchestrator.Deployment) ([]orc
 		}
 		e, err := limits.ForPID(pid)
 		if err != nil {
-			return nil, fmt.Errorf("limits of task %s in alloc %s: %w", p.Task, p.AllocID[:8], err)
+			return nil, fmt.Errorf("limits of task %s in alloc %s: %w", p.Task, short(p.AllocID), err)
 		}
 		p.ImageID = imageID
 		out = append(out, orchestrator.Limits{Placement: p, EffectiveCores: e.EffectiveCores(), CPUSet: e.CPUSet, MemoryLimitMiB: e.MemoryMiB, CgroupPath: e.CgroupPath})
@@ -533,7 +582,7 @@ func taskPID(ctx context.Context, p orchestrator.Placement) (int, string, error)
 			return pid, "", nil
 		}
 	}
-	return 0, "", fmt.Errorf("no process of task %s in alloc %s found on this machine", p.Task, p.AllocID[:8])
+	return 0, "", fmt.Errorf("no process of task %s in alloc %s found on this machine", p.Task, short(p.AllocID))
 }
 
 // Scale sets a group's count.
@@ -560,12 +609,12 @@ func (a *Adapter) InjectFault(ctx context.Context, d *orchestrator.Deployment, f
 	case "kill-task":
 		for task := range alloc.TaskStates {
 			if err := a.Client.Allocations().Signal(alloc, qo(ctx), task, "SIGKILL"); err != nil {
-				return fmt.Errorf("nomad: kill task %s of alloc %s: %w", task, alloc.ID[:8], err)
+				return fmt.Errorf("nomad: kill task %s of alloc %s: %w", task, short(alloc.ID), err)
 			}
 		}
 	case "stop-alloc":
 		if _, err := a.Client.Allocations().Stop(alloc, qo(ctx)); err != nil {
-			return fmt.Errorf("nomad: stop alloc %s: %w", alloc.ID[:8], err)
+			return fmt.Errorf("nomad: stop alloc %s: %w", short(alloc.ID), err)
 		}
 	default:
 		return fmt.Errorf("nomad: unknown fault %q (valid: kill-task, stop-alloc)", f.Kind)
