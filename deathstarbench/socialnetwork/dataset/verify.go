@@ -1,0 +1,149 @@
+package dataset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// VerifyOptions configure Verify.
+type VerifyOptions struct {
+	Frontend string
+	Users    int
+	// Samples is how many users' timelines are read.
+	Samples int
+	Seed    uint64
+	Client  *http.Client
+}
+
+// VerifyResult lists what Verify read and what was wrong.
+type VerifyResult struct {
+	TimelinesRead int
+	PostsChecked  int
+	// PostsWith counts checked posts having at least one mention, URL and
+	// medium, to show those paths are populated.
+	PostsWithMentions, PostsWithURLs, PostsWithMedia int
+	Problems                                         []string
+}
+
+// OK reports whether nothing was wrong.
+func (r VerifyResult) OK() bool { return len(r.Problems) == 0 }
+
+// Verify reads the user and home timelines of sampled users and checks each
+// is non-empty and each post has every field of the API's post shape.
+func Verify(ctx context.Context, opts VerifyOptions) (VerifyResult, error) {
+	if opts.Client == nil {
+		opts.Client = &http.Client{Timeout: 30 * time.Second}
+	}
+	frontend := strings.TrimRight(opts.Frontend, "/")
+	rng := rand.New(rand.NewPCG(opts.Seed, 0xfe_21f7))
+	var result VerifyResult
+	problem := func(format string, args ...any) {
+		if len(result.Problems) < 50 {
+			result.Problems = append(result.Problems, fmt.Sprintf(format, args...))
+		}
+	}
+	for range max(opts.Samples, 1) {
+		userID := 1 + rng.IntN(max(opts.Users, 1))
+		for _, timeline := range []string{"user-timeline", "home-timeline"} {
+			if err := ctx.Err(); err != nil {
+				return result, err
+			}
+			target := frontend + "/wrk2-api/" + timeline + "/read?user_id=" + strconv.Itoa(userID) + "&start=0&stop=10"
+			status, body, err := get(ctx, opts.Client, target)
+			if err != nil {
+				return result, err
+			}
+			result.TimelinesRead++
+			if status != http.StatusOK {
+				problem("%s of user %d: HTTP %d: %s", timeline, userID, status, strings.TrimSpace(body))
+				continue
+			}
+			var posts []map[string]any
+			if err := json.Unmarshal([]byte(body), &posts); err != nil {
+				problem("%s of user %d: not a JSON array of posts: %v", timeline, userID, err)
+				continue
+			}
+			if len(posts) == 0 {
+				problem("%s of user %d is empty", timeline, userID)
+			}
+			for _, post := range posts {
+				result.PostsChecked++
+				for _, missing := range CheckPost(post) {
+					problem("%s of user %d: post %v: %s", timeline, userID, post["post_id"], missing)
+				}
+				if timeline == "user-timeline" {
+					if creator, _ := post["creator"].(map[string]any); creator != nil && creator["user_id"] != strconv.Itoa(userID) {
+						problem("user-timeline of user %d holds a post by %v", userID, creator["user_id"])
+					}
+				}
+				if list, _ := post["user_mentions"].([]any); len(list) > 0 {
+					result.PostsWithMentions++
+				}
+				if list, _ := post["urls"].([]any); len(list) > 0 {
+					result.PostsWithURLs++
+				}
+				if list, _ := post["media"].([]any); len(list) > 0 {
+					result.PostsWithMedia++
+				}
+			}
+		}
+	}
+	return result, nil
+}
+
+// CheckPost returns what is missing or malformed in one post of a timeline
+// response, as decoded into generic JSON.
+func CheckPost(post map[string]any) []string {
+	var problems []string
+	nonEmptyString := func(value any, name string) {
+		text, ok := value.(string)
+		if !ok || text == "" {
+			problems = append(problems, name+" missing or empty")
+		}
+	}
+	numericString := func(value any, name string) {
+		text, _ := value.(string)
+		if _, err := strconv.ParseInt(text, 10, 64); err != nil {
+			problems = append(problems, name+" is not a decimal string")
+		}
+	}
+	numericString(post["post_id"], "post_id")
+	numericString(post["req_id"], "req_id")
+	numericString(post["timestamp"], "timestamp")
+	nonEmptyString(post["text"], "text")
+	if _, ok := post["post_type"].(float64); !ok {
+		problems = append(problems, "post_type missing or not a number")
+	}
+	creator, _ := post["creator"].(map[string]any)
+	if creator == nil {
+		problems = append(problems, "creator missing")
+	} else {
+		numericString(creator["user_id"], "creator.user_id")
+		nonEmptyString(creator["username"], "creator.username")
+	}
+	lists := map[string][]string{
+		"user_mentions": {"user_id", "username"},
+		"media":         {"media_id", "media_type"},
+		"urls":          {"shortened_url", "expanded_url"},
+	}
+	for name, fields := range lists {
+		list, ok := post[name].([]any)
+		if !ok {
+			problems = append(problems, name+" missing or not a list")
+			continue
+		}
+		for i, item := range list {
+			entry, _ := item.(map[string]any)
+			for _, field := range fields {
+				nonEmptyString(entry[field], fmt.Sprintf("%s[%d].%s", name, i, field))
+			}
+		}
+	}
+	return problems
+}
