@@ -179,6 +179,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}()
 	}
 	wg.Wait()
+	if cfg.Closed == nil {
+		// A trailing idle phase sends nothing but is still part of the
+		// run: the series should show it.
+		for time.Now().Before(r.end) && !r.stop.Load() {
+			time.Sleep(min(time.Until(r.end), sleepSlice))
+		}
+	}
 	finished := time.Now()
 	close(seriesDone)
 	series := <-seriesOut

@@ -139,7 +139,6 @@ type SeriesPoint struct {
 	Seconds      float64 `json:"seconds"`
 	Warmup       bool    `json:"warmup,omitempty"`
 	OfferedRate  float64 `json:"offered_rps"`
-	SentRate     float64 `json:"sent_rps"`
 	AchievedRate float64 `json:"achieved_rps"`
 	Errors       int64   `json:"errors"`
 	Bytes        int64   `json:"bytes"`
