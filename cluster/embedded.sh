@@ -114,6 +114,9 @@ plugin "raw_exec" {
 }
 plugin "docker" {
   config {
+    # bridge-mode allocations need a pause container; registry.k8s.io is not
+    # reachable, so cluster/images.sh builds one locally
+    infra_image = "orchbench/pause:local"
     volumes {
       enabled = false
     }

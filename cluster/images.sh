@@ -4,6 +4,7 @@
 #             cluster/images/base-packages.txt changes
 #   taewa     apps/taewa on the base image
 #   orchbench the static orchbench binary (load generator job) FROM scratch
+#   pause     the holder of bridge-mode network namespaces (Nomad's docker infra_image)
 #   dsb       DeathStarBench social network: socialnet, ferretdb FROM scratch; redis, memcached on base
 # REGISTRY=host:port pushes every built image there, for real multi-host clusters.
 set -euo pipefail
@@ -16,7 +17,10 @@ built=()
 
 content_hash() { (cd "$root" && find "$@" -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12); }
 have() { docker image inspect "$1" >/dev/null 2>&1; }
-tag_latest() { docker tag "$1" "${1%:*}:latest"; built+=("$1"); }
+# Every image also gets the tag "local", which packs use by default: Nomad's
+# docker driver always tries to pull ":latest", and no registry is reachable.
+# The exact image ID is recorded with every result.
+tag_latest() { docker tag "$1" "${1%:*}:local"; built+=("$1"); }
 
 base_tag() { echo "orchbench/debian-base:$(content_hash cluster/images/base-packages.txt)"; }
 
@@ -46,7 +50,8 @@ build_ctx() {
   if have "$tag"; then say "$name: $tag is up to date"; tag_latest "$tag"; return; fi
   say "$name: building $tag"
   printf '%s\n' "$dockerfile" >"$ctx/Dockerfile"
-  docker build -q -t "$tag" "$ctx" >/dev/null
+  docker build -q -t "$tag" "$ctx" >"$root/.state/logs/image-$name.log" 2>&1 || {
+    say "$name: docker build failed; last lines of .state/logs/image-$name.log:"; tail -n 20 "$root/.state/logs/image-$name.log" | sed 's/^/    /'; exit 1; }
   tag_latest "$tag"
   say "$name: built $tag"
 }
@@ -77,6 +82,12 @@ ENTRYPOINT [\"/$name\"]" "$ctx"
   rm -rf "$ctx"
 }
 
+# The network-namespace holder of bridge-mode allocations (the docker driver's
+# infra_image), tagged with a fixed name the Nomad client config refers to.
+build_pause() {
+  go_static pause ./cluster/images/pause
+}
+
 build_dsb() {
   build_base
   go_static socialnet ./deathstarbench/cmd/socialnet
@@ -93,14 +104,15 @@ ENTRYPOINT [\"memcached\"]" "$ctx"
 
 mkdir -p "$root/.state/logs"
 "$root/cluster/dockerd.sh" up >/dev/null
-targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(base taewa orchbench)
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(pause base taewa orchbench)
 for t in "${targets[@]}"; do
   case $t in
     base) build_base ;;
     taewa) build_taewa ;;
     orchbench) go_static orchbench ./harness/cmd/orchbench ;;
+    pause) build_pause ;;
     dsb) build_dsb ;;
-    *) say "unknown image '$t' (known: base taewa orchbench dsb)"; exit 2 ;;
+    *) say "unknown image '$t' (known: pause base taewa orchbench dsb)"; exit 2 ;;
   esac
 done
 if [ -n "${REGISTRY:-}" ]; then

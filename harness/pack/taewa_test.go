@@ -212,7 +212,7 @@ func TestTaewaExecDriver(t *testing.T) {
 func TestTaewaDockerNetworking(t *testing.T) {
 	text := renderTaewa(t, nil)
 	s := parseJob(t, text)
-	if s.config["image"].AsString() != "orchbench/taewa:latest" {
+	if s.config["image"].AsString() != "orchbench/taewa:local" {
 		t.Errorf("image %v", s.config["image"])
 	}
 	port, diags := s.env["PORT"].Expr.Value(nil)

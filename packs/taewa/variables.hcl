@@ -48,8 +48,8 @@ variable "driver" {
 
 variable "image" {
   type        = string
-  default     = "orchbench/taewa:latest"
-  description = "Docker image for the docker driver."
+  default     = "orchbench/taewa:local"
+  description = "Docker image for the docker driver; cluster/images.sh tags each build \"local\" (Nomad would try to pull \":latest\")."
 }
 
 variable "app_dir" {
