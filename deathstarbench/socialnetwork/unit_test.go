@@ -1,0 +1,192 @@
+package socialnetwork
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
+)
+
+func TestIDGeneratorUniqueAndOrdered(t *testing.T) {
+	gen := NewIDGenerator(5)
+	const perWorker, workers = 5000, 4
+	ids := make(chan int64, perWorker*workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range perWorker {
+				ids <- gen.Next()
+			}
+		}()
+	}
+	wg.Wait()
+	close(ids)
+	seen := map[int64]bool{}
+	for id := range ids {
+		if id <= 0 {
+			t.Fatalf("id %d is not positive", id)
+		}
+		if seen[id] {
+			t.Fatalf("id %d issued twice", id)
+		}
+		seen[id] = true
+	}
+	a, b := gen.Next(), gen.Next()
+	if b <= a {
+		t.Fatalf("ids not increasing: %d then %d", a, b)
+	}
+}
+
+func TestIDGeneratorLayout(t *testing.T) {
+	gen := NewIDGenerator(1023)
+	fixed := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	gen.now = func() time.Time { return fixed }
+	first := gen.Next()
+	second := gen.Next()
+	ts, machine, counter := SplitID(first)
+	if !ts.Equal(fixed) || machine != 1023 || counter != 0 {
+		t.Fatalf("SplitID(first) = %v, %d, %d", ts, machine, counter)
+	}
+	if _, _, counter := SplitID(second); counter != 1 {
+		t.Fatalf("second id in the same millisecond has counter %d, want 1", counter)
+	}
+	// A clock stepping back must not produce smaller (possibly reused) IDs.
+	gen.now = func() time.Time { return fixed.Add(-time.Second) }
+	if third := gen.Next(); third <= second {
+		t.Fatalf("after clock step back: %d <= %d", third, second)
+	}
+	// Exhausting the counter borrows the next millisecond.
+	gen.now = func() time.Time { return fixed }
+	var last int64
+	for range maxCounter + 10 {
+		next := gen.Next()
+		if next <= last {
+			t.Fatalf("not increasing under counter overflow: %d after %d", next, last)
+		}
+		last = next
+	}
+}
+
+func TestJWTRoundTripAndTampering(t *testing.T) {
+	secret := []byte("s3cret")
+	now := time.Unix(1_700_000_000, 0)
+	claims := TokenClaims{UserID: "42", Username: "username_42", IssuedAt: now.Unix(), ExpiresAt: now.Add(time.Hour).Unix()}
+	token, err := SignToken(claims, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(token, ".") != 2 || strings.ContainsAny(token, "+/=") {
+		t.Fatalf("token %q is not compact base64url JWT", token)
+	}
+	got, err := VerifyToken(token, secret, now)
+	if err != nil || got != claims {
+		t.Fatalf("VerifyToken = %+v, %v", got, err)
+	}
+	if _, err := VerifyToken(token, []byte("other"), now); err == nil {
+		t.Error("wrong secret accepted")
+	}
+	parts := strings.Split(token, ".")
+	forged, _ := SignToken(TokenClaims{UserID: "1", Username: "admin"}, []byte("x"))
+	if _, err := VerifyToken(parts[0]+"."+strings.Split(forged, ".")[1]+"."+parts[2], secret, now); err == nil {
+		t.Error("swapped payload accepted")
+	}
+	if _, err := VerifyToken("eyJhbGciOiJub25lIn0."+parts[1]+".", secret, now); err == nil {
+		t.Error("alg none accepted")
+	}
+	if _, err := VerifyToken(token, secret, now.Add(2*time.Hour)); err == nil {
+		t.Error("expired token accepted")
+	}
+}
+
+func TestKnownJWTVector(t *testing.T) {
+	// RFC 7515 style check: the signature of a fixed input must not change.
+	token, _ := SignToken(TokenClaims{UserID: "1", Username: "u", IssuedAt: 1, ExpiresAt: 2}, []byte("k"))
+	const want = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ1c2VyX2lkIjoiMSIsInVzZXJuYW1lIjoidSIsImlhdCI6MSwiZXhwIjoyfQ."
+	if !strings.HasPrefix(token, want) {
+		t.Fatalf("token %s does not start with %s", token, want)
+	}
+}
+
+func TestParseMentions(t *testing.T) {
+	cases := []struct {
+		text string
+		want []string
+	}{
+		{"hi @username_1 and @user-2!", []string{"username_1", "user-2"}},
+		{"@a @a @b", []string{"a", "b"}},
+		{"mail me at someone@example.com", nil},
+		{"@", nil},
+		{"no mentions", nil},
+	}
+	for _, c := range cases {
+		got := ParseMentions(c.text)
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("ParseMentions(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}
+
+func TestParseURLs(t *testing.T) {
+	got := ParseURLs("see http://a.example/x?y=1 and https://b.example, ftp://no http://a.example/x?y=1")
+	want := []string{"http://a.example/x?y=1", "https://b.example,", "http://a.example/x?y=1"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("ParseURLs = %q, want %q", got, want)
+	}
+}
+
+func TestURLShortenRoundTrip(t *testing.T) {
+	svc := &URLShortenService{URLs: store.NewMemoryCollection(), Cache: store.NewMemoryCache()}
+	ctx := context.Background()
+	long := []string{"http://example.com/a", "http://example.com/a", "https://example.org/b?c=d"}
+	short, err := svc.ShortenUrls(ctx, 1, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(short) != len(long) {
+		t.Fatalf("got %d short URLs for %d", len(short), len(long))
+	}
+	seen := map[string]bool{}
+	for i, u := range short {
+		code := strings.TrimPrefix(u.ShortenedURL, ShortURLPrefix)
+		if !strings.HasPrefix(u.ShortenedURL, ShortURLPrefix) || len(code) != shortURLCodeLength {
+			t.Fatalf("short URL %q has the wrong form", u.ShortenedURL)
+		}
+		if strings.Trim(code, base62Alphabet) != "" {
+			t.Fatalf("short URL code %q is not base 62", code)
+		}
+		if seen[u.ShortenedURL] {
+			t.Fatalf("short URL %q issued twice", u.ShortenedURL)
+		}
+		seen[u.ShortenedURL] = true
+		if u.ExpandedURL != long[i] {
+			t.Fatalf("expanded %q, want %q", u.ExpandedURL, long[i])
+		}
+	}
+	// Expansion from mongo (cold cache) and then from the cache.
+	query := []string{short[2].ShortenedURL, "http://short-url.com/unknown000", short[0].ShortenedURL}
+	for round := range 2 {
+		expanded, err := svc.ExpandUrls(ctx, 1, query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if expanded[0] != long[2] || expanded[1] != "" || expanded[2] != long[0] {
+			t.Fatalf("round %d: ExpandUrls = %q", round, expanded)
+		}
+	}
+}
+
+func TestTextReplacesURLsInOrder(t *testing.T) {
+	text := "a http://x.io/1 b http://x.io/1 c http://x.io/12"
+	urls := ParseURLs(text)
+	short, _ := (&URLShortenService{URLs: store.NewMemoryCollection(), Cache: store.NewMemoryCache()}).ShortenUrls(context.Background(), 1, urls)
+	got := replaceInOrder(text, urls, short)
+	want := "a " + short[0].ShortenedURL + " b " + short[1].ShortenedURL + " c " + short[2].ShortenedURL
+	if got != want {
+		t.Fatalf("replaceInOrder = %q, want %q", got, want)
+	}
+}

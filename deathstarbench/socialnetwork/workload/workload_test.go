@@ -1,0 +1,110 @@
+package workload
+
+import (
+	"math/rand/v2"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestMixedProportions(t *testing.T) {
+	w, err := FromSpec("social-network:mixed@962")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 20000
+	counts := map[string]int{}
+	for range n {
+		counts[w.Next(rng).Label]++
+	}
+	// Binomial standard deviation is under 0.4 %; bounds are ±2 %.
+	for label, want := range map[string]float64{
+		EndpointReadHomeTimeline: 0.60, EndpointReadUserTimeline: 0.30, EndpointComposePost: 0.10,
+	} {
+		got := float64(counts[label]) / n
+		if got < want-0.02 || got > want+0.02 {
+			t.Errorf("%s share %.3f, want %.2f ± 0.02 (counts %v)", label, got, want, counts)
+		}
+	}
+}
+
+func TestSingleEndpointWorkloads(t *testing.T) {
+	for name, label := range map[string]string{
+		"compose-post": EndpointComposePost, "read-home-timeline": EndpointReadHomeTimeline, "read-user-timeline": EndpointReadUserTimeline,
+	} {
+		w, err := ByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(5, 6))
+		for range 200 {
+			if got := w.Next(rng).Label; got != label {
+				t.Fatalf("%s produced %s", name, got)
+			}
+		}
+	}
+}
+
+func TestReadParameters(t *testing.T) {
+	w, _ := New("read-home-timeline", 50)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 2000 {
+		req := w.Next(rng)
+		u, err := url.Parse(req.Path)
+		if err != nil || req.Method != "GET" || u.Path != EndpointReadHomeTimeline {
+			t.Fatalf("bad request %+v", req)
+		}
+		q := u.Query()
+		user, _ := strconv.Atoi(q.Get("user_id"))
+		start, _ := strconv.Atoi(q.Get("start"))
+		stop, _ := strconv.Atoi(q.Get("stop"))
+		if user < 1 || user > 50 || start < 0 || start > 100 || stop != start+10 {
+			t.Fatalf("parameters out of range: %s", req.Path)
+		}
+	}
+}
+
+func TestComposeBody(t *testing.T) {
+	w, _ := New("compose-post", 962)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 500 {
+		req := w.Next(rng)
+		if req.Method != "POST" || req.Path != EndpointComposePost {
+			t.Fatalf("bad request line %s %s", req.Method, req.Path)
+		}
+		form, err := url.ParseQuery(string(req.Body))
+		if err != nil {
+			t.Fatalf("body does not parse as a form: %v", err)
+		}
+		user := form.Get("user_id")
+		if form.Get("username") != "username_"+user || form.Get("post_type") != "0" {
+			t.Fatalf("user fields: %v", form)
+		}
+		text := form.Get("text")
+		mentions := strings.Count(text, " @username_")
+		urls := strings.Count(text, " http://")
+		if mentions < 1 || mentions > 6 || urls < 1 || urls > 6 || strings.Contains(text, "@username_"+user+" ") {
+			t.Fatalf("text has %d mentions, %d urls: %q", mentions, urls, text)
+		}
+		media := strings.Count(form.Get("media_ids"), ",") + 1
+		if media < 1 || media > 5 || strings.Count(form.Get("media_types"), `"png"`) != media {
+			t.Fatalf("media: %s / %s", form.Get("media_ids"), form.Get("media_types"))
+		}
+	}
+}
+
+func TestFromSpec(t *testing.T) {
+	for spec, users := range map[string]int{"mixed": DefaultUsers, "social-network:read-user-timeline@10": 10, "compose-post@3": 3} {
+		w, err := FromSpec(spec)
+		if err != nil || w.Users != users {
+			t.Errorf("FromSpec(%q) = %+v, %v", spec, w, err)
+		}
+	}
+	for _, spec := range []string{"social-network:nope", "mixed@x", "mixed@0"} {
+		if _, err := FromSpec(spec); err == nil {
+			t.Errorf("FromSpec(%q) accepted", spec)
+		}
+	}
+}
