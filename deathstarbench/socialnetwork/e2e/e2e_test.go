@@ -1,0 +1,260 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchbench/orchbench/deathstarbench/socialnetwork"
+	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/dataset"
+)
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func repoRoot(t *testing.T) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+func buildBinary(t *testing.T, dir, pkg string) string {
+	t.Helper()
+	out := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", out, "./"+pkg)
+	cmd.Dir = repoRoot(t)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if output, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", pkg, err, output)
+	}
+	return out
+}
+
+// start runs a process until the test ends, logging its output to logDir.
+func start(t *testing.T, logDir, name string, env []string, path string, args ...string) {
+	t.Helper()
+	logFile, err := os.Create(filepath.Join(logDir, name+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		logFile.Close()
+		if t.Failed() {
+			data, _ := os.ReadFile(logFile.Name())
+			t.Logf("--- %s log (tail) ---\n%s", name, tail(string(data), 2000))
+		}
+	})
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+func waitTCP(t *testing.T, name, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			conn.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s did not listen on %s within 30 s", name, addr)
+}
+
+func requireBinary(t *testing.T, name string) string {
+	path, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s not installed (apt-get install -y redis-server memcached): %v", name, err)
+	}
+	return path
+}
+
+// flushMemcached empties memcached so later reads must go to FerretDB.
+func flushMemcached(t *testing.T, addr string) {
+	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprint(conn, "flush_all\r\n")
+	line, _ := bufio.NewReader(conn).ReadString('\n')
+	if strings.TrimSpace(line) != "OK" {
+		t.Fatalf("memcached flush_all: %q", line)
+	}
+}
+
+func TestSocialNetworkEndToEnd(t *testing.T) {
+	redisServer := requireBinary(t, "redis-server")
+	memcached := requireBinary(t, "memcached")
+
+	binDir := t.TempDir()
+	dataDir := t.TempDir()
+	logDir := t.TempDir()
+	socialnet := buildBinary(t, binDir, "deathstarbench/cmd/socialnet")
+	ferretdb := buildBinary(t, binDir, "deathstarbench/cmd/ferretdb")
+
+	redisAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	memcachedAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	ferretAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	start(t, logDir, "redis", nil, redisServer, "--bind", "127.0.0.1", "--port", strings.Split(redisAddr, ":")[1],
+		"--save", "", "--appendonly", "no", "--dir", dataDir)
+	start(t, logDir, "memcached", nil, memcached, "-l", "127.0.0.1", "-p", strings.Split(memcachedAddr, ":")[1], "-U", "0", "-u", "root", "-m", "64")
+	start(t, logDir, "ferretdb", nil, ferretdb, "--listen-addr", ferretAddr, "--data-dir", filepath.Join(dataDir, "ferretdb"))
+	waitTCP(t, "redis", redisAddr)
+	waitTCP(t, "memcached", memcachedAddr)
+	waitTCP(t, "ferretdb", ferretAddr)
+
+	addrs := map[string]string{}
+	for _, name := range socialnetwork.ServiceNames() {
+		addrs[name] = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	}
+	env := []string{
+		"MONGODB_URI=mongodb://" + ferretAddr + "/",
+		"MEMCACHED_ADDR=" + memcachedAddr,
+		"REDIS_ADDR=" + redisAddr,
+		"JWT_SECRET=e2e-secret",
+		"LOG_LEVEL=warn",
+	}
+	for name, addr := range addrs {
+		env = append(env, socialnetwork.AddrEnv(name)+"="+addr)
+	}
+	started := time.Now()
+	for i, name := range socialnetwork.ServiceNames() {
+		start(t, logDir, name, append(env, fmt.Sprintf("MACHINE_ID=%d", i)), socialnet, "--service", name, "--listen-addr", addrs[name])
+	}
+	for _, name := range socialnetwork.ServiceNames() {
+		waitTCP(t, name, addrs[name])
+	}
+	t.Logf("12 services listening %s after start", time.Since(started).Round(time.Millisecond))
+	frontend := "http://" + addrs[socialnetwork.ServiceFrontend]
+
+	client := &http.Client{Timeout: 30 * time.Second}
+	call := func(method, path, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, frontend+path, strings.NewReader(body))
+		if body != "" {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(data)
+	}
+	mustCall := func(method, path, body string, wantBody string) {
+		t.Helper()
+		status, got := call(method, path, body)
+		if status != 200 || got != wantBody {
+			t.Fatalf("%s %s: %d %q, want 200 %q", method, path, status, got, wantBody)
+		}
+	}
+
+	for _, id := range []string{"1", "2", "3", "4"} {
+		form := url.Values{"first_name": {"f" + id}, "last_name": {"l" + id}, "username": {"username_" + id}, "password": {"pw" + id}, "user_id": {id}}
+		mustCall("POST", "/wrk2-api/user/register", form.Encode(), "Success!\n")
+	}
+	if status, body := call("POST", "/wrk2-api/user/register", "first_name=a&last_name=b&username=username_1&password=x&user_id=1"); status != 500 || !strings.Contains(body, "already existed") {
+		t.Fatalf("duplicate register: %d %q", status, body)
+	}
+	mustCall("POST", "/wrk2-api/user/follow", "user_name=username_2&followee_name=username_1", "")
+	mustCall("POST", "/wrk2-api/user/follow", "user_id=3&followee_id=1", "")
+	if status, body := call("POST", "/wrk2-api/user/login", "username=username_1&password=pw1"); status != 200 || strings.Count(body, ".") != 2 {
+		t.Fatalf("login: %d %q", status, body)
+	}
+	mustCall("POST", "/wrk2-api/post/compose",
+		`username=username_1&user_id=1&text=hi @username_4 look http://example.com/e2e?x=1&media_ids=["987654321098765432"]&media_types=["png"]&post_type=0`,
+		"Successfully upload post\n")
+
+	check := func(which, userID string) map[string]any {
+		t.Helper()
+		status, body := call("GET", "/wrk2-api/"+which+"/read?user_id="+userID+"&start=0&stop=10", "")
+		var posts []map[string]any
+		if status != 200 || json.Unmarshal([]byte(body), &posts) != nil || len(posts) != 1 {
+			t.Fatalf("%s of %s: %d %q, want one post", which, userID, status, body)
+		}
+		p := posts[0]
+		if problems := dataset.CheckPost(p); len(problems) > 0 {
+			t.Fatalf("%s of %s: %v", which, userID, problems)
+		}
+		mentions, urls, media := p["user_mentions"].([]any), p["urls"].([]any), p["media"].([]any)
+		if len(mentions) != 1 || mentions[0].(map[string]any)["user_id"] != "4" ||
+			len(urls) != 1 || urls[0].(map[string]any)["expanded_url"] != "http://example.com/e2e?x=1" ||
+			len(media) != 1 || media[0].(map[string]any)["media_id"] != "987654321098765432" ||
+			p["creator"].(map[string]any)["username"] != "username_1" ||
+			!strings.Contains(p["text"].(string), urls[0].(map[string]any)["shortened_url"].(string)) {
+			t.Fatalf("%s of %s: wrong post %v", which, userID, p)
+		}
+		return p
+	}
+	first := check("home-timeline", "2")
+	check("home-timeline", "3")
+	check("home-timeline", "4") // mentioned, not following
+	check("user-timeline", "1")
+
+	// With memcached emptied, posts must come back from FerretDB intact.
+	flushMemcached(t, memcachedAddr)
+	if again := check("home-timeline", "2"); again["post_id"] != first["post_id"] || again["text"] != first["text"] {
+		t.Fatalf("post from FerretDB differs: %v vs %v", again, first)
+	}
+
+	// A small dataset through the loader, then the verifier.
+	graph, err := dataset.Generate(40, dataset.EdgesFor(40), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	loadStarted := time.Now()
+	result, err := dataset.Load(ctx, dataset.LoadOptions{Frontend: frontend, Graph: graph, PostsPerUser: 2, Concurrency: 8, Seed: 1})
+	if err != nil || result.Failed() > 0 {
+		t.Fatalf("load: %v, %+v", err, result)
+	}
+	t.Logf("loaded 40 users, %d follows, %d posts in %s (4 users pre-registered: %d skipped)",
+		result.Follow.OK, result.Compose.OK, time.Since(loadStarted).Round(time.Millisecond), result.Register.Skipped)
+	verified, err := dataset.Verify(ctx, dataset.VerifyOptions{Frontend: frontend, Users: 40, Samples: 10, Seed: 2})
+	if err != nil || !verified.OK() {
+		t.Fatalf("verify: %v %v", err, verified.Problems)
+	}
+}
