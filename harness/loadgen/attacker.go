@@ -278,6 +278,15 @@ func (c *conn) close() {
 	}
 }
 
+// precise reports whether a wait ending at `at` needs the timerfd. Only at
+// low rates: when requests are frequent the netpoller wakes often enough
+// that runtime timers are on time, and the timerfd's three syscalls per wait
+// would cost more than they fix (measured: ~175µs lateness and 25 % less CPU
+// at 20k req/s with runtime timers; ~520µs vs ~60µs lateness at 2k req/s).
+func (r *run) precise(at time.Time) bool {
+	return r.sched != nil && r.sched.RateAt(at.Sub(r.start)) < r.cfg.PreciseTimerMaxRate
+}
+
 func (c *conn) halted() bool { return c.r.stop.Load() || c.t.stopped.Load() }
 
 // sleepUntil waits for the wall-clock moment at, in slices so cancellation
@@ -294,7 +303,7 @@ func (c *conn) sleepUntil(at time.Time) bool {
 		if d > sleepSlice {
 			d = sleepSlice
 		}
-		if c.timer == nil || !c.timer.sleep(at, d) {
+		if c.timer == nil || !c.r.precise(at) || !c.timer.sleep(at, d) {
 			time.Sleep(d)
 		}
 	}

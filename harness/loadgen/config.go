@@ -59,6 +59,9 @@ type Config struct {
 	// CoarseTimers waits with time.Sleep alone, which can send up to a
 	// millisecond late when the process is idle (see timer_linux.go).
 	CoarseTimers bool
+	// PreciseTimerMaxRate is the offered rate (req/s) above which waits
+	// use runtime timers even without CoarseTimers (default 5000).
+	PreciseTimerMaxRate float64
 	// Seed makes the per-connection RNGs (and so exp arrivals and Go
 	// workloads) reproducible; 0 picks one from the clock.
 	Seed uint64
@@ -102,6 +105,9 @@ func (c *Config) normalize() error {
 	}
 	if c.SeriesInterval <= 0 {
 		c.SeriesInterval = time.Second
+	}
+	if c.PreciseTimerMaxRate <= 0 {
+		c.PreciseTimerMaxRate = 5000
 	}
 	if c.MaxEndpoints <= 0 {
 		c.MaxEndpoints = 100

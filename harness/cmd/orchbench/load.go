@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"time"
 
@@ -36,6 +37,7 @@ type loadFlags struct {
 	seed       uint64
 	interval   string
 	coarse     bool
+	procs      int
 	remote     bool
 	allowHosts []string
 
@@ -87,6 +89,7 @@ Targets must be on loopback unless --allow-remote or --allow-host is given.`,
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for per-connection RNGs (0: from the clock)")
 	fl.StringVar(&f.interval, "interval", "1s", "bucket width of the per-interval series")
 	fl.BoolVar(&f.coarse, "coarse-timers", false, "wait with the Go timer only (up to 1ms late when idle; fewer syscalls)")
+	fl.IntVar(&f.procs, "procs", 0, "GOMAXPROCS for the generator (0: Go's default); 1 is often fastest when the server shares the cores")
 	fl.BoolVar(&f.remote, "allow-remote", false, "allow targets outside loopback")
 	fl.StringArrayVar(&f.allowHosts, "allow-host", nil, "allow this non-loopback host, address or CIDR (repeatable)")
 
@@ -102,6 +105,9 @@ func runLoad(cmd *cobra.Command, f loadFlags, args []string) error {
 	cfg, err := f.config(cmd, args)
 	if err != nil {
 		return err
+	}
+	if f.procs > 0 {
+		runtime.GOMAXPROCS(f.procs)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -1,0 +1,414 @@
+// Command bench-loadgen measures orchbench's load generator against Debian's
+// wrk on this machine and prints the ratios the generator is held to:
+//
+//  1. maximum sustained open-loop rate (achieved >= 99 % of offered, p99
+//     bounded, no errors) at -t2 -c64 versus wrk's closed-loop throughput;
+//  2. CPU time per request versus wrk's;
+//  3. latency accuracy against a server sleeping a fixed 10 ms at 20 % load;
+//  4. flat memory: peak RSS of a long constant-rate run versus a short one.
+//
+// The hello servers and every generator run are child processes (the latter
+// a hidden mode of this binary), so CPU time and peak RSS come from each
+// child's own rusage and nothing else in this process pollutes them. Every
+// target is loopback and every run is bounded in time.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/orchbench/orchbench/harness/loadgen"
+)
+
+const (
+	serveMode = "__serve"
+	genMode   = "__gen"
+)
+
+func main() {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case serveMode:
+			serve(os.Args[2:])
+			return
+		case genMode:
+			generate(os.Args[2:])
+			return
+		}
+	}
+	if err := bench(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-loadgen:", err)
+		os.Exit(1)
+	}
+}
+
+// serve is the child hello server: it prints its port, then serves until
+// its stdin closes (so it never outlives the benchmark).
+func serve(args []string) {
+	fs := flag.NewFlagSet(serveMode, flag.ExitOnError)
+	sleep := fs.Duration("sleep", 0, "delay before every response")
+	fs.Parse(args)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	body := []byte("Hello, World!\n")
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if *sleep > 0 {
+			// nanosleep rather than time.Sleep: the runtime's timers can
+			// wake up to 1 ms late on an idle process, which would be
+			// blamed on the generator in the accuracy check. The thread
+			// blocks, and the runtime hands its P to another thread.
+			ts := syscall.NsecToTimespec(sleep.Nanoseconds())
+			for syscall.Nanosleep(&ts, &ts) == syscall.EINTR {
+			}
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write(body)
+	}))
+	fmt.Println(ln.Addr().(*net.TCPAddr).Port)
+	io.Copy(io.Discard, os.Stdin)
+}
+
+// genSpec is what the parent hands a generator child.
+type genSpec struct {
+	URL         string        `json:"url"`
+	Threads     int           `json:"threads"`
+	Connections int           `json:"connections"`
+	Rate        float64       `json:"rate"` // 0: closed loop
+	Duration    time.Duration `json:"duration"`
+	Warmup      time.Duration `json:"warmup"`
+	Procs       int           `json:"procs"` // GOMAXPROCS of the child; 0 leaves Go's default
+}
+
+func generate(args []string) {
+	var spec genSpec
+	if len(args) != 1 || json.Unmarshal([]byte(args[0]), &spec) != nil {
+		fmt.Fprintln(os.Stderr, "usage: bench-loadgen __gen JSON")
+		os.Exit(2)
+	}
+	if spec.Procs > 0 {
+		runtime.GOMAXPROCS(spec.Procs)
+	}
+	cfg := loadgen.Config{URL: spec.URL, Threads: spec.Threads, Connections: spec.Connections,
+		Rate: spec.Rate, Duration: spec.Duration, Warmup: spec.Warmup}
+	if spec.Rate <= 0 {
+		cfg.Closed = &loadgen.Closed{}
+	}
+	res, err := loadgen.Run(context.Background(), cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	json.NewEncoder(os.Stdout).Encode(res)
+}
+
+// usage is a child's resource accounting.
+type usage struct {
+	cpu     time.Duration // user + system
+	maxRSSk int64         // peak resident set, KiB
+}
+
+func rusageOf(ps *os.ProcessState) usage {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return usage{}
+	}
+	return usage{
+		cpu:     time.Duration(ru.Utime.Nano() + ru.Stime.Nano()),
+		maxRSSk: ru.Maxrss,
+	}
+}
+
+type server struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	url   string
+}
+
+func startServer(sleep time.Duration) (*server, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, serveMode, "-sleep", sleep.String())
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		return nil, fmt.Errorf("hello server: %w", err)
+	}
+	port, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		cmd.Process.Kill()
+		return nil, fmt.Errorf("hello server printed %q", line)
+	}
+	return &server{cmd: cmd, stdin: stdin, url: fmt.Sprintf("http://127.0.0.1:%d/", port)}, nil
+}
+
+func (s *server) stop() {
+	s.stdin.Close()
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		s.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// runGen runs one generator child and returns its result and accounting.
+func runGen(spec genSpec) (*loadgen.Result, usage, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, usage{}, err
+	}
+	arg, _ := json.Marshal(spec)
+	ctx, cancel := context.WithTimeout(context.Background(), spec.Duration+spec.Warmup+time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, self, genMode, string(arg))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, usage{}, fmt.Errorf("generator: %v: %s", err, errb.String())
+	}
+	var res loadgen.Result
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		return nil, usage{}, fmt.Errorf("generator output: %w", err)
+	}
+	return &res, rusageOf(cmd.ProcessState), nil
+}
+
+// runWrk runs Debian's wrk (closed loop) and parses its report.
+func runWrk(path string, threads, conns int, d time.Duration, url string) (*loadgen.Result, usage, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d+time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "-t", strconv.Itoa(threads), "-c", strconv.Itoa(conns),
+		"-d", fmt.Sprintf("%ds", int(d.Seconds())), "--latency", url)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, usage{}, fmt.Errorf("wrk: %v: %s", err, errb.String())
+	}
+	res, err := loadgen.ParseWrk2Text(&out)
+	if err != nil {
+		return nil, usage{}, fmt.Errorf("wrk output: %w\n%s", err, out.String())
+	}
+	return res, rusageOf(cmd.ProcessState), nil
+}
+
+func p(l loadgen.LatencySummary, pct float64) time.Duration {
+	for _, x := range l.Percentiles {
+		if x.Percentile == pct {
+			return time.Duration(x.Value) * time.Microsecond
+		}
+	}
+	return 0
+}
+
+// trial is one open-loop attempt at a rate during the search.
+type trial struct {
+	rate     float64
+	res      *loadgen.Result
+	use      usage
+	ok       bool
+	why      string
+	requests int64 // including warm-up, for CPU per request
+}
+
+func bench() error {
+	threads := flag.Int("t", 2, "generator and wrk threads")
+	conns := flag.Int("c", 64, "connections")
+	wrkPath := flag.String("wrk", "/usr/bin/wrk", "Debian wrk binary")
+	wrkDur := flag.Duration("wrk-duration", 10*time.Second, "wrk run length")
+	trialDur := flag.Duration("trial", 5*time.Second, "length of each rate-search trial (after a 1s warm-up)")
+	steps := flag.Int("steps", 5, "bisection steps of the rate search")
+	p99Limit := flag.Duration("p99-limit", 50*time.Millisecond, "a sustained rate keeps corrected p99 under this")
+	latDur := flag.Duration("latency-duration", 10*time.Second, "length of the 10ms-server accuracy run")
+	short := flag.Duration("short", 10*time.Second, "short constant-rate run for the memory check")
+	long := flag.Duration("long", 60*time.Second, "long constant-rate run for the memory check (the issue's figure: 10m vs 1m)")
+	memRate := flag.Float64("mem-rate", 0, "rate of the memory runs (0: half the maximum sustained rate)")
+	procs := flag.Int("gen-procs", 1, "GOMAXPROCS of the generator (0: Go's default); 1 leaves the other core to the server")
+	cpuTarget := flag.Float64("cpu-target", 1.0, "PASS if generator CPU/request <= this × wrk's")
+	flag.Parse()
+
+	if _, err := os.Stat(*wrkPath); err != nil {
+		return fmt.Errorf("wrk not found at %s (apt-get install -y wrk): %w", *wrkPath, err)
+	}
+	hello, err := startServer(0)
+	if err != nil {
+		return err
+	}
+	defer hello.stop()
+	log := func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }
+
+	// 1. wrk's closed-loop throughput is the yardstick.
+	log("wrk -t%d -c%d -d%s %s", *threads, *conns, *wrkDur, hello.url)
+	wrkRes, wrkUse, err := runWrk(*wrkPath, *threads, *conns, *wrkDur, hello.url)
+	if err != nil {
+		return err
+	}
+	wrkCPU := float64(wrkUse.cpu.Nanoseconds()) / float64(wrkRes.Requests)
+	log("  %.0f req/s, %.2f µs CPU/request", wrkRes.AchievedRate, wrkCPU/1000)
+
+	// The same closed loop with our generator, for a like-for-like CPU
+	// figure.
+	closedRes, closedUse, err := runGen(genSpec{URL: hello.url, Threads: *threads, Connections: *conns, Duration: *wrkDur, Procs: *procs})
+	if err != nil {
+		return err
+	}
+	closedCPU := float64(closedUse.cpu.Nanoseconds()) / float64(closedRes.Requests)
+	log("orchbench closed loop: %.0f req/s, %.2f µs CPU/request", closedRes.AchievedRate, closedCPU/1000)
+
+	// 2. Search the maximum sustained open-loop rate.
+	try := func(rate float64) trial {
+		res, use, err := runGen(genSpec{URL: hello.url, Threads: *threads, Connections: *conns, Rate: rate, Duration: *trialDur, Warmup: time.Second, Procs: *procs})
+		t := trial{rate: rate, res: res, use: use}
+		switch {
+		case err != nil:
+			t.why = err.Error()
+		case res.AchievedRate < 0.99*res.OfferedRate:
+			t.why = fmt.Sprintf("achieved %.0f < 99%% of %.0f", res.AchievedRate, res.OfferedRate)
+		case p(res.Latency, 99) > *p99Limit:
+			t.why = fmt.Sprintf("p99 %s > %s", p(res.Latency, 99), *p99Limit)
+		case res.Errors.Total() > 0:
+			t.why = fmt.Sprintf("%d socket errors", res.Errors.Total())
+		default:
+			t.ok = true
+		}
+		if res != nil {
+			t.requests = res.Requests
+			if res.Warmup != nil {
+				t.requests += res.Warmup.Requests
+			}
+		}
+		verdict := "sustained"
+		if !t.ok {
+			verdict = "not sustained: " + t.why
+		}
+		if res != nil {
+			log("  -R %.0f: achieved %.0f, p50 %s, p99 %s, %s", rate, res.AchievedRate, p(res.Latency, 50), p(res.Latency, 99), verdict)
+		} else {
+			log("  -R %.0f: %s", rate, verdict)
+		}
+		return t
+	}
+	log("rate search at -t%d -c%d (trials of %s + 1s warm-up)", *threads, *conns, *trialDur)
+	var best trial
+	lo, hi := 0.0, 0.0
+	first := try(wrkRes.AchievedRate)
+	if first.ok {
+		best, lo = first, first.rate
+		for f := 1.15; f < 2; f += 0.15 { // look above wrk's figure too
+			t := try(wrkRes.AchievedRate * f)
+			if !t.ok {
+				hi = t.rate
+				break
+			}
+			best, lo = t, t.rate
+		}
+	} else {
+		hi = first.rate
+		lo = 0.5 * hi
+		if t := try(lo); t.ok {
+			best = t
+		} else {
+			lo = 0
+		}
+	}
+	for i := 0; hi > 0 && lo > 0 && i < *steps && hi-lo > 0.01*hi; i++ {
+		t := try((lo + hi) / 2)
+		if t.ok {
+			best, lo = t, t.rate
+		} else {
+			hi = t.rate
+		}
+	}
+	if best.res == nil {
+		return fmt.Errorf("no rate was sustained")
+	}
+	bestCPU := float64(best.use.cpu.Nanoseconds()) / float64(best.requests)
+
+	// 3. Latency accuracy at 20 % of a 10 ms server's capacity.
+	sleeper, err := startServer(10 * time.Millisecond)
+	if err != nil {
+		return err
+	}
+	latConns := 16
+	latRate := 0.2 * float64(latConns) / 0.010
+	log("latency accuracy: 10ms server, -c%d -R%.0f for %s", latConns, latRate, *latDur)
+	latRes, _, err := runGen(genSpec{URL: sleeper.url, Threads: *threads, Connections: latConns, Rate: latRate, Duration: *latDur, Warmup: time.Second, Procs: *procs})
+	sleeper.stop()
+	if err != nil {
+		return err
+	}
+
+	// 4. Memory: a long run must not grow beyond a short one.
+	rate := *memRate
+	if rate <= 0 {
+		rate = best.rate / 2
+	}
+	log("memory: -R%.0f for %s and %s", rate, *short, *long)
+	_, shortUse, err := runGen(genSpec{URL: hello.url, Threads: *threads, Connections: *conns, Rate: rate, Duration: *short, Procs: *procs})
+	if err != nil {
+		return err
+	}
+	_, longUse, err := runGen(genSpec{URL: hello.url, Threads: *threads, Connections: *conns, Rate: rate, Duration: *long, Procs: *procs})
+	if err != nil {
+		return err
+	}
+
+	// Report.
+	rateRatio := best.rate / wrkRes.AchievedRate
+	cpuRatio := bestCPU / wrkCPU
+	p50 := p(latRes.Latency, 50)
+	p50Err := (float64(p50) - float64(10*time.Millisecond)) / float64(10*time.Millisecond)
+	rssRatio := float64(longUse.maxRSSk) / float64(shortUse.maxRSSk)
+	verdict := func(ok bool) string {
+		if ok {
+			return "PASS"
+		}
+		return "FAIL"
+	}
+	fmt.Printf("\nLoad generator benchmark (-t%d -c%d, generator GOMAXPROCS=%d, %d CPUs, loopback Go hello server, %s)\n\n",
+		*threads, *conns, *procs, runtime.NumCPU(), time.Now().Format(time.RFC3339))
+	fmt.Printf("%-58s %16s %16s\n", "measure", "figure", "target")
+	row := func(name, fig, target string) { fmt.Printf("%-58s %16s %16s\n", name, fig, target) }
+	row("wrk closed-loop throughput (req/s)", fmt.Sprintf("%.0f", wrkRes.AchievedRate), "")
+	row("orchbench closed-loop throughput (req/s)", fmt.Sprintf("%.0f", closedRes.AchievedRate), "")
+	row("orchbench max sustained open-loop rate (req/s)", fmt.Sprintf("%.0f", best.rate), "")
+	row(fmt.Sprintf("  at it: achieved %.0f, p50 %s, p99 %s", best.res.AchievedRate, p(best.res.Latency, 50), p(best.res.Latency, 99)), "", "")
+	row("(1) max sustained rate / wrk throughput", fmt.Sprintf("%.3f", rateRatio), ">= 0.90  "+verdict(rateRatio >= 0.9))
+	row("wrk CPU per request (µs)", fmt.Sprintf("%.2f", wrkCPU/1000), "")
+	row("orchbench CPU per request at max sustained rate (µs)", fmt.Sprintf("%.2f", bestCPU/1000), "")
+	row("orchbench CPU per request, closed loop (µs)", fmt.Sprintf("%.2f", closedCPU/1000), "")
+	row("(2) CPU per request ratio (open loop at max / wrk)", fmt.Sprintf("%.3f", cpuRatio), fmt.Sprintf("<= %.2f  %s", *cpuTarget, verdict(cpuRatio <= *cpuTarget)))
+	row("    CPU per request ratio (closed loop / wrk)", fmt.Sprintf("%.3f", closedCPU/wrkCPU), "")
+	row(fmt.Sprintf("10ms server at %.0f req/s: p50 (uncorrected p50 %s, p99 %s)", latRate, p(latRes.UncorrectedLatency, 50), p(latRes.Latency, 99)), p50.String(), "")
+	row("(3) p50 error vs 10ms", fmt.Sprintf("%+.2f%%", 100*p50Err), "within 5%  "+verdict(p50Err <= 0.05 && p50Err >= -0.05))
+	row(fmt.Sprintf("peak RSS, %s at %.0f req/s (MiB)", *short, rate), fmt.Sprintf("%.1f", float64(shortUse.maxRSSk)/1024), "")
+	row(fmt.Sprintf("peak RSS, %s at %.0f req/s (MiB)", *long, rate), fmt.Sprintf("%.1f", float64(longUse.maxRSSk)/1024), "")
+	row("(4) peak RSS long / short", fmt.Sprintf("%.3f", rssRatio), "<= 1.20  "+verdict(rssRatio <= 1.2))
+	return nil
+}
