@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
+	"github.com/orchbench/orchbench/harness/report"
+	"github.com/orchbench/orchbench/harness/results"
+	"github.com/orchbench/orchbench/harness/sweep"
+)
+
+type sweepFlags struct {
+	file, resume, dir, reports, vm, loadRunner, image string
+	dryRun, keep                                      bool
+}
+
+func init() {
+	var f sweepFlags
+	cmd := &cobra.Command{
+		Use:   "sweep -f experiments/<x>.hcl | --resume SWEEP",
+		Short: "Run an experiment matrix: deploy, verify, load, archive, push, report",
+		Long: `sweep expands an experiment spec into steps (app × orchestrator × variant ×
+offered load × repetition, in a seeded random order) and runs them on the
+cluster. Each step is verified (healthy in Consul, enforced limits equal to the
+variant's, the app's correctness probe) before load, archived under
+results/<sweep>/<step>/ first, then pushed to VictoriaMetrics. Interrupt it at
+any time: --resume continues without repeating or losing a step.`,
+		Example: `  orchbench sweep -f experiments/demo.hcl --dry-run
+  orchbench sweep -f experiments/demo.hcl
+  orchbench sweep --resume demo`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSweep(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.file, "file", "f", "", "experiment spec (HCL)")
+	fl.StringVar(&f.resume, "resume", "", "continue the archived sweep with this ID (or name: the newest)")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan and exit")
+	fl.StringVar(&f.dir, "dir", "results", "results archive `directory`")
+	fl.StringVar(&f.reports, "reports", "reports", "report output `directory`")
+	fl.StringVar(&f.vm, "vm", results.VMURL(), "VictoriaMetrics URL to push results to (empty: archive only)")
+	fl.StringVar(&f.loadRunner, "load-runner", "nomad", "where load runs: nomad (batch job jobs/loadgen.nomad.hcl) or local (child process here)")
+	fl.StringVar(&f.image, "loadgen-image", "orchbench/orchbench:local", "image of the load-generator batch job")
+	fl.BoolVar(&f.keep, "keep", false, "leave the deployments running afterwards")
+	rootCmd.AddCommand(cmd)
+}
+
+func runSweep(cmd *cobra.Command, f sweepFlags) error {
+	out := cmd.OutOrStdout()
+	archive := results.Archive{Dir: f.dir}
+	var rec *results.SweepRecord
+	switch {
+	case f.resume != "" && f.file != "":
+		return errors.New("give -f for a new sweep or --resume for an archived one, not both")
+	case f.resume != "":
+		id, err := archive.Resolve(f.resume)
+		if err != nil {
+			return err
+		}
+		if rec, err = archive.LoadSweep(id); err != nil {
+			return err
+		}
+	case f.file != "":
+		spec, err := experiment.ParseFile(f.file, experiment.Options{BaseDir: "."})
+		if err != nil {
+			return err
+		}
+		plan := experiment.Plan(spec)
+		if f.dryRun {
+			return experiment.FormatPlan(out, spec, plan)
+		}
+		start := time.Now().UTC()
+		rec = &results.SweepRecord{
+			ID: results.NewSweepID(spec.Name, start), Spec: spec, Seed: spec.Seed, Plan: plan,
+			GitSHA: gitSHA(), ToolVersions: toolVersions(), Start: start,
+		}
+		if err := archive.CreateSweep(*rec); err != nil {
+			return err
+		}
+	default:
+		return errors.New("give -f experiments/<x>.hcl or --resume SWEEP")
+	}
+
+	adapter, err := nomad.New("", "")
+	if err != nil {
+		return err
+	}
+	var load sweep.LoadRunner
+	switch f.loadRunner {
+	case "local":
+		load = sweep.LocalRunner{}
+	case "nomad":
+		load = &sweep.NomadRunner{Client: adapter.Client, JobFile: filepath.Join("jobs", "loadgen.nomad.hcl"), Image: f.image}
+	default:
+		return fmt.Errorf("--load-runner %q: valid are nomad, local", f.loadRunner)
+	}
+	runner := &sweep.Runner{Nomad: adapter, PacksDir: "packs", Archive: archive, VMURL: f.vm, Load: load, Out: out, Keep: f.keep}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(out, "sweep %s: %d steps, about %s; archive %s\n", rec.ID, len(rec.Plan),
+		experiment.EstimatedDuration(rec.Plan).Round(time.Second), filepath.Join(f.dir, rec.ID))
+	sum, err := runner.Run(ctx, rec)
+	if ctx.Err() != nil {
+		fmt.Fprintf(out, "interrupted; every finished step is archived. Continue with: orchbench sweep --resume %s\n", rec.ID)
+		return fmt.Errorf("sweep %s interrupted", rec.ID)
+	}
+	if err != nil {
+		fmt.Fprintf(out, "sweep stopped: %v\nfinished steps are archived; continue with: orchbench sweep --resume %s\n", err, rec.ID)
+		return err
+	}
+	fmt.Fprintf(out, "\nsweep %s: %d steps run (%d valid, %d invalid, %d skipped above a breaking point), %d from an earlier run\n",
+		rec.ID, sum.Steps, sum.Valid, sum.Invalid, sum.Skipped, sum.Resumed)
+	steps, err := archive.LoadSteps(rec.ID)
+	if err != nil {
+		return err
+	}
+	if err := results.FormatShow(out, rec, steps); err != nil {
+		return err
+	}
+	index, err := report.Write(archive, rec.ID, f.reports)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	fmt.Fprintf(out, "\nreport:     %s\n", index)
+	if f.vm != "" {
+		fmt.Fprintf(out, "dashboards: %s/vmui/#/dashboards (sweep=%s)\n", strings.TrimRight(f.vm, "/"), rec.ID)
+	}
+	if sum.PushFailures > 0 {
+		fmt.Fprintf(out, "%d steps were not pushed to VictoriaMetrics; push them with: orchbench results push %s\n", sum.PushFailures, rec.ID)
+	}
+	return nil
+}
+
+func gitSHA() string {
+	b, err := exec.Command("git", "describe", "--always", "--dirty", "--abbrev=12").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// toolVersions records what produced the numbers, for the archive.
+func toolVersions() map[string]string {
+	v := map[string]string{"go": runtime.Version(), "orchbench": gitSHA()}
+	for name, args := range map[string][]string{
+		"nomad":  {"nomad", "version"},
+		"consul": {"consul", "version"},
+		"docker": {"docker", "version", "--format", "{{.Server.Version}}"},
+	} {
+		if b, err := exec.Command(args[0], args[1:]...).Output(); err == nil {
+			v[name] = strings.SplitN(strings.TrimSpace(string(b)), "\n", 2)[0]
+		}
+	}
+	return v
+}
