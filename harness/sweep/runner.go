@@ -435,4 +435,3 @@ func (r *Runner) stopAll() {
 		r.stop(r.deployments[k])
 	}
 }
-
