@@ -389,3 +389,31 @@ func TestRepositoryPacks(t *testing.T) {
 		t.Fatalf("demo.hcl against the real packs: %v", err)
 	}
 }
+
+func TestProbeBlock(t *testing.T) {
+	src := `
+sweep "p" {
+  duration = "5s"
+  app "taewa" {
+    variants = ["baseline"]
+    rates    = [10]
+    probe {
+      path      = "/?n=5"
+      min_bytes = 44
+      regex     = "^The"
+    }
+  }
+}`
+	s, err := Parse([]byte(src), "p.hcl", Options{ListVariants: func(string) ([]string, error) { return []string{"baseline"}, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := Plan(s)
+	if steps[0].Probe == nil || steps[0].Probe.Path != "/?n=5" || steps[0].Probe.MinBytes != 44 || steps[0].Probe.Status != 200 {
+		t.Fatalf("probe not carried into the plan: %+v", steps[0].Probe)
+	}
+	_, err = Parse([]byte(strings.Replace(src, `"^The"`, `"(["`, 1)), "p.hcl", Options{ListVariants: func(string) ([]string, error) { return []string{"baseline"}, nil }})
+	if err == nil || !strings.Contains(err.Error(), "p.hcl:10,") || !strings.Contains(err.Error(), "Invalid probe regex") {
+		t.Fatalf("a bad regex must name file and line: %v", err)
+	}
+}

@@ -265,7 +265,7 @@ var appSchema = &hcl.BodySchema{
 		{Name: "workload"},
 		{Name: "script"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "closed_loop"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "closed_loop"}, {Type: "probe"}},
 }
 
 // maxLevels bounds rates_from/to/step so a wrong step cannot plan a million steps.
@@ -371,7 +371,18 @@ func (p *parser) app(block *hcl.Block) (App, bool) {
 		p.errorf(a["script"].Expr.Range(), "Conflicting load", "set workload or script, not both")
 	}
 
-	p.levels(block, a, content.Blocks, &app)
+	var loops hcl.Blocks
+	for _, b := range content.Blocks {
+		switch {
+		case b.Type == "closed_loop":
+			loops = append(loops, b)
+		case app.Probe != nil:
+			p.errorf(b.DefRange, "Duplicate probe block", "only one probe block is allowed")
+		default:
+			app.Probe = p.probe(b)
+		}
+	}
+	p.levels(block, a, loops, &app)
 	return app, len(p.diags.Errs()) == before
 }
 
@@ -504,6 +515,35 @@ func (p *parser) closedLoop(b *hcl.Block, app *App) {
 	}
 	sort.Ints(users)
 	app.Users = users
+}
+
+// probe reads an app's correctness probe, which replaces the one its pack
+// declares in job meta.
+func (p *parser) probe(b *hcl.Block) *Probe {
+	content, diags := b.Body.Content(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+		{Name: "path", Required: true},
+		{Name: "status"},
+		{Name: "min_bytes"},
+		{Name: "regex"},
+	}})
+	p.diags = append(p.diags, diags...)
+	a := content.Attributes
+	pr := &Probe{Status: 200}
+	if p.decode(a, "path", &pr.Path) && !strings.HasPrefix(pr.Path, "/") {
+		p.errorf(a["path"].Expr.Range(), "Invalid probe path", "path must start with \"/\", got %q", pr.Path)
+	}
+	if p.decode(a, "status", &pr.Status) && (pr.Status < 100 || pr.Status > 599) {
+		p.errorf(a["status"].Expr.Range(), "Invalid probe status", "status must be an HTTP status code, got %d", pr.Status)
+	}
+	if p.decode(a, "min_bytes", &pr.MinBytes) && pr.MinBytes < 0 {
+		p.errorf(a["min_bytes"].Expr.Range(), "Invalid min_bytes", "min_bytes must be at least 0, got %d", pr.MinBytes)
+	}
+	if p.decode(a, "regex", &pr.Regex) {
+		if _, err := regexp.Compile(pr.Regex); err != nil {
+			p.errorf(a["regex"].Expr.Range(), "Invalid probe regex", "%v", err)
+		}
+	}
+	return pr
 }
 
 func (p *parser) slo(b *hcl.Block, slo *SLO) {

@@ -114,6 +114,7 @@ func configurationSteps(s *Sweep, app App, orch, variant string) []Step {
 				Rep:          rep,
 				Vars:         maps.Clone(vars),
 				Load:         app.Load,
+				Probe:        app.Probe,
 				Warmup:       s.Warmup,
 				Duration:     s.Duration,
 				Cooldown:     s.Cooldown,

@@ -77,6 +77,17 @@ type App struct {
 	Rates []float64 `json:"rates,omitempty"`
 	Users []int     `json:"users,omitempty"`
 	Load  Load      `json:"load"`
+	// Probe replaces the correctness probe the pack declares, when set.
+	Probe *Probe `json:"probe,omitempty"`
+}
+
+// Probe is a correctness check run on every instance before load: a request
+// whose answer proves the app serves real data.
+type Probe struct {
+	Path     string `json:"path"`
+	Status   int    `json:"status"`
+	MinBytes int    `json:"min_bytes,omitempty"`
+	Regex    string `json:"regex,omitempty"`
 }
 
 // Load is how the load generator drives one step.
@@ -123,6 +134,7 @@ type Step struct {
 	// Vars are the pack variables to render with, including "variant".
 	Vars     map[string]any `json:"vars"`
 	Load     Load           `json:"load"`
+	Probe    *Probe         `json:"probe,omitempty"`
 	Warmup   time.Duration  `json:"warmup_ns"`
 	Duration time.Duration  `json:"duration_ns"`
 	Cooldown time.Duration  `json:"cooldown_ns"`

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
@@ -33,6 +34,22 @@ type Probe struct {
 	Status   int
 	MinBytes int
 	Regex    *regexp.Regexp
+}
+
+// probeFor is the experiment's probe for the step when it declares one, else the pack's.
+func probeFor(st experiment.Step, meta map[string]string) (Probe, error) {
+	if st.Probe == nil {
+		return ProbeFromMeta(meta)
+	}
+	p := Probe{Path: st.Probe.Path, Status: st.Probe.Status, MinBytes: st.Probe.MinBytes}
+	if st.Probe.Regex != "" {
+		re, err := regexp.Compile(st.Probe.Regex)
+		if err != nil {
+			return p, err
+		}
+		p.Regex = re
+	}
+	return p, nil
 }
 
 // ProbeFromMeta reads the probe a pack declares in its job meta

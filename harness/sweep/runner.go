@@ -190,7 +190,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		return files
 	}
 	sr.Metadata["endpoints"] = eps
-	probe, err := ProbeFromMeta(app.Meta)
+	probe, err := probeFor(st, app.Meta)
 	if err != nil {
 		gate(results.Gate{Name: GateProbe, Detail: err.Error()})
 		return files

@@ -57,8 +57,7 @@ func TestEmbeddedClusterTaewa(t *testing.T) {
 			job := "taewa-" + v.variant
 			must(t, orchbench, "pack", "run", "taewa", "--wait",
 				"--var", "variant="+v.variant,
-				"--var", fmt.Sprintf("resource_scale=%g", scale),
-				"--var", fmt.Sprintf("mhz_per_core=%g", mhz))
+				"--var", fmt.Sprintf("resource_scale=%g", scale))
 			defer must(t, orchbench, "pack", "destroy", "taewa", "--var", "variant="+v.variant)
 
 			info, _, err := ad.Client.Jobs().Info(job, nil)

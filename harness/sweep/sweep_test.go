@@ -1,0 +1,87 @@
+package sweep
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+)
+
+func endpointOf(t *testing.T, srv *httptest.Server) orchestrator.Endpoint {
+	t.Helper()
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, _ := strconv.Atoi(u.Port())
+	return orchestrator.Endpoint{Service: "app", Address: u.Hostname(), Port: port}
+}
+
+func TestProbeRefusesEmptyAndWrongAnswers(t *testing.T) {
+	full := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("The result of this run is :  249.123456789012"))
+	}))
+	defer full.Close()
+	empty := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("[]")) }))
+	defer empty.Close()
+	probe, err := ProbeFromMeta(map[string]string{"orchbench_probe_path": "/?n=1", "orchbench_probe_min_bytes": "44", "orchbench_probe_regex": "^The result"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if g := probe.Check(ctx, []orchestrator.Endpoint{endpointOf(t, full)}); !g.Passed {
+		t.Fatalf("a full answer failed: %s", g.Detail)
+	}
+	// one empty instance among good ones is enough to refuse the measurement
+	g := probe.Check(ctx, []orchestrator.Endpoint{endpointOf(t, full), endpointOf(t, empty)})
+	if g.Passed || !strings.Contains(g.Detail, "2 bytes, want at least 44") {
+		t.Fatalf("an empty instance passed: %+v", g)
+	}
+	st := experiment.Step{Probe: &experiment.Probe{Path: "/", Status: 200, Regex: "^nope"}}
+	p2, err := probeFor(st, map[string]string{"orchbench_probe_path": "/?n=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := p2.Check(ctx, []orchestrator.Endpoint{endpointOf(t, full)}); g.Passed || !strings.Contains(g.Detail, "does not match ^nope") {
+		t.Fatalf("the experiment's probe did not replace the pack's: %+v", g)
+	}
+	if _, err := ProbeFromMeta(map[string]string{}); err == nil {
+		t.Fatal("a pack without a probe must be refused")
+	}
+}
+
+func TestLimitsGate(t *testing.T) {
+	ok := orchestrator.Limits{Placement: orchestrator.Placement{Group: "g", Task: "t", DeclaredCores: 0.25, DeclaredMemoryMiB: 256}, EffectiveCores: 0.2496, MemoryLimitMiB: 256}
+	if g := LimitsGate([]orchestrator.Limits{ok}); !g.Passed {
+		t.Fatalf("equal limits refused: %s", g.Detail)
+	}
+	wrongCPU := ok
+	wrongCPU.EffectiveCores = 0.096
+	if g := LimitsGate([]orchestrator.Limits{ok, wrongCPU}); g.Passed || !strings.Contains(g.Detail, "enforces 0.096 cores, the variant declares 0.250") {
+		t.Fatalf("wrong quota passed: %+v", g)
+	}
+	wrongMem := ok
+	wrongMem.MemoryLimitMiB = 512
+	if g := LimitsGate([]orchestrator.Limits{wrongMem}); g.Passed {
+		t.Fatal("wrong memory limit passed")
+	}
+	if g := LimitsGate(nil); g.Passed {
+		t.Fatal("no tasks must not pass")
+	}
+}
+
+func TestLoadPathGate(t *testing.T) {
+	eps := []orchestrator.Endpoint{{Service: "taewa", Address: "127.0.0.1", Port: 2000}}
+	if g := LoadPathGate("127.0.0.1:2000", eps); !g.Passed {
+		t.Fatal(g.Detail)
+	}
+	if g := LoadPathGate("127.0.0.1:2222", eps); g.Passed {
+		t.Fatal("a target that is not an instance passed")
+	}
+}
