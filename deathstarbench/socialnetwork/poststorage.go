@@ -167,7 +167,7 @@ func (s *PostStorageService) ReadPosts(ctx context.Context, _ int64, postIDs []i
 			}
 			if err != nil {
 				mu.Lock()
-				firstErr = cmpErr(firstErr, err)
+				firstErr = firstError(firstErr, err)
 				mu.Unlock()
 				return
 			}

@@ -366,12 +366,7 @@ func buildService(ctx context.Context, name string, settings Settings, storage *
 		if err != nil {
 			errs = append(errs, err)
 		}
-		graph := &SocialGraphService{Edges: coll(), Cache: cache, Users: sn.NewUserServiceClient(client(ServiceUser))}
-		if len(errs) == 0 {
-			if err := graph.EnsureIndexes(ctx); err != nil {
-				errs = append(errs, err)
-			}
-		}
+		graph := &SocialGraphService{Graph: coll(), Cache: cache, Users: sn.NewUserServiceClient(client(ServiceUser))}
 		built.processor = sn.NewSocialGraphServiceProcessor(graph)
 	case ServicePostStorage:
 		built.processor = sn.NewPostStorageServiceProcessor(&PostStorageService{Posts: coll(), Cache: memcached(), MaxParallelReads: 16})

@@ -194,6 +194,21 @@ func (m *MongoCollection) FindEqual(ctx context.Context, field string, value any
 	return cursor.All(ctx, out)
 }
 
+// AddToSet implements Collection.
+func (m *MongoCollection) AddToSet(ctx context.Context, id, field string, value int64) error {
+	_, err := m.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}},
+		bson.D{{Key: "$addToSet", Value: bson.D{{Key: field, Value: value}}}},
+		options.Update().SetUpsert(true))
+	return err
+}
+
+// Pull implements Collection.
+func (m *MongoCollection) Pull(ctx context.Context, id, field string, value int64) error {
+	_, err := m.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}},
+		bson.D{{Key: "$pull", Value: bson.D{{Key: field, Value: value}}}})
+	return err
+}
+
 // EnsureIndex implements Collection.
 func (m *MongoCollection) EnsureIndex(ctx context.Context, field string) error {
 	_, err := m.coll.Indexes().CreateOne(ctx, mongo.IndexModel{

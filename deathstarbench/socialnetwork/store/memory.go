@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -196,6 +197,56 @@ func (c *MemoryCollection) FindEqual(_ context.Context, field string, value any,
 		result = reflect.Append(result, elem.Elem())
 	}
 	slice.Elem().Set(result)
+	return nil
+}
+
+// AddToSet implements Collection.
+func (c *MemoryCollection) AddToSet(_ context.Context, id, field string, value int64) error {
+	return c.updateInts(id, field, true, func(values []int64) []int64 {
+		if slices.Contains(values, value) {
+			return values
+		}
+		return append(values, value)
+	})
+}
+
+// Pull implements Collection.
+func (c *MemoryCollection) Pull(_ context.Context, id, field string, value int64) error {
+	return c.updateInts(id, field, false, func(values []int64) []int64 {
+		return slices.DeleteFunc(values, func(v int64) bool { return v == value })
+	})
+}
+
+func (c *MemoryCollection) updateInts(id, field string, upsert bool, update func([]int64) []int64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	doc := bson.M{}
+	raw, exists := c.docs[id]
+	if !exists && !upsert {
+		return nil
+	}
+	if exists {
+		if err := bson.Unmarshal(raw, &doc); err != nil {
+			return err
+		}
+	}
+	var values []int64
+	if array, ok := doc[field].(bson.A); ok {
+		for _, item := range array {
+			number, ok := item.(int64)
+			if !ok {
+				return fmt.Errorf("document %s field %s holds a %T, not int64", id, field, item)
+			}
+			values = append(values, number)
+		}
+	}
+	doc["_id"] = id
+	doc[field] = update(values)
+	updated, err := bson.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	c.docs[id] = updated
 	return nil
 }
 

@@ -53,6 +53,11 @@ type Collection interface {
 	// FindEqual decodes every document whose field equals value into out,
 	// a pointer to a slice.
 	FindEqual(ctx context.Context, field string, value any, out any) error
+	// AddToSet adds value to the integer array field of document id unless
+	// present, creating the document if missing.
+	AddToSet(ctx context.Context, id, field string, value int64) error
+	// Pull removes value from the integer array field of document id.
+	Pull(ctx context.Context, id, field string, value int64) error
 	// EnsureIndex creates an ascending index on field if missing.
 	EnsureIndex(ctx context.Context, field string) error
 }
