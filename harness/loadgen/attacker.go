@@ -39,6 +39,10 @@ type run struct {
 	conns   int
 	stop    atomic.Bool
 	budget  atomic.Int64 // closed loop: requests left when MaxRequests is set
+	// due counts open-loop requests whose scheduled time fell in the
+	// measured window, sent or not: with exp arrivals their number is
+	// random, so achieved must be compared with it, not the nominal rate.
+	due atomic.Int64
 	script  *Script
 }
 
@@ -336,6 +340,9 @@ func (c *conn) runOpen() {
 		if due.After(r.end) {
 			return
 		}
+		if !due.Before(r.meas) {
+			r.due.Add(1)
+		}
 		raw, label, err := c.src.next(c.rng)
 		if err != nil {
 			c.t.stopped.Store(true)
@@ -349,10 +356,24 @@ func (c *conn) runOpen() {
 		}
 		if !time.Now().Before(r.end) {
 			// Behind schedule at the end: what was not sent is not
-			// counted, which shows as achieved < offered.
+			// completed, which shows as achieved < due; it was still due.
+			c.countUnsent(h)
 			return
 		}
 		c.exchange(due, raw, label, due.Before(r.meas))
+	}
+}
+
+// countUnsent counts this connection's hits after h that fell due in the
+// window but were never sent because it was behind schedule.
+func (c *conn) countUnsent(h float64) {
+	r := c.r
+	for h = c.nextHit(h, false); ; h = c.nextHit(h, false) {
+		off, ok := r.sched.TimeOf(h)
+		if !ok || r.start.Add(off).After(r.end) {
+			return
+		}
+		r.due.Add(1)
 	}
 }
 
@@ -555,6 +576,7 @@ func (r *run) result(finished time.Time, series []SeriesPoint) *Result {
 		res.AchievedRate = float64(res.Requests) / res.DurationSeconds
 		if r.sched != nil {
 			res.OfferedRate = (r.sched.Hits(r.sched.Duration()) - r.sched.Hits(cfg.Warmup)) / res.DurationSeconds
+			res.DueRate = float64(r.due.Load()) / res.DurationSeconds
 		}
 	}
 	if cfg.Warmup > 0 {

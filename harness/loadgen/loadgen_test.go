@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -511,5 +512,28 @@ func TestParseRealWrk2Output(t *testing.T) {
 	}
 	if res.Latency.Max != 3448 || res.Latency.Count != 60018 || res.Latency.Buckets != 27 {
 		t.Fatalf("footer %+v", res.Latency)
+	}
+}
+
+// With exp arrivals the number of requests due in a window is random; the
+// result counts it, so an unsaturated server shows achieved equal to due even
+// when both differ from the nominal rate.
+func TestDueRateCountsScheduledRequests(t *testing.T) {
+	srv := newServer(t, nil)
+	for _, dist := range []string{"fixed", "exp"} {
+		res := runLoad(t, Config{URL: srv.URL, Threads: 1, Connections: 4, Rate: 200, Duration: 2 * time.Second, Distribution: dist, Seed: 11})
+		due := res.DueRate * res.DurationSeconds
+		if math.Abs(due-float64(res.Requests)) > 3 {
+			t.Errorf("%s: %d requests completed but %.0f due", dist, res.Requests, due)
+		}
+		if dist == "fixed" && math.Abs(res.DueRate-res.OfferedRate) > 2 {
+			t.Errorf("fixed: due %.1f/s differs from offered %.1f/s", res.DueRate, res.OfferedRate)
+		}
+	}
+	// a server slower than the schedule leaves requests due but unsent
+	slow := newServer(t, func(w http.ResponseWriter, r *http.Request) { time.Sleep(50 * time.Millisecond) })
+	res := runLoad(t, Config{URL: slow.URL, Threads: 1, Connections: 1, Rate: 100, Duration: time.Second, Seed: 3})
+	if res.DueRate < 90 || res.AchievedRate > 30 {
+		t.Errorf("saturated: due %.1f/s, achieved %.1f/s; want due near 100 and achieved near 20", res.DueRate, res.AchievedRate)
 	}
 }

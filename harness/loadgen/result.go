@@ -28,6 +28,10 @@ type Result struct {
 	// OfferedRate is the schedule's mean rate over the measured period
 	// (0 in closed loop, where nothing is offered independently of replies).
 	OfferedRate  float64 `json:"offered_rps"`
+	// DueRate counts the requests actually scheduled in the measured window
+	// per second: equal to OfferedRate for fixed arrivals, random around it
+	// for exp arrivals. Saturation shows as AchievedRate below DueRate.
+	DueRate      float64 `json:"due_rps,omitempty"`
 	AchievedRate float64 `json:"achieved_rps"`
 	Requests     int64   `json:"requests"` // completed responses, any status
 	Bytes        int64   `json:"bytes"`    // response bytes read
@@ -139,6 +143,10 @@ type SeriesPoint struct {
 	Seconds      float64 `json:"seconds"`
 	Warmup       bool    `json:"warmup,omitempty"`
 	OfferedRate  float64 `json:"offered_rps"`
+	// DueRate counts the requests actually scheduled in the measured window
+	// per second: equal to OfferedRate for fixed arrivals, random around it
+	// for exp arrivals. Saturation shows as AchievedRate below DueRate.
+	DueRate      float64 `json:"due_rps,omitempty"`
 	AchievedRate float64 `json:"achieved_rps"`
 	Errors       int64   `json:"errors"`
 	Bytes        int64   `json:"bytes"`

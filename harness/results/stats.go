@@ -152,7 +152,7 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 	out := make([]LevelStats, 0, len(keys))
 	for _, k := range keys {
 		l := LevelStats{App: k.app, Orchestrator: k.orch, Variant: k.variant, OfferedRPS: k.rate, Users: k.users}
-		var p50, p90, p99, p999, ach []float64
+		var p50, p90, p99, p999, ach, due []float64
 		var reqs, errs int64
 		for _, r := range groups[k] {
 			if !r.Valid {
@@ -165,6 +165,7 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 			p99 = append(p99, r.Corrected.P99)
 			p999 = append(p999, r.Corrected.P999)
 			ach = append(ach, r.AchievedRPS)
+			due = append(due, r.dueRPS())
 			reqs += r.Requests
 			errs += r.Errors
 		}
@@ -173,7 +174,7 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 			l.ErrorRatio = float64(errs) / float64(reqs)
 		}
 		if l.Valid > 0 {
-			l.Rules, l.Details = check(slo, l.OfferedRPS, l.P99.Median, l.Achieved.Median, l.ErrorRatio)
+			l.Rules, l.Details = check(slo, MedianCI(due).Median, l.P99.Median, l.Achieved.Median, l.ErrorRatio)
 		}
 		out = append(out, l)
 	}
@@ -189,7 +190,7 @@ func check(slo experiment.SLO, offered, p99, achieved, errRatio float64) (rules,
 	// Closed loop has no offered rate, so no throughput target.
 	if offered > 0 && achieved < slo.MinAchievedRatio*offered {
 		rules = append(rules, RuleThroughput)
-		details = append(details, fmt.Sprintf("achieved %.1f rps < %g × %s", achieved, slo.MinAchievedRatio, experiment.FormatRate(offered)))
+		details = append(details, fmt.Sprintf("achieved %.1f rps < %g × %.1f rps due", achieved, slo.MinAchievedRatio, offered))
 	}
 	if errRatio > slo.MaxErrorRatio {
 		rules = append(rules, RuleErrors)
@@ -201,7 +202,7 @@ func check(slo experiment.SLO, offered, p99, achieved, errRatio float64) (rules,
 // Violations applies the SLO to a single step, for early stopping during a
 // sweep. It returns the rules that fired and why; none means the step met it.
 func Violations(r StepResult, slo experiment.SLO) (rules, details []string) {
-	return check(slo, r.OfferedRPS, r.Corrected.P99, r.AchievedRPS, r.ErrorRatio())
+	return check(slo, r.dueRPS(), r.Corrected.P99, r.AchievedRPS, r.ErrorRatio())
 }
 
 // BreakingPoint is where a configuration first broke its SLO.
@@ -284,4 +285,14 @@ func joinOr(ss []string, empty string) string {
 		return empty
 	}
 	return strings.Join(ss, "; ")
+}
+
+// dueRPS is what the throughput rule compares achieved with: the requests
+// actually scheduled when known (exp arrivals make their number random),
+// else the offered rate.
+func (r StepResult) dueRPS() float64 {
+	if r.DueRPS > 0 {
+		return r.DueRPS
+	}
+	return r.OfferedRPS
 }

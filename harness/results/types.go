@@ -88,6 +88,9 @@ type StepResult struct {
 	Gates []Gate `json:"gates"`
 
 	AchievedRPS float64 `json:"achieved_rps"`
+	// DueRPS is the rate of requests actually scheduled in the window (random
+	// around the offered rate with exp arrivals); 0 when unknown.
+	DueRPS float64 `json:"due_rps,omitempty"`
 	// Requests counts completed requests including failed ones; Errors
 	// counts failures (socket errors, timeouts, non-2xx/3xx responses).
 	Requests int64 `json:"requests"`

@@ -13,6 +13,7 @@ import (
 func measurement(r *results.StepResult, res *loadgen.Result) {
 	socketErrors := res.Errors.Total()
 	r.AchievedRPS = res.AchievedRate
+	r.DueRPS = res.DueRate
 	r.Requests = res.Requests + socketErrors
 	r.Errors = socketErrors + res.Errors.Status
 	r.Bytes = res.Bytes
