@@ -42,8 +42,8 @@ type run struct {
 	// due counts open-loop requests whose scheduled time fell in the
 	// measured window, sent or not: with exp arrivals their number is
 	// random, so achieved must be compared with it, not the nominal rate.
-	due atomic.Int64
-	script  *Script
+	due    atomic.Int64
+	script *Script
 }
 
 type thread struct {

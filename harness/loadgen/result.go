@@ -27,7 +27,7 @@ type Result struct {
 	DurationSeconds float64 `json:"duration_seconds"`
 	// OfferedRate is the schedule's mean rate over the measured period
 	// (0 in closed loop, where nothing is offered independently of replies).
-	OfferedRate  float64 `json:"offered_rps"`
+	OfferedRate float64 `json:"offered_rps"`
 	// DueRate counts the requests actually scheduled in the measured window
 	// per second: equal to OfferedRate for fixed arrivals, random around it
 	// for exp arrivals. Saturation shows as AchievedRate below DueRate.
@@ -139,10 +139,10 @@ type EndpointResult struct {
 // SeriesPoint is one interval of the per-second series. T is the interval's
 // start relative to the end of warm-up (negative during warm-up).
 type SeriesPoint struct {
-	T            float64 `json:"t"`
-	Seconds      float64 `json:"seconds"`
-	Warmup       bool    `json:"warmup,omitempty"`
-	OfferedRate  float64 `json:"offered_rps"`
+	T           float64 `json:"t"`
+	Seconds     float64 `json:"seconds"`
+	Warmup      bool    `json:"warmup,omitempty"`
+	OfferedRate float64 `json:"offered_rps"`
 	// DueRate counts the requests actually scheduled in the measured window
 	// per second: equal to OfferedRate for fixed arrivals, random around it
 	// for exp arrivals. Saturation shows as AchievedRate below DueRate.

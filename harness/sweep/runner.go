@@ -84,6 +84,7 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 
 	started := time.Now()
 	ran := 0
+	vmDown := false
 	remaining := len(rec.Plan) - sum.Resumed
 	for i, st := range rec.Plan {
 		if err := ctx.Err(); err != nil {
@@ -92,7 +93,8 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 		if done[st.ID] {
 			continue
 		}
-		sr := results.StepResult{Labels: results.LabelsFor(rec.ID, st), Metadata: map[string]any{}}
+		// every step has a time, measured or not, so its series land in VictoriaMetrics
+		sr := results.StepResult{Labels: results.LabelsFor(rec.ID, st), Metadata: map[string]any{}, Start: time.Now().UTC()}
 		var raw map[string][]byte
 		if skip, why := early.Skip(st); rec.Spec.EarlyStop && skip {
 			sr.Gates = []results.Gate{{Name: GateEarly, Detail: "skipped: " + why}}
@@ -103,6 +105,9 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 				// an interrupted step is not a result: leave it for --resume
 				return sum, ctx.Err()
 			}
+		}
+		if sr.End.IsZero() {
+			sr.End = time.Now().UTC()
 		}
 		if err := r.Archive.WriteStep(rec.ID, sr, raw); err != nil {
 			return sum, fmt.Errorf("archive step %s: %w", st.ID, err)
@@ -117,10 +122,17 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 			sum.Invalid++
 		}
 		pushNote := ""
-		if r.VMURL != "" {
+		switch {
+		case r.VMURL == "":
+		case vmDown:
+			// one failed push already cost its retries; the rest wait for `results push`
+			sum.PushFailures++
+			pushNote = " · not pushed"
+		default:
 			if _, err := (results.Pusher{URL: r.VMURL}).PushStep(ctx, sr); err != nil {
 				sum.PushFailures++
-				pushNote = " · not pushed (VictoriaMetrics: " + err.Error() + "); run `orchbench results push " + rec.ID + "` later"
+				vmDown = true
+				pushNote = " · not pushed (VictoriaMetrics: " + err.Error() + "); later steps are archived only"
 			}
 		}
 		ran++
