@@ -61,6 +61,7 @@ type conn struct {
 	r        *run
 	t        *thread
 	idx      int
+	addr     string
 	nc       net.Conn
 	br       *bufio.Reader
 	rng      *rand.Rand
@@ -113,6 +114,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		r.threads = append(r.threads, t)
 	}
+	for _, h := range cfg.Hosts {
+		if err := checkAllowed(h, cfg.AllowRemote, cfg.AllowedHosts); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Closed == nil {
 		r.sched = r.openSchedule()
 	} else {
@@ -127,7 +133,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for i := range conns {
 		// Connections are dealt to threads in blocks, as wrk does.
 		t := r.threads[i*cfg.Threads/cfg.Connections]
-		c := &conn{r: r, t: t, idx: i, rng: rand.New(rand.NewPCG(seed, uint64(i)))}
+		c := &conn{r: r, t: t, idx: i, addr: t.addr, rng: rand.New(rand.NewPCG(seed, uint64(i)))}
+		if len(cfg.Hosts) > 0 && (t.script == nil || t.script.addr == "") {
+			c.addr = cfg.Hosts[i%len(cfg.Hosts)]
+		}
 		c.src, err = r.sourceFor(t)
 		if err != nil {
 			return nil, err
@@ -261,7 +270,7 @@ func withConnectionClose(raw []byte) []byte {
 
 func (c *conn) dial() error {
 	d := net.Dialer{Timeout: c.r.cfg.Timeout}
-	nc, err := d.Dial("tcp", c.t.addr)
+	nc, err := d.Dial("tcp", c.addr)
 	if err != nil {
 		return err
 	}

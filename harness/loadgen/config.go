@@ -2,13 +2,20 @@ package loadgen
 
 import (
 	"fmt"
+	"net"
 	"time"
 )
 
 // Config describes one run. The zero values of optional fields mean wrk's
 // defaults (2 threads, 10 connections, 10 s, 2 s timeout).
 type Config struct {
-	URL         string
+	URL string
+	// Hosts, when set, are the host:port addresses dialled instead of the
+	// URL's: connection i dials Hosts[i % len(Hosts)], so the connections
+	// of a horizontally scaled deployment are spread over its instances.
+	// The URL still gives the scheme, path and Host header, and a Lua
+	// script's wrk.connect address (per thread) still wins.
+	Hosts       []string
 	Threads     int
 	Connections int
 	// Duration is the measured period; Phases, when set, replace
@@ -122,6 +129,11 @@ func (c *Config) normalize() error {
 	if c.Warmup < 0 {
 		return fmt.Errorf("negative warm-up")
 	}
+	for _, h := range c.Hosts {
+		if _, port, err := net.SplitHostPort(h); err != nil || port == "" {
+			return fmt.Errorf("host %q: want host:port", h)
+		}
+	}
 	if c.Workload != nil && (c.ScriptPath != "" || c.ScriptSource != "") {
 		return fmt.Errorf("a Go workload and a Lua script exclude each other")
 	}
@@ -160,7 +172,7 @@ func (c *Config) normalize() error {
 
 func (c *Config) echo() ConfigEcho {
 	e := ConfigEcho{
-		URL: c.URL, Mode: "open", Threads: c.Threads, Connections: c.Connections,
+		URL: c.URL, Hosts: c.Hosts, Mode: "open", Threads: c.Threads, Connections: c.Connections,
 		DurationSeconds: c.Duration.Seconds(), Rate: c.Rate, Distribution: c.Distribution,
 		WarmupSeconds: c.Warmup.Seconds(), TimeoutSeconds: c.Timeout.Seconds(),
 		Headers: c.Headers, Script: c.ScriptPath, ScriptArgs: c.ScriptArgs,

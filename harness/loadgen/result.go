@@ -50,6 +50,7 @@ type Result struct {
 // ConfigEcho repeats the run's settings so an archived result explains itself.
 type ConfigEcho struct {
 	URL             string   `json:"url"`
+	Hosts           []string `json:"hosts,omitempty"`
 	Mode            string   `json:"mode"` // "open" or "closed"
 	Threads         int      `json:"threads"`
 	Connections     int      `json:"connections"`

@@ -15,6 +15,11 @@ import (
 	"github.com/orchbench/orchbench/harness/loadgen"
 )
 
+// -w names come from loadgen's registry. DeathStarBench's social-network
+// mixes (deathstarbench/socialnetwork/workload, FromSpec) do not register
+// themselves yet; once a package calls loadgen.RegisterWorkload from its
+// init, a blank import here makes them available to -w.
+
 // loadFlags mirrors wrk2's command line (with DeathStarBench's -D) and adds
 // orchbench's closed loop, phases, warm-up and JSON output.
 type loadFlags struct {
@@ -26,6 +31,8 @@ type loadFlags struct {
 	timeout              string
 	headers              []string
 	script               string
+	workload             string
+	hosts                []string
 	method, body         string
 
 	jsonOut    bool
@@ -48,7 +55,11 @@ type loadFlags struct {
 	spawnRate  float64
 }
 
-func init() {
+func init() { rootCmd.AddCommand(newLoadCmd()) }
+
+// newLoadCmd builds the command with its own flag set, so tests get fresh
+// flags for every run.
+func newLoadCmd() *cobra.Command {
 	var f loadFlags
 	cmd := &cobra.Command{
 		Use:   "load [flags] URL [script args...]",
@@ -62,7 +73,8 @@ Targets must be on loopback unless --allow-remote or --allow-host is given.`,
 		Example: `  orchbench load -t2 -c16 -d10s -R500 -L http://127.0.0.1:8080/
   orchbench load -t2 -c64 --phases "10s@100,20s@100->500,5s@0" --json http://127.0.0.1:8080/
   orchbench load -c8 --closed --think 50ms-150ms -d30s http://127.0.0.1:8080/
-  orchbench load -t2 -c32 -d30s -R200 -D exp -s compose-post.lua http://127.0.0.1:8080/`,
+  orchbench load -t2 -c32 -d30s -R200 -D exp -s compose-post.lua http://127.0.0.1:8080/
+  orchbench load -t2 -c32 -d30s -R200 -w get-paths:/a,/b --hosts 127.0.0.1:8081,127.0.0.1:8082 http://127.0.0.1:8081/`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runLoad(cmd, f, args) },
 	}
@@ -77,6 +89,8 @@ Targets must be on loopback unless --allow-remote or --allow-host is given.`,
 	fl.StringVar(&f.timeout, "timeout", "2s", "socket/request timeout")
 	fl.StringArrayVarP(&f.headers, "header", "H", nil, "add a header 'Name: value' (repeatable)")
 	fl.StringVarP(&f.script, "script", "s", "", "wrk Lua script")
+	fl.StringVarP(&f.workload, "workload", "w", "", "Go workload NAME[:ARGS] instead of a script (registered: "+strings.Join(loadgen.WorkloadNames(), ", ")+")")
+	fl.StringSliceVar(&f.hosts, "hosts", nil, "host:port list to spread connections over round-robin; the URL still gives path and Host header")
 	fl.StringVar(&f.method, "method", "GET", "request method when no script is used")
 	fl.StringVar(&f.body, "body", "", "request body when no script is used")
 
@@ -98,7 +112,7 @@ Targets must be on loopback unless --allow-remote or --allow-host is given.`,
 	fl.Int64Var(&f.requests, "requests", 0, "closed loop: stop after this many requests in total")
 	fl.Int64Var(&f.iterations, "iterations", 0, "closed loop: stop each user after this many requests")
 	fl.Float64Var(&f.spawnRate, "spawn-rate", 0, "closed loop: users started per second (0: all at once)")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 func runLoad(cmd *cobra.Command, f loadFlags, args []string) error {
@@ -142,6 +156,17 @@ func (f loadFlags) config(cmd *cobra.Command, args []string) (loadgen.Config, er
 		URL: args[0], ScriptArgs: args[1:], Threads: f.threads, Connections: f.connections,
 		Rate: f.rate, Distribution: f.dist, Method: f.method, ScriptPath: f.script,
 		ConnectionClose: f.connClose, CoarseTimers: f.coarse, Seed: f.seed, AllowRemote: f.remote, AllowedHosts: f.allowHosts,
+		Hosts: f.hosts,
+	}
+	if f.workload != "" {
+		if f.script != "" {
+			return cfg, fmt.Errorf("-s/--script and -w/--workload both choose the requests; give one or the other")
+		}
+		w, err := loadgen.WorkloadByName(f.workload)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Workload, cfg.WorkloadName = w, f.workload
 	}
 	if f.body != "" {
 		cfg.Body = []byte(f.body)
