@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -178,6 +179,27 @@ func (s *server) stop() {
 	}
 }
 
+// orchbenchBin, when set, is an orchbench binary whose `load` command is
+// the generator under test instead of this binary's linked-in copy, so the
+// figures describe what `orchbench load` really does.
+var orchbenchBin string
+
+// loadArgs is spec as an `orchbench load` command line.
+func loadArgs(spec genSpec) []string {
+	secs := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s" }
+	args := []string{"load", "--json", "-t", strconv.Itoa(spec.Threads), "-c", strconv.Itoa(spec.Connections),
+		"-d", secs(spec.Duration), "--warmup", secs(spec.Warmup)}
+	if spec.Procs > 0 {
+		args = append(args, "--procs", strconv.Itoa(spec.Procs))
+	}
+	if spec.Rate > 0 {
+		args = append(args, "-R", strconv.FormatFloat(spec.Rate, 'f', -1, 64))
+	} else {
+		args = append(args, "--closed")
+	}
+	return append(args, spec.URL)
+}
+
 // runGen runs one generator child and returns its result and accounting.
 func runGen(spec genSpec) (*loadgen.Result, usage, error) {
 	self, err := os.Executable()
@@ -188,6 +210,9 @@ func runGen(spec genSpec) (*loadgen.Result, usage, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), spec.Duration+spec.Warmup+time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self, genMode, string(arg))
+	if orchbenchBin != "" {
+		cmd = exec.CommandContext(ctx, orchbenchBin, loadArgs(spec)...)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -251,7 +276,17 @@ func bench() error {
 	memRate := flag.Float64("mem-rate", 0, "rate of the memory runs (0: half the maximum sustained rate)")
 	procs := flag.Int("gen-procs", 1, "GOMAXPROCS of the generator (0: Go's default); 1 leaves the other core to the server")
 	cpuTarget := flag.Float64("cpu-target", 1.0, "PASS if generator CPU/request <= this × wrk's")
+	flag.StringVar(&orchbenchBin, "orchbench", "", "run this orchbench binary's `load` as the generator (default: the copy linked into bench-loadgen)")
 	flag.Parse()
+	if orchbenchBin != "" {
+		abs, err := exec.LookPath(orchbenchBin)
+		if err != nil {
+			return fmt.Errorf("--orchbench: %w (build it first, e.g. just build)", err)
+		}
+		if orchbenchBin, err = filepath.Abs(abs); err != nil {
+			return err
+		}
+	}
 
 	if _, err := os.Stat(*wrkPath); err != nil {
 		return fmt.Errorf("wrk not found at %s (apt-get install -y wrk): %w", *wrkPath, err)
@@ -396,8 +431,12 @@ func bench() error {
 		}
 		return "FAIL"
 	}
-	fmt.Printf("\nLoad generator benchmark (-t%d -c%d, generator GOMAXPROCS=%d, %d CPUs, loopback Go hello server, %s)\n\n",
-		*threads, *conns, *procs, runtime.NumCPU(), time.Now().Format(time.RFC3339))
+	gen := "linked-in loadgen"
+	if orchbenchBin != "" {
+		gen = orchbenchBin + " load"
+	}
+	fmt.Printf("\nLoad generator benchmark (-t%d -c%d, generator %s, GOMAXPROCS=%d, %d CPUs, loopback Go hello server, %s)\n\n",
+		*threads, *conns, gen, *procs, runtime.NumCPU(), time.Now().Format(time.RFC3339))
 	fmt.Printf("%-58s %16s %16s\n", "measure", "figure", "target")
 	row := func(name, fig, target string) { fmt.Printf("%-58s %16s %16s\n", name, fig, target) }
 	row("wrk closed-loop throughput (req/s)", fmt.Sprintf("%.0f", wrkRes.AchievedRate), "")
