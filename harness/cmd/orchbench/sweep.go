@@ -93,6 +93,13 @@ func runSweep(cmd *cobra.Command, f sweepFlags) error {
 		return errors.New("give -f experiments/<x>.hcl or --resume SWEEP")
 	}
 
+	return executeSweep(cmd, f, rec)
+}
+
+// executeSweep runs an archived sweep record to the end and reports on it.
+func executeSweep(cmd *cobra.Command, f sweepFlags, rec *results.SweepRecord) error {
+	out := cmd.OutOrStdout()
+	archive := results.Archive{Dir: f.dir}
 	adapter, err := nomad.New("", "")
 	if err != nil {
 		return err
