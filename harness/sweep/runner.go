@@ -43,6 +43,7 @@ type Runner struct {
 
 	deployments map[string]*deployment
 	mhzPerCore  float64
+	nodes       map[string]map[string]string
 }
 
 // deployment is one configuration's deployed jobs and what was verified once.
@@ -177,6 +178,10 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	sr.Metadata["job_version"] = app.Version
 	sr.Metadata["deploy_seconds"] = app.DeployDuration.Seconds()
 	sr.Metadata["mhz_per_core"] = r.mhzPerCore
+	if r.nodes == nil {
+		r.nodes, _ = r.Nomad.NodeAttributes(ctx)
+	}
+	sr.Metadata["nodes"] = r.nodes
 	for k, v := range app.Meta {
 		if strings.HasPrefix(k, "orchbench_") {
 			sr.Metadata[k] = v

@@ -102,6 +102,40 @@ func (a *Adapter) NodeCPU(ctx context.Context) (mhzPerCore float64, cores int, e
 	return 0, 0, errors.New("nomad: no ready node")
 }
 
+// nodeAttributeKeys are the fingerprinted facts recorded with every result:
+// what the numbers were measured on.
+var nodeAttributeKeys = []string{
+	"cpu.modelname", "cpu.numcores", "cpu.frequency", "cpu.totalcompute", "memory.totalbytes",
+	"kernel.name", "kernel.version", "os.name", "os.version", "nomad.version", "driver.docker.version",
+	"unique.cgroup.version",
+}
+
+// NodeAttributes returns the recorded facts of every ready node by node name.
+func (a *Adapter) NodeAttributes(ctx context.Context) (map[string]map[string]string, error) {
+	nodes, _, err := a.Client.Nodes().List(qo(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("nomad: list nodes: %w", err)
+	}
+	out := map[string]map[string]string{}
+	for _, n := range nodes {
+		if n.Status != "ready" {
+			continue
+		}
+		node, _, err := a.Client.Nodes().Info(n.ID, qo(ctx))
+		if err != nil {
+			return nil, fmt.Errorf("nomad: node %s: %w", n.Name, err)
+		}
+		attrs := map[string]string{}
+		for _, k := range nodeAttributeKeys {
+			if v, ok := node.Attributes[k]; ok {
+				attrs[k] = v
+			}
+		}
+		out[n.Name] = attrs
+	}
+	return out, nil
+}
+
 // Deploy registers the job, or reuses the running one when Nomad's plan shows no change.
 func (a *Adapter) Deploy(ctx context.Context, job *api.Job) (*orchestrator.Deployment, error) {
 	if job == nil || job.ID == nil {
