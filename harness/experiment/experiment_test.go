@@ -65,7 +65,7 @@ func TestParseDemoSpec(t *testing.T) {
 	}
 	a := s.Apps[0]
 	if a.Pack != "taewa" || !reflect.DeepEqual(a.Variants, []string{"baseline", "vertical"}) ||
-		!reflect.DeepEqual(a.Rates, []float64{100, 200, 400, 800}) {
+		!reflect.DeepEqual(a.Rates, []float64{50, 100, 200, 400}) {
 		t.Fatalf("app wrong: %+v", a)
 	}
 	if a.Load != (Load{Kind: LoadOpen, Threads: 2, Connections: 16, Distribution: "exp"}) {

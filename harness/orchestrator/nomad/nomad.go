@@ -192,6 +192,10 @@ func (a *Adapter) WaitHealthy(ctx context.Context, d *orchestrator.Deployment, t
 	var last string
 	for {
 		ok, state, err := a.healthy(ctx, d)
+		if err != nil && ctx.Err() != nil {
+			// the bound ran out during a request: say how far it got
+			return fmt.Errorf("nomad: job %s not healthy after %s (last state: %s)", d.Job, timeout, last)
+		}
 		if err != nil {
 			return err
 		}

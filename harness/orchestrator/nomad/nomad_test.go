@@ -106,7 +106,7 @@ func TestWaitHealthyVerdicts(t *testing.T) {
 			var progress strings.Builder
 			a.Progress = &progress
 			d := &orchestrator.Deployment{Job: "taewa-baseline", Version: 3}
-			err := a.WaitHealthy(context.Background(), d, 300*time.Millisecond)
+			err := a.WaitHealthy(context.Background(), d, time.Second)
 			if c.wantErr == "" {
 				if err != nil {
 					t.Fatalf("want healthy, got %v", err)
