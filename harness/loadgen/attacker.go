@@ -142,56 +142,23 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 		c.capture = t.script != nil && t.script.hasResponse
-		if !cfg.CoarseTimers {
+		if !cfg.CoarseTimers && r.engine() == EngineGoroutine {
 			c.timer = newPreciseTimer()
 		}
 		conns[i] = c
 	}
 
-	// Connect before the clock starts so the first scheduled requests do
-	// not pay for the handshake; failures are retried (and counted) later.
-	if !cfg.ConnectionClose {
-		var wg sync.WaitGroup
-		for _, c := range conns {
-			wg.Add(1)
-			go func() { defer wg.Done(); _ = c.dial() }()
-		}
-		wg.Wait()
-	}
-
-	r.start = time.Now()
-	r.meas = r.start.Add(cfg.Warmup)
-	r.end = r.meas.Add(cfg.Duration)
-	grace := cfg.Timeout
-	if grace > maxGrace {
-		grace = maxGrace
-	}
-	r.hardEnd = r.end.Add(grace)
-
 	stopWatch := context.AfterFunc(ctx, func() { r.stop.Store(true) })
 	defer stopWatch()
-
 	seriesDone := make(chan struct{})
 	seriesOut := make(chan []SeriesPoint, 1)
-	go func() { seriesOut <- r.collectSeries(seriesDone) }()
-
-	var wg sync.WaitGroup
-	for _, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if cfg.Closed != nil {
-				c.runClosed()
-			} else {
-				c.runOpen()
-			}
-			c.close()
-			if c.timer != nil {
-				c.timer.close()
-			}
-		}()
+	if r.engine() == EngineLoop {
+		if err := r.runLoops(conns, func() { go func() { seriesOut <- r.collectSeries(seriesDone) }() }); err != nil {
+			return nil, err
+		}
+	} else {
+		r.runGoroutines(conns, func() { go func() { seriesOut <- r.collectSeries(seriesDone) }() })
 	}
-	wg.Wait()
 	if cfg.Closed == nil {
 		// A trailing idle phase sends nothing but is still part of the
 		// run: the series should show it.
@@ -210,6 +177,62 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	return res, ctx.Err()
+}
+
+// engine picks the open loop's engine: the event loops unless the goroutine
+// engine was asked for (or the platform has no epoll). The closed loop
+// always uses goroutines: a user waits for each reply anyway, so there is no
+// schedule to batch, and it already matches wrk's CPU per request.
+func (r *run) engine() string {
+	if r.cfg.Closed != nil || r.cfg.Engine == EngineGoroutine || !eventLoopAvailable() {
+		return EngineGoroutine
+	}
+	return EngineLoop
+}
+
+// startClock fixes the run's time line, once the connections are up.
+func (r *run) startClock() {
+	r.start = time.Now()
+	r.meas = r.start.Add(r.cfg.Warmup)
+	r.end = r.meas.Add(r.cfg.Duration)
+	grace := r.cfg.Timeout
+	if grace > maxGrace {
+		grace = maxGrace
+	}
+	r.hardEnd = r.end.Add(grace)
+}
+
+func (r *run) runGoroutines(conns []*conn, started func()) {
+	cfg := r.cfg
+	// Connect before the clock starts so the first scheduled requests do
+	// not pay for the handshake; failures are retried (and counted) later.
+	if !cfg.ConnectionClose {
+		var wg sync.WaitGroup
+		for _, c := range conns {
+			wg.Add(1)
+			go func() { defer wg.Done(); _ = c.dial() }()
+		}
+		wg.Wait()
+	}
+	r.startClock()
+	started()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if cfg.Closed != nil {
+				c.runClosed()
+			} else {
+				c.runOpen()
+			}
+			c.close()
+			if c.timer != nil {
+				c.timer.close()
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func (r *run) openSchedule() Schedule {

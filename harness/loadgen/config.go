@@ -69,10 +69,20 @@ type Config struct {
 	// PreciseTimerMaxRate is the offered rate (req/s) above which waits
 	// use runtime timers even without CoarseTimers (default 5000).
 	PreciseTimerMaxRate float64
+	// Engine runs the open loop on EngineLoop (the default: an epoll loop
+	// per thread, Linux only) or EngineGoroutine (a goroutine per
+	// connection). The closed loop always uses goroutines.
+	Engine string
 	// Seed makes the per-connection RNGs (and so exp arrivals and Go
 	// workloads) reproducible; 0 picks one from the clock.
 	Seed uint64
 }
+
+// Engines of the open loop.
+const (
+	EngineLoop      = "loop"
+	EngineGoroutine = "goroutine"
+)
 
 // Closed configures closed-loop users (Fortio -qps -1, JMeter threads ×
 // loops, Locust users). Users equals Config.Connections unless set. The run
@@ -125,6 +135,11 @@ func (c *Config) normalize() error {
 	case "fixed", "exp":
 	default:
 		return fmt.Errorf("distribution %q: want fixed or exp", c.Distribution)
+	}
+	switch c.Engine {
+	case "", EngineLoop, EngineGoroutine:
+	default:
+		return fmt.Errorf("engine %q: want %s or %s", c.Engine, EngineLoop, EngineGoroutine)
 	}
 	if c.Warmup < 0 {
 		return fmt.Errorf("negative warm-up")

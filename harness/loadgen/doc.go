@@ -7,8 +7,11 @@
 //
 // The library is split the way vegeta splits its own: schedule.go (pacers),
 // target.go (URL, request formatting, endpoint labels), workload.go (Go request
-// mixes), script.go (wrk's Lua API), attacker.go (the connection loops),
-// httpwire.go (the allocation-free HTTP/1.1 client wire code), timer_linux.go
+// mixes), registry.go (workloads by name), script.go (wrk's Lua API),
+// attacker.go (the run, the closed loop and the goroutine-per-connection
+// engine), eventloop_linux.go (the default open-loop engine: an epoll loop
+// per thread, as wrk's), httpwire.go and wirebuf.go (the allocation-free
+// HTTP/1.1 response parsers, blocking and resumable), timer_linux.go
 // (timerfd waits that keep low-rate schedules on time), recorder.go
 // (histograms and counters), result.go (the archived Result), report.go (the
 // wrk2 text report) and wrk2parse.go (reading a real wrk2's output).

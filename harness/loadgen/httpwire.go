@@ -63,12 +63,31 @@ func readResponse(br *bufio.Reader, head, capture bool, r *response) error {
 }
 
 func readHead(br *bufio.Reader, capture bool, r *response) error {
-	r.contentLength, r.chunked = -1, false
 	line, err := readLine(br, &r.bytes)
 	if err != nil {
 		return err
 	}
-	// "HTTP/1.x SSS reason"
+	if err := parseStatusLine(line, r); err != nil {
+		return err
+	}
+	for {
+		line, err = readLine(br, &r.bytes)
+		if err != nil {
+			return err
+		}
+		if len(line) == 0 {
+			return nil
+		}
+		if err := parseHeaderLine(line, capture, r); err != nil {
+			return err
+		}
+	}
+}
+
+// parseStatusLine reads "HTTP/1.x SSS reason" and resets the framing
+// fields for the headers that follow.
+func parseStatusLine(line []byte, r *response) error {
+	r.contentLength, r.chunked = -1, false
 	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
 		return errMalformed
 	}
@@ -81,39 +100,35 @@ func readHead(br *bufio.Reader, capture bool, r *response) error {
 	}
 	r.status = status
 	r.mustClose = line[7] == '0' // HTTP/1.0 closes unless told otherwise
-	for {
-		line, err = readLine(br, &r.bytes)
-		if err != nil {
-			return err
-		}
-		if len(line) == 0 {
-			return nil
-		}
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 {
+	return nil
+}
+
+func parseHeaderLine(line []byte, capture bool, r *response) error {
+	colon := bytes.IndexByte(line, ':')
+	if colon <= 0 {
+		return errMalformed
+	}
+	name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
+	switch {
+	case asciiEqualFold(name, "content-length"):
+		n, ok := parseDecimal(value)
+		if !ok {
 			return errMalformed
 		}
-		name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
-		switch {
-		case asciiEqualFold(name, "content-length"):
-			n, ok := parseDecimal(value)
-			if !ok {
-				return errMalformed
-			}
-			r.contentLength = n
-		case asciiEqualFold(name, "transfer-encoding"):
-			r.chunked = containsFold(value, "chunked")
-		case asciiEqualFold(name, "connection"):
-			if containsFold(value, "close") {
-				r.mustClose = true
-			} else if containsFold(value, "keep-alive") {
-				r.mustClose = false
-			}
-		}
-		if capture {
-			r.headers = append(r.headers, Header{Name: string(name), Value: string(value)})
+		r.contentLength = n
+	case asciiEqualFold(name, "transfer-encoding"):
+		r.chunked = containsFold(value, "chunked")
+	case asciiEqualFold(name, "connection"):
+		if containsFold(value, "close") {
+			r.mustClose = true
+		} else if containsFold(value, "keep-alive") {
+			r.mustClose = false
 		}
 	}
+	if capture {
+		r.headers = append(r.headers, Header{Name: string(name), Value: string(value)})
+	}
+	return nil
 }
 
 // readLine returns one CRLF- or LF-terminated line without its terminator.

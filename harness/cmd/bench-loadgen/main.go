@@ -95,6 +95,7 @@ type genSpec struct {
 	Duration    time.Duration `json:"duration"`
 	Warmup      time.Duration `json:"warmup"`
 	Procs       int           `json:"procs"` // GOMAXPROCS of the child; 0 leaves Go's default
+	Engine      string        `json:"engine,omitempty"`
 }
 
 func generate(args []string) {
@@ -107,7 +108,7 @@ func generate(args []string) {
 		runtime.GOMAXPROCS(spec.Procs)
 	}
 	cfg := loadgen.Config{URL: spec.URL, Threads: spec.Threads, Connections: spec.Connections,
-		Rate: spec.Rate, Duration: spec.Duration, Warmup: spec.Warmup}
+		Rate: spec.Rate, Duration: spec.Duration, Warmup: spec.Warmup, Engine: spec.Engine}
 	if spec.Rate <= 0 {
 		cfg.Closed = &loadgen.Closed{}
 	}
@@ -184,6 +185,9 @@ func (s *server) stop() {
 // figures describe what `orchbench load` really does.
 var orchbenchBin string
 
+// engine is passed to every generator run; empty leaves its default.
+var engine string
+
 // loadArgs is spec as an `orchbench load` command line.
 func loadArgs(spec genSpec) []string {
 	secs := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s" }
@@ -191,6 +195,9 @@ func loadArgs(spec genSpec) []string {
 		"-d", secs(spec.Duration), "--warmup", secs(spec.Warmup)}
 	if spec.Procs > 0 {
 		args = append(args, "--procs", strconv.Itoa(spec.Procs))
+	}
+	if spec.Engine != "" {
+		args = append(args, "--engine", spec.Engine)
 	}
 	if spec.Rate > 0 {
 		args = append(args, "-R", strconv.FormatFloat(spec.Rate, 'f', -1, 64))
@@ -206,6 +213,7 @@ func runGen(spec genSpec) (*loadgen.Result, usage, error) {
 	if err != nil {
 		return nil, usage{}, err
 	}
+	spec.Engine = engine
 	arg, _ := json.Marshal(spec)
 	ctx, cancel := context.WithTimeout(context.Background(), spec.Duration+spec.Warmup+time.Minute)
 	defer cancel()
@@ -276,6 +284,7 @@ func bench() error {
 	memRate := flag.Float64("mem-rate", 0, "rate of the memory runs (0: half the maximum sustained rate)")
 	procs := flag.Int("gen-procs", 1, "GOMAXPROCS of the generator (0: Go's default); 1 leaves the other core to the server")
 	cpuTarget := flag.Float64("cpu-target", 1.0, "PASS if generator CPU/request <= this × wrk's")
+	flag.StringVar(&engine, "engine", "", "open-loop engine of the generator: loop or goroutine (default: the generator's)")
 	flag.StringVar(&orchbenchBin, "orchbench", "", "run this orchbench binary's `load` as the generator (default: the copy linked into bench-loadgen)")
 	flag.Parse()
 	if orchbenchBin != "" {
@@ -434,6 +443,9 @@ func bench() error {
 	gen := "linked-in loadgen"
 	if orchbenchBin != "" {
 		gen = orchbenchBin + " load"
+	}
+	if engine != "" {
+		gen += ", engine " + engine
 	}
 	fmt.Printf("\nLoad generator benchmark (-t%d -c%d, generator %s, GOMAXPROCS=%d, %d CPUs, loopback Go hello server, %s)\n\n",
 		*threads, *conns, gen, *procs, runtime.NumCPU(), time.Now().Format(time.RFC3339))

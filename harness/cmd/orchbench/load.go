@@ -44,6 +44,7 @@ type loadFlags struct {
 	seed       uint64
 	interval   string
 	coarse     bool
+	engine     string
 	procs      int
 	remote     bool
 	allowHosts []string
@@ -103,6 +104,7 @@ Targets must be on loopback unless --allow-remote or --allow-host is given.`,
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for per-connection RNGs (0: from the clock)")
 	fl.StringVar(&f.interval, "interval", "1s", "bucket width of the per-interval series")
 	fl.BoolVar(&f.coarse, "coarse-timers", false, "wait with the Go timer only (up to 1ms late when idle; fewer syscalls)")
+	fl.StringVar(&f.engine, "engine", loadgen.EngineLoop, "open-loop engine: loop (an epoll loop per thread) or goroutine (one per connection)")
 	fl.IntVar(&f.procs, "procs", 0, "GOMAXPROCS for the generator (0: Go's default); 1 is often fastest when the server shares the cores")
 	fl.BoolVar(&f.remote, "allow-remote", false, "allow targets outside loopback")
 	fl.StringArrayVar(&f.allowHosts, "allow-host", nil, "allow this non-loopback host, address or CIDR (repeatable)")
@@ -156,7 +158,7 @@ func (f loadFlags) config(cmd *cobra.Command, args []string) (loadgen.Config, er
 		URL: args[0], ScriptArgs: args[1:], Threads: f.threads, Connections: f.connections,
 		Rate: f.rate, Distribution: f.dist, Method: f.method, ScriptPath: f.script,
 		ConnectionClose: f.connClose, CoarseTimers: f.coarse, Seed: f.seed, AllowRemote: f.remote, AllowedHosts: f.allowHosts,
-		Hosts: f.hosts,
+		Hosts: f.hosts, Engine: f.engine,
 	}
 	if f.workload != "" {
 		if f.script != "" {

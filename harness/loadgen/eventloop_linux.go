@@ -1,0 +1,593 @@
+package loadgen
+
+import (
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// The open-loop event engine: one epoll loop per thread, as wrk's, instead
+// of a goroutine per connection. Profiles of the goroutine engine at partial
+// load showed most CPU in waking: every request paid a runtime timer, a
+// goroutine switch, a read that found nothing (EAGAIN) and a netpoller
+// round trip before the real read. Here a request costs a write and a read
+// plus a share of one epoll_pwait2, whose nanosecond timeout doubles as the
+// schedule timer (no timerfd), and every send and reply that are due when
+// the loop wakes are handled in that one wake-up.
+
+const (
+	loopEvents = 256
+	// maxHeadBuffer bounds how far the read buffer grows for a response
+	// head that does not fit; beyond it the response is malformed.
+	maxHeadBuffer = 1 << 20
+	// timeoutScan is how often in-flight requests are checked against the
+	// timeout: finer would cost a scan per wake-up for nothing.
+	timeoutScan = 10 * time.Millisecond
+	// retryPause keeps a connection whose connect failed from spinning on a
+	// dead port while it is behind schedule.
+	retryPause     = time.Millisecond
+	sysEpollPwait2 = 441
+	// batchSlack lets a wait for the next send end this much later above
+	// PreciseTimerMaxRate, so one wake-up sends several requests: at
+	// 12k req/s it cut wake-ups per request from 0.8 to 0.35 and CPU by a
+	// fifth. The lateness shows in the corrected latency, as it should;
+	// the goroutine engine's runtime timers were up to 1ms late there.
+	batchSlack = 250 * time.Microsecond
+)
+
+type lcState uint8
+
+const (
+	lcIdle       lcState = iota // waiting for its due time (in the heap)
+	lcConnecting                // non-blocking connect under way
+	lcWriting                   // request partly written
+	lcReading                   // request sent, reading the response
+	lcDone                      // schedule finished
+)
+
+type loopConn struct {
+	*conn
+	fd      int
+	li      int32 // index in the loop, carried by its epoll events
+	gen     int32 // tells a stale event for a closed fd from the new one
+	st      lcState
+	h       float64
+	due     int64 // scheduled send, ns since run start (latency origin)
+	key     int64 // heap order: due, or later after a failed connect
+	sent    int64
+	warm    bool
+	head    bool
+	raw     []byte
+	label   string
+	out     []byte
+	buf     []byte
+	rd, wr  int
+	p       bufParser
+	sa      syscall.Sockaddr
+	family  int
+	started bool // the schedule position h is valid
+}
+
+type loop struct {
+	r      *run
+	epfd   int
+	conns  []*loopConn
+	heap   []*loopConn
+	events [loopEvents]syscall.EpollEvent
+	live   int // connections whose schedule has not finished
+	ts     syscall.Timespec
+	noPw2  bool
+}
+
+func eventLoopAvailable() bool { return true }
+
+// runLoops drives the open loop on min(Threads, GOMAXPROCS-1) loops, at
+// least one. A loop blocked in epoll leaves its P in a syscall; while
+// another P is idle, sysmon leaves it there, but with none idle it takes
+// the P at every wait and then polls every 20µs (at GOMAXPROCS=1 a tenth of
+// the CPU profile was its nanosleeps and the P hand-backs). A spare P also
+// keeps the rest of the process (series, an in-process server) responsive.
+func (r *run) runLoops(conns []*conn, started func()) error {
+	n := max(1, min(r.cfg.Threads, runtime.GOMAXPROCS(0)-1))
+	addrs := map[string]syscall.Sockaddr{}
+	loops := make([]*loop, n)
+	for i := range loops {
+		fd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+		if err != nil {
+			for _, l := range loops[:i] {
+				syscall.Close(l.epfd)
+			}
+			return os.NewSyscallError("epoll_create1", err)
+		}
+		loops[i] = &loop{r: r, epfd: fd}
+	}
+	defer func() {
+		for _, l := range loops {
+			for _, c := range l.conns {
+				l.closeFd(c)
+			}
+			syscall.Close(l.epfd)
+		}
+	}()
+	for _, c := range conns {
+		sa, ok := addrs[c.addr]
+		if !ok {
+			ta, err := net.ResolveTCPAddr("tcp", c.addr)
+			if err != nil {
+				return err
+			}
+			if ip4 := ta.IP.To4(); ip4 != nil {
+				sa = &syscall.SockaddrInet4{Port: ta.Port, Addr: [4]byte(ip4)}
+			} else {
+				sa = &syscall.SockaddrInet6{Port: ta.Port, Addr: [16]byte(ta.IP.To16())}
+			}
+			addrs[c.addr] = sa
+		}
+		l := loops[c.t.id%n]
+		lc := &loopConn{conn: c, fd: -1, sa: sa, family: syscall.AF_INET, buf: make([]byte, readBufferSize)}
+		if _, v6 := sa.(*syscall.SockaddrInet6); v6 {
+			lc.family = syscall.AF_INET6
+		}
+		lc.li = int32(len(l.conns))
+		l.conns = append(l.conns, lc)
+	}
+
+	// Connect before the clock starts, as the goroutine engine does.
+	for _, l := range loops {
+		l.connectAll()
+	}
+	r.startClock()
+	started()
+	done := make(chan struct{}, n)
+	for _, l := range loops {
+		go func() { l.run(); done <- struct{}{} }()
+	}
+	for range loops {
+		<-done
+	}
+	return nil
+}
+
+func (l *loop) now() int64 { return int64(time.Since(l.r.start)) }
+
+func (l *loop) connectAll() {
+	limit := time.Now().Add(l.r.cfg.Timeout)
+	pending := 0
+	for _, c := range l.conns {
+		if l.connect(c) == nil && c.st == lcConnecting {
+			pending++
+		}
+	}
+	for pending > 0 {
+		wait := time.Until(limit)
+		if wait <= 0 {
+			break
+		}
+		n := l.wait(int64(wait))
+		for i := 0; i < n; i++ {
+			c, ok := l.conn(&l.events[i])
+			if !ok || c.st != lcConnecting {
+				continue
+			}
+			pending--
+			if l.connected(c) != nil {
+				l.closeFd(c)
+			}
+			c.st = lcIdle
+		}
+	}
+	for _, c := range l.conns {
+		if c.st == lcConnecting {
+			l.closeFd(c) // retried, and counted, when first due
+			c.st = lcIdle
+		}
+	}
+}
+
+// connect starts a non-blocking connect; c.st tells whether it finished.
+func (l *loop) connect(c *loopConn) error {
+	fd, err := syscall.Socket(c.family, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return os.NewSyscallError("socket", err)
+	}
+	// Go's dialer sets TCP_NODELAY too; small requests must not wait for
+	// Nagle.
+	syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+	c.fd = fd
+	c.gen++
+	c.rd, c.wr = 0, 0
+	err = syscall.Connect(fd, c.sa)
+	ev := syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLRDHUP, Fd: c.li, Pad: c.gen}
+	switch err {
+	case nil:
+		c.st = lcIdle
+	case syscall.EINPROGRESS:
+		c.st = lcConnecting
+		ev.Events = syscall.EPOLLOUT
+	default:
+		l.closeFd(c)
+		return os.NewSyscallError("connect", err)
+	}
+	if err := syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		l.closeFd(c)
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	return nil
+}
+
+// connected finishes a non-blocking connect once the socket is writable.
+func (l *loop) connected(c *loopConn) error {
+	soErr, err := syscall.GetsockoptInt(c.fd, syscall.SOL_SOCKET, syscall.SO_ERROR)
+	if err == nil && soErr != 0 {
+		err = syscall.Errno(soErr)
+	}
+	if err != nil {
+		return os.NewSyscallError("connect", err)
+	}
+	ev := syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLRDHUP, Fd: c.li, Pad: c.gen}
+	return os.NewSyscallError("epoll_ctl", syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_MOD, c.fd, &ev))
+}
+
+func (l *loop) closeFd(c *loopConn) {
+	if c.fd >= 0 {
+		syscall.Close(c.fd) // also leaves the epoll set
+		c.fd = -1
+	}
+}
+
+func (l *loop) conn(ev *syscall.EpollEvent) (*loopConn, bool) {
+	i := int(ev.Fd)
+	if i < 0 || i >= len(l.conns) {
+		return nil, false
+	}
+	c := l.conns[i]
+	return c, c.gen == ev.Pad && c.fd >= 0
+}
+
+// wait blocks in epoll for at most ns nanoseconds (0: just poll).
+func (l *loop) wait(ns int64) int {
+	if ns <= 0 {
+		n, err := syscall.EpollWait(l.epfd, l.events[:], 0)
+		if err != nil {
+			return 0
+		}
+		return n
+	}
+	if !l.noPw2 {
+		l.ts = syscall.NsecToTimespec(ns)
+		n, _, errno := syscall.Syscall6(sysEpollPwait2, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])),
+			loopEvents, uintptr(unsafe.Pointer(&l.ts)), 0, 0)
+		switch errno {
+		case 0:
+			return int(n)
+		case syscall.ENOSYS:
+			l.noPw2 = true // before Linux 5.11: millisecond timeouts below
+		default:
+			return 0
+		}
+	}
+	n, _, errno := syscall.Syscall6(syscall.SYS_EPOLL_WAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&l.events[0])),
+		loopEvents, uintptr((ns+999_999)/1_000_000), 0, 0)
+	if errno != 0 {
+		return 0
+	}
+	return int(n)
+}
+
+// run is one loop's whole measured period.
+func (l *loop) run() {
+	r := l.r
+	for _, c := range l.conns {
+		c.h = c.nextHit(0, true)
+		c.started = true
+		l.plan(c)
+	}
+	end, hardEnd := int64(r.end.Sub(r.start)), int64(r.hardEnd.Sub(r.start))
+	nextScan := int64(timeoutScan)
+	for !r.stop.Load() {
+		now := l.now()
+		for len(l.heap) > 0 && l.heap[0].key <= now {
+			l.send(l.pop(), now, end)
+		}
+		if now >= nextScan {
+			l.expire(now, hardEnd)
+			nextScan = now + int64(timeoutScan)
+		}
+		inflight := l.inflight()
+		if len(l.heap) == 0 && inflight == 0 {
+			return
+		}
+		if now >= hardEnd {
+			return // in-flight requests are cut, as by the goroutine engine
+		}
+		wait := int64(sleepSlice)
+		if len(l.heap) > 0 {
+			next := l.heap[0].key
+			if !r.precise(r.start.Add(time.Duration(next))) {
+				next += int64(batchSlack)
+			}
+			wait = min(wait, next-now)
+		}
+		if inflight > 0 {
+			wait = min(wait, nextScan-now, hardEnd-now)
+		}
+		n := l.wait(max(wait, 0))
+		for i := 0; i < n; i++ {
+			ev := &l.events[i]
+			if c, ok := l.conn(ev); ok {
+				l.event(c, ev.Events)
+			}
+		}
+	}
+}
+
+func (l *loop) inflight() int {
+	k := 0
+	for _, c := range l.conns {
+		if c.st == lcConnecting || c.st == lcWriting || c.st == lcReading {
+			k++
+		}
+	}
+	return k
+}
+
+// plan takes the connection's next hit, as runOpen's loop head does, and
+// queues it; a finished schedule retires the connection.
+func (l *loop) plan(c *loopConn) {
+	r := l.r
+	c.st = lcDone
+	off, ok := r.sched.TimeOf(c.h)
+	if !ok || c.halted() {
+		return
+	}
+	due := int64(off)
+	if due > int64(r.end.Sub(r.start)) {
+		return
+	}
+	if due >= int64(r.meas.Sub(r.start)) {
+		r.due.Add(1)
+	}
+	raw, label, err := c.src.next(c.rng)
+	if err != nil {
+		c.t.stopped.Store(true)
+		return
+	}
+	if c.t.script != nil && c.t.script.hasDelay {
+		due += int64(c.t.script.delay())
+	}
+	c.raw, c.label, c.due, c.st = raw, label, due, lcIdle
+	c.warm = due < int64(r.meas.Sub(r.start))
+	c.head = len(raw) > 5 && string(raw[:5]) == "HEAD "
+	c.key = max(due, c.key)
+	l.push(c)
+}
+
+func (l *loop) next(c *loopConn) {
+	c.h = c.nextHit(c.h, false)
+	l.plan(c)
+}
+
+func (l *loop) send(c *loopConn, now, end int64) {
+	if now >= end {
+		c.countUnsent(c.h)
+		c.st = lcDone
+		return
+	}
+	c.sent = now
+	c.p.reset(&c.resp, c.head, c.capture)
+	c.out = c.raw
+	if c.fd < 0 {
+		if err := l.connect(c); err != nil {
+			l.fail(c, "connect", err)
+			c.key = now + int64(retryPause)
+			l.next(c)
+			return
+		}
+		if c.st == lcConnecting {
+			return // the request goes out once connected
+		}
+	}
+	l.write(c)
+}
+
+func (l *loop) write(c *loopConn) {
+	for len(c.out) > 0 {
+		n, err := rawWrite(c.fd, c.out)
+		if err == syscall.EAGAIN {
+			c.st = lcWriting
+			ev := syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLOUT | syscall.EPOLLRDHUP, Fd: c.li, Pad: c.gen}
+			syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_MOD, c.fd, &ev)
+			return
+		}
+		if err != nil {
+			l.failNext(c, "write", os.NewSyscallError("write", err))
+			return
+		}
+		c.out = c.out[n:]
+	}
+	if c.st == lcWriting {
+		ev := syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLRDHUP, Fd: c.li, Pad: c.gen}
+		syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_MOD, c.fd, &ev)
+	}
+	c.st = lcReading
+}
+
+func (l *loop) event(c *loopConn, ev uint32) {
+	switch c.st {
+	case lcConnecting:
+		if err := l.connected(c); err != nil {
+			l.failNext(c, "connect", err)
+			return
+		}
+		c.st = lcWriting
+		l.write(c)
+	case lcWriting:
+		if ev&(syscall.EPOLLOUT|syscall.EPOLLERR|syscall.EPOLLHUP) != 0 {
+			l.write(c)
+		}
+		if c.st == lcReading && ev&syscall.EPOLLIN != 0 {
+			l.read(c)
+		}
+	case lcReading:
+		l.read(c)
+	default:
+		// An idle keep-alive connection the server closed (or sent junk
+		// on): drop it quietly and connect again when next due, which is
+		// what a real client does with a stale pooled connection.
+		l.closeFd(c)
+	}
+}
+
+func (l *loop) read(c *loopConn) {
+	if c.rd == c.wr {
+		c.rd, c.wr = 0, 0
+	} else if c.wr == len(c.buf) {
+		if c.rd > 0 {
+			c.wr = copy(c.buf, c.buf[c.rd:c.wr])
+			c.rd = 0
+		} else if len(c.buf) < maxHeadBuffer {
+			c.buf = append(c.buf, make([]byte, len(c.buf))...)
+		} else {
+			l.failNext(c, "read", errMalformed)
+			return
+		}
+	}
+	n, err := rawRead(c.fd, c.buf[c.wr:])
+	if err == syscall.EAGAIN || err == syscall.EINTR {
+		return
+	}
+	if err != nil {
+		l.readFailed(c, os.NewSyscallError("read", err))
+		return
+	}
+	if n == 0 {
+		if c.p.st == psUntilEOF {
+			l.complete(c)
+			return
+		}
+		eof := io.EOF
+		if c.resp.bytes > 0 || c.rd < c.wr {
+			eof = io.ErrUnexpectedEOF
+		}
+		l.readFailed(c, eof)
+		return
+	}
+	c.wr += n
+	used, perr := c.p.feed(c.buf[c.rd:c.wr], &c.resp)
+	c.rd += used
+	if perr != nil {
+		l.readFailed(c, perr)
+		return
+	}
+	if c.p.st == psDone {
+		l.complete(c)
+	}
+}
+
+func (l *loop) readFailed(c *loopConn, err error) {
+	if l.now() >= int64(l.r.hardEnd.Sub(l.r.start)) || l.r.stop.Load() {
+		l.closeFd(c) // cut at the end of the run, not a failure
+		l.next(c)
+		return
+	}
+	l.failNext(c, "read", err)
+}
+
+func (l *loop) complete(c *loopConn) {
+	done := l.now()
+	s := &c.s
+	*s = sample{label: c.label, corrected: time.Duration(done - c.due), uncorrected: time.Duration(done - c.sent),
+		status: c.resp.status, bytes: c.resp.bytes}
+	c.record(c.warm)
+	if c.capture {
+		c.t.script.response(c.resp.status, c.resp.headers, c.resp.body)
+	}
+	if c.resp.mustClose || c.p.st == psUntilEOF {
+		l.closeFd(c)
+	}
+	l.next(c)
+}
+
+func (l *loop) fail(c *loopConn, op string, err error) {
+	l.closeFd(c)
+	c.s = sample{label: c.label}
+	c.conn.fail(op, err, c.warm)
+}
+
+func (l *loop) failNext(c *loopConn, op string, err error) {
+	l.fail(c, op, err)
+	l.next(c)
+}
+
+// expire fails requests older than the timeout, as the goroutine engine's
+// socket deadlines do.
+func (l *loop) expire(now, hardEnd int64) {
+	limit := now - int64(l.r.cfg.Timeout)
+	for _, c := range l.conns {
+		if (c.st == lcConnecting || c.st == lcWriting || c.st == lcReading) && c.sent <= limit && now < hardEnd {
+			op := "read"
+			if c.st == lcConnecting {
+				op = "connect"
+			}
+			l.failNext(c, op, os.ErrDeadlineExceeded)
+		}
+	}
+}
+
+func (l *loop) push(c *loopConn) {
+	l.heap = append(l.heap, c)
+	for i := len(l.heap) - 1; i > 0; {
+		p := (i - 1) / 2
+		if l.heap[p].key <= l.heap[i].key {
+			break
+		}
+		l.heap[p], l.heap[i] = l.heap[i], l.heap[p]
+		i = p
+	}
+}
+
+func (l *loop) pop() *loopConn {
+	h := l.heap
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for i := 0; ; {
+		m, a, b := i, 2*i+1, 2*i+2
+		if a < len(h) && h[a].key < h[m].key {
+			m = a
+		}
+		if b < len(h) && h[b].key < h[m].key {
+			m = b
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	l.heap = h
+	return top
+}
+
+// rawRead and rawWrite skip the runtime's syscall bookkeeping: on a
+// non-blocking socket they never block, and they are the per-request cost.
+func rawRead(fd int, p []byte) (int, error) {
+	n, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+func rawWrite(fd int, p []byte) (int, error) {
+	n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
