@@ -170,9 +170,17 @@ func (p *Pack) funcMap(ctx TemplateContext) template.FuncMap {
 		}
 		return v, nil
 	}
-	// Like nomad-pack, relative paths are relative to the working directory.
+	// Like nomad-pack, relative paths are relative to the working directory;
+	// failing that, to the registry's parent (the repository root for
+	// packs/<name>), so the harness renders the same from any directory.
 	funcs["fileContents"] = func(path string) (string, error) {
 		b, err := os.ReadFile(path)
+		if err != nil && !filepath.IsAbs(path) {
+			var err2 error
+			if b, err2 = os.ReadFile(filepath.Join(p.Dir, "..", "..", path)); err2 == nil {
+				err = nil
+			}
+		}
 		if err != nil {
 			return "", err
 		}

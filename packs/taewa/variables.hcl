@@ -43,7 +43,7 @@ variable "mhz_per_core" {
 variable "driver" {
   type        = string
   default     = "docker"
-  description = "Task driver: docker (image, CFS quota) or exec (node app_dir/server.js; whole cores become a cpuset)."
+  description = "Task driver: docker (image, CFS quota) or exec (node with the app_source shipped in the job; whole cores become a cpuset)."
 }
 
 variable "image" {
@@ -52,10 +52,10 @@ variable "image" {
   description = "Docker image for the docker driver; cluster/images.sh tags each build \"local\" (Nomad would try to pull \":latest\")."
 }
 
-variable "app_dir" {
+variable "app_source" {
   type        = string
-  default     = "/opt/orchbench/apps/taewa"
-  description = "Directory holding server.js on the client, for the exec driver; it must be visible inside the exec chroot."
+  default     = "apps/taewa/server.js"
+  description = "The server's source for the exec driver, relative to the directory nomad-pack or orchbench runs in (the repository root); it is shipped inside the job, so no host path is mounted."
 }
 
 variable "difficulty" {

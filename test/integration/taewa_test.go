@@ -44,21 +44,23 @@ func TestEmbeddedClusterTaewa(t *testing.T) {
 	}
 	t.Logf("node: %.0f MHz per core, %d cores", mhz, cores)
 
-	const scale = 0.25
 	for _, v := range []struct {
-		variant string
-		cores   float64
-		memMiB  int
+		variant, driver string
+		scale           float64
+		cores           float64
+		memMiB          int
 	}{
-		{"baseline", 1 * scale, 1024 * scale},
-		{"vertical", 2 * scale, 2048 * scale},
+		{"baseline", "docker", 0.25, 0.25, 256},
+		{"vertical", "docker", 0.25, 0.5, 512},
+		// exec has no CPU quota in Nomad 1.10: a whole core becomes an exclusive cpuset
+		{"baseline", "exec", 1, 1, 1024},
 	} {
-		t.Run(v.variant, func(t *testing.T) {
-			job := "taewa-" + v.variant
-			must(t, orchbench, "pack", "run", "taewa", "--wait",
-				"--var", "variant="+v.variant,
-				"--var", fmt.Sprintf("resource_scale=%g", scale))
-			defer must(t, orchbench, "pack", "destroy", "taewa", "--var", "variant="+v.variant)
+		t.Run(v.variant+"-"+v.driver, func(t *testing.T) {
+			job := "taewa-" + v.variant + "-" + v.driver
+			vars := []string{"--var", "variant=" + v.variant, "--var", "driver=" + v.driver,
+				"--var", "job_name=" + job, "--var", fmt.Sprintf("resource_scale=%g", v.scale)}
+			must(t, orchbench, append([]string{"pack", "run", "taewa", "--wait"}, vars...)...)
+			defer must(t, orchbench, append([]string{"pack", "destroy", "taewa"}, vars...)...)
 
 			info, _, err := ad.Client.Jobs().Info(job, nil)
 			if err != nil {

@@ -97,9 +97,23 @@ job "[[ template "taewa.job_name" . ]]" {
         cpu_hard_limit = [[ ne $variant "unlimited" ]]
 [[- else ]]
         command = "node"
-        args    = [[ list (printf "%s/server.js" (var "app_dir" . | trimSuffix "/")) | toStringList ]]
+        args    = ["local/server.js"]
 [[- end ]]
       }
+[[- if ne $driver "docker" ]]
+
+      # The source travels inside the job (no host bind mount); the odd
+      # delimiters keep consul-template away from the JavaScript, and "$${"
+      # keeps HCL from interpolating its template literals.
+      template {
+        destination     = "local/server.js"
+        left_delimiter  = "[%%"
+        right_delimiter = "%%]"
+        data            = <<EOT
+[[ fileContents (var "app_source" .) | replace "${" "$${" | replace "%{" "%%{" ]]
+EOT
+      }
+[[- end ]]
 
       env {
 [[- if eq $driver "docker" ]]
