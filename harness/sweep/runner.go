@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -280,6 +281,15 @@ func loadArgs(rec *results.SweepRecord, st experiment.Step, eps []orchestrator.E
 	}
 	if l.Workload != "" {
 		args = append(args, "--workload", l.Workload)
+	}
+	// the generator refuses non-loopback targets unless told: the deployment's
+	// own registered instances are exactly the ones it may load
+	allowed := map[string]bool{}
+	for _, ep := range eps {
+		if ip := net.ParseIP(ep.Address); (ip == nil || !ip.IsLoopback()) && !allowed[ep.Address] {
+			allowed[ep.Address] = true
+			args = append(args, "--allow-host", ep.Address)
+		}
 	}
 	if len(eps) > 1 {
 		var hosts []string

@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/results"
 )
 
 func endpointOf(t *testing.T, srv *httptest.Server) orchestrator.Endpoint {
@@ -83,5 +85,20 @@ func TestLoadPathGate(t *testing.T) {
 	}
 	if g := LoadPathGate("127.0.0.1:2222", eps); g.Passed {
 		t.Fatal("a target that is not an instance passed")
+	}
+}
+
+func TestLoadArgsAllowOnlyTheDeploymentsInstances(t *testing.T) {
+	rec := &results.SweepRecord{Seed: 1}
+	st := experiment.Step{OfferedRPS: 100, Duration: 5 * time.Second, Load: experiment.Load{Threads: 2, Connections: 8, Distribution: "exp"}}
+	eps := []orchestrator.Endpoint{{Address: "10.0.0.5", Port: 80}, {Address: "10.0.0.6", Port: 80}, {Address: "127.0.0.1", Port: 81}}
+	args := strings.Join(loadArgs(rec, st, eps), " ")
+	for _, want := range []string{"-R 100", "-D exp", "--allow-host 10.0.0.5", "--allow-host 10.0.0.6", "--hosts 10.0.0.5:80,10.0.0.6:80,127.0.0.1:81"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("args %q lack %q", args, want)
+		}
+	}
+	if strings.Contains(args, "--allow-host 127.0.0.1") {
+		t.Errorf("loopback needs no allowance: %q", args)
 	}
 }
