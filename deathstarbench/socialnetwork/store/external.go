@@ -179,6 +179,20 @@ func (m *MongoCollection) Get(ctx context.Context, id string, out any) error {
 	return err
 }
 
+// Put implements Collection as a replace-with-upsert by _id.
+func (m *MongoCollection) Put(ctx context.Context, doc any) error {
+	raw, err := bson.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	id, ok := bson.Raw(raw).Lookup("_id").StringValueOK()
+	if !ok {
+		return errors.New("document has no string _id")
+	}
+	_, err = m.coll.ReplaceOne(ctx, bson.D{{Key: "_id", Value: id}}, bson.Raw(raw), options.Replace().SetUpsert(true))
+	return err
+}
+
 // Delete implements Collection.
 func (m *MongoCollection) Delete(ctx context.Context, id string) error {
 	_, err := m.coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}})

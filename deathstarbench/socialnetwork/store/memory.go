@@ -157,6 +157,22 @@ func (c *MemoryCollection) Get(_ context.Context, id string, out any) error {
 	return bson.Unmarshal(raw, out)
 }
 
+// Put implements Collection.
+func (c *MemoryCollection) Put(_ context.Context, doc any) error {
+	raw, err := bson.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	id, ok := bson.Raw(raw).Lookup("_id").StringValueOK()
+	if !ok {
+		return fmt.Errorf("document has no string _id")
+	}
+	c.mu.Lock()
+	c.docs[id] = raw
+	c.mu.Unlock()
+	return nil
+}
+
 // Delete implements Collection.
 func (c *MemoryCollection) Delete(_ context.Context, id string) error {
 	c.mu.Lock()

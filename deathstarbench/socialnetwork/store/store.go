@@ -48,6 +48,8 @@ type Collection interface {
 	Insert(ctx context.Context, doc any) error
 	// Get decodes the document with the given _id into out.
 	Get(ctx context.Context, id string, out any) error
+	// Put stores doc under its _id, replacing any document there.
+	Put(ctx context.Context, doc any) error
 	// Delete removes the document; deleting a missing one is not an error.
 	Delete(ctx context.Context, id string) error
 	// FindEqual decodes every document whose field equals value into out,

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
@@ -54,6 +56,9 @@ type Client struct {
 	mu     sync.Mutex
 	idle   []*conn
 	closed bool
+
+	replicas []*Client // one pool per address when addr lists several
+	next     atomic.Uint64
 }
 
 type conn struct {
@@ -62,12 +67,22 @@ type conn struct {
 }
 
 // NewClient returns a pool for addr; connections are opened lazily, so a
-// service can start before its upstreams do.
+// service can start before its upstreams do. A comma-separated addr (the
+// replicas of a horizontally scaled upstream, as the pack's Consul
+// templates list them) spreads calls round-robin over one pool per address.
 func NewClient(addr string, opts Options) *Client {
 	if opts.MaxIdle <= 0 {
 		opts.MaxIdle = DefaultOptions().MaxIdle
 	}
-	return &Client{addr: addr, opts: opts}
+	c := &Client{addr: addr, opts: opts}
+	if parts := strings.Split(addr, ","); len(parts) > 1 {
+		for _, part := range parts {
+			if part = strings.TrimSpace(part); part != "" {
+				c.replicas = append(c.replicas, NewClient(part, opts))
+			}
+		}
+	}
+	return c
 }
 
 // Addr is the upstream address this pool dials.
@@ -75,6 +90,9 @@ func (c *Client) Addr() string { return c.addr }
 
 // Call implements thrift.TClient.
 func (c *Client) Call(ctx context.Context, method string, args, result thrift.TStruct) (thrift.ResponseMeta, error) {
+	if len(c.replicas) > 0 {
+		return c.replicas[c.next.Add(1)%uint64(len(c.replicas))].Call(ctx, method, args, result)
+	}
 	cn, err := c.get()
 	if err != nil {
 		return thrift.ResponseMeta{}, err
@@ -125,6 +143,9 @@ func (c *Client) put(cn *conn) {
 
 // Close closes idle connections; calls in flight finish and close theirs.
 func (c *Client) Close() error {
+	for _, replica := range c.replicas {
+		replica.Close()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closed = true

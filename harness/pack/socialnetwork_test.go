@@ -1,0 +1,261 @@
+package pack
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// These tests pin packs/social-network's shape the harness relies on: one
+// group per task, the variant ratios and counts, and the meta.
+
+var socialServices = []string{"frontend", "compose-post", "text", "url-shorten", "user-mention", "media",
+	"unique-id", "user", "social-graph", "post-storage", "user-timeline", "home-timeline"}
+
+type socialTask struct {
+	count         int64
+	cpu, memory   int64
+	meta          map[string]string
+	hardLimit     bool
+	hasTemplate   bool
+	templateData  string
+	serviceName   string
+	serviceChecks string
+}
+
+type socialJob struct {
+	name  string
+	meta  map[string]string
+	tasks map[string]socialTask
+}
+
+func renderSocial(t *testing.T, overrides map[string]string) (socialJob, error) {
+	t.Helper()
+	dir, err := Find("social-network")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, set := overrides["mhz_per_core"]; !set {
+		overrides["mhz_per_core"] = "2000"
+	}
+	r, err := p.Render(overrides, nil)
+	if err != nil {
+		return socialJob{}, err
+	}
+	text := r.Files["social-network.nomad"]
+	file, diags := hclparse.NewParser().ParseHCL([]byte(text), "social-network.nomad")
+	if diags.HasErrors() {
+		t.Fatalf("rendered job is not valid HCL: %s\n%s", diags, text)
+	}
+	job := only(t, file.Body.(*hclsyntax.Body), "job")
+	out := socialJob{name: job.Labels[0], meta: literalStrings(t, only(t, job.Body, "meta").Body), tasks: map[string]socialTask{}}
+	for _, group := range job.Body.Blocks {
+		if group.Type != "group" {
+			continue
+		}
+		task := only(t, group.Body, "task")
+		if task.Labels[0] != group.Labels[0] {
+			t.Errorf("group %s holds task %s", group.Labels[0], task.Labels[0])
+		}
+		res := only(t, task.Body, "resources").Body
+		st := socialTask{
+			count:  intAttr(t, group.Body, "count"),
+			cpu:    intAttr(t, res, "cpu"),
+			memory: intAttr(t, res, "memory"),
+			meta:   literalStrings(t, only(t, task.Body, "meta").Body),
+		}
+		if v, diags := only(t, task.Body, "config").Body.Attributes["cpu_hard_limit"].Expr.Value(nil); !diags.HasErrors() && v.Type() == cty.Bool {
+			st.hardLimit = v.True()
+		}
+		for _, b := range task.Body.Blocks {
+			if b.Type == "template" {
+				st.hasTemplate = true
+				v, _ := b.Body.Attributes["data"].Expr.Value(nil)
+				st.templateData = v.AsString()
+			}
+		}
+		svc := only(t, group.Body, "service")
+		name, _ := svc.Body.Attributes["name"].Expr.Value(nil)
+		st.serviceName = name.AsString()
+		check, _ := only(t, svc.Body, "check").Body.Attributes["type"].Expr.Value(nil)
+		st.serviceChecks = check.AsString()
+		out.tasks[group.Labels[0]] = st
+	}
+	return out, nil
+}
+
+func literalStrings(t *testing.T, body *hclsyntax.Body) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for name, attr := range body.Attributes {
+		v, diags := attr.Expr.Value(nil)
+		if diags.HasErrors() || v.Type() != cty.String {
+			t.Fatalf("meta %s is not a literal string: %s", name, diags)
+		}
+		out[name] = v.AsString()
+	}
+	return out
+}
+
+func mustRenderSocial(t *testing.T, vars map[string]string) socialJob {
+	t.Helper()
+	job, err := renderSocial(t, vars)
+	if err != nil {
+		t.Fatalf("render %v: %v", vars, err)
+	}
+	return job
+}
+
+func TestSocialNetworkBaselineShapeAndMeta(t *testing.T) {
+	job := mustRenderSocial(t, map[string]string{"resource_scale": "0.5"})
+	if job.name != "social-network-baseline" {
+		t.Errorf("job name %q", job.name)
+	}
+	if len(job.tasks) != 15 {
+		t.Errorf("want 12 services + ferretdb, redis, memcached, got %d groups", len(job.tasks))
+	}
+	fe := job.tasks["frontend"]
+	if fe.cpu != 4000 || fe.memory != 2048 || fe.meta["orchbench_cores"] != "2" || fe.meta["orchbench_memory_mib"] != "2048" {
+		t.Errorf("frontend at 0.5: 4 cores x 0.5 x 2000 MHz = 4000 MHz, 2048 MiB; got %+v", fe)
+	}
+	for _, name := range socialServices[1:] {
+		task := job.tasks[name]
+		if task.cpu != 1000 || task.memory != 512 || !task.hardLimit || task.meta["orchbench_cores"] != "0.5" || task.count != 1 {
+			t.Errorf("%s at 0.5: want 1000 MHz, 512 MiB, hard limit, cores 0.5, one instance; got %+v", name, task)
+		}
+		if task.serviceChecks != "tcp" || task.serviceName != "social-network-baseline-"+name {
+			t.Errorf("%s: service %q check %q", name, task.serviceName, task.serviceChecks)
+		}
+	}
+	if fe.serviceChecks != "http" || job.meta["orchbench_service"] != fe.serviceName {
+		t.Errorf("frontend service %q (check %s), orchbench_service %q", fe.serviceName, fe.serviceChecks, job.meta["orchbench_service"])
+	}
+	for _, store := range []string{"ferretdb", "redis", "memcached"} {
+		task := job.tasks[store]
+		if task.memory != 2048 || task.hardLimit || task.meta["orchbench_cores"] != "0" || task.meta["orchbench_cpu_mode"] != "shares" {
+			t.Errorf("%s: 4 GiB x 0.5 and CPU shares without a cap by default; got %+v", store, task)
+		}
+	}
+	for key, want := range map[string]string{
+		"orchbench_app": "social-network", "orchbench_variant": "baseline", "orchbench_resource_scale": "0.5",
+		"orchbench_setup_timeout": "45m",
+	} {
+		if job.meta[key] != want {
+			t.Errorf("meta %s = %q, want %q", key, job.meta[key], want)
+		}
+	}
+	if !strings.Contains(job.meta["orchbench_setup_args"], `"{{endpoint}}"`) && !strings.Contains(job.meta["orchbench_setup_args"], `http://{{endpoint}}`) {
+		t.Errorf("setup args %q", job.meta["orchbench_setup_args"])
+	}
+	if !strings.HasPrefix(job.meta["orchbench_probe_path"], "/wrk2-api/home-timeline/read?") || job.meta["orchbench_probe_min_bytes"] == "" {
+		t.Errorf("probe %q min %q", job.meta["orchbench_probe_path"], job.meta["orchbench_probe_min_bytes"])
+	}
+	if data := job.tasks["compose-post"].templateData; !strings.Contains(data, `service "social-network-baseline-unique-id|any"`) || !strings.Contains(data, "HOME_TIMELINE_ADDR=") {
+		t.Errorf("compose-post upstream template:\n%s", data)
+	}
+	if job.tasks["unique-id"].hasTemplate {
+		t.Error("unique-id has no upstreams and needs no template")
+	}
+}
+
+func TestSocialNetworkVariants(t *testing.T) {
+	base := mustRenderSocial(t, map[string]string{"resource_scale": "0.25"})
+	vert := mustRenderSocial(t, map[string]string{"variant": "vertical", "resource_scale": "0.25"})
+	horiz := mustRenderSocial(t, map[string]string{"variant": "horizontal", "scale": "3", "datastore_scale": "2", "resource_scale": "0.25"})
+	ha := mustRenderSocial(t, map[string]string{"variant": "ha", "resource_scale": "0.25"})
+	unl := mustRenderSocial(t, map[string]string{"variant": "unlimited", "resource_scale": "0.25"})
+	for name, b := range base.tasks {
+		v, h := vert.tasks[name], horiz.tasks[name]
+		if v.cpu != 2*b.cpu || v.memory != 2*b.memory || v.count != 1 {
+			t.Errorf("%s vertical %+v is not twice baseline %+v", name, v, b)
+		}
+		if h.cpu != b.cpu || h.memory != b.memory {
+			t.Errorf("%s horizontal %+v has not baseline resources %+v", name, h, b)
+		}
+		wantCount := int64(1)
+		switch {
+		case name == "memcached":
+			wantCount = 2
+		case name != "ferretdb" && name != "redis":
+			wantCount = 3
+		}
+		if h.count != wantCount {
+			t.Errorf("%s horizontal count %d, want %d", name, h.count, wantCount)
+		}
+		if name != "ferretdb" && name != "redis" && name != "memcached" && ha.tasks[name].count != 2 {
+			t.Errorf("%s ha count %d, want the default scale 2", name, ha.tasks[name].count)
+		}
+		u := unl.tasks[name]
+		if u.cpu != b.cpu || u.hardLimit || u.meta["orchbench_cores"] != "0" {
+			t.Errorf("%s unlimited should reserve baseline with no cap: %+v", name, u)
+		}
+	}
+	if vert.name != "social-network-vertical" || vert.meta["orchbench_variant"] != "vertical" {
+		t.Errorf("vertical job %q meta %q", vert.name, vert.meta["orchbench_variant"])
+	}
+}
+
+func TestSocialNetworkOverridesAndOptions(t *testing.T) {
+	job := mustRenderSocial(t, map[string]string{
+		"resource_scale": "0.5", "resources": `{ ferretdb = { cores = 2, memory_mib = 2048 } }`,
+		"datastore_cpu_limit": "true", "mongodb_uri": "mongodb://127.0.0.1:27017/", "job_name": "sn",
+	})
+	if _, ok := job.tasks["ferretdb"]; ok {
+		t.Error("with mongodb_uri there is no ferretdb task")
+	}
+	if r := job.tasks["redis"]; !r.hardLimit || r.meta["orchbench_cores"] != "0.5" {
+		t.Errorf("datastore_cpu_limit caps redis: %+v", r)
+	}
+	if job.name != "sn" || job.meta["orchbench_service"] != "sn-frontend" {
+		t.Errorf("job %q service %q", job.name, job.meta["orchbench_service"])
+	}
+	if strings.Contains(job.tasks["user"].templateData, "MONGODB_URI") {
+		t.Error("an external MongoDB is set in env, not discovered")
+	}
+	with := mustRenderSocial(t, map[string]string{"resource_scale": "0.5", "resources": `{ ferretdb = { cores = 2, memory_mib = 2048 } }`})
+	if f := with.tasks["ferretdb"]; f.cpu != 2000 || f.memory != 1024 {
+		t.Errorf("ferretdb override 2 cores / 2048 MiB at 0.5: %+v", f)
+	}
+}
+
+func TestSocialNetworkRejectsBadValues(t *testing.T) {
+	for vars, want := range map[string]string{
+		"variant=sideways":     "One of|valid variants are: baseline, vertical, horizontal, ha, unlimited",
+		"driver=exec":          "driver exec is not supported",
+		"scale=0":              "scale must be",
+		"resource_scale=0":     "resource_scale must be > 0",
+		"resource_scale=0.001": "Nomad needs at least 10",
+	} {
+		k, v, _ := strings.Cut(vars, "=")
+		_, err := renderSocial(t, map[string]string{k: v})
+		if err == nil {
+			t.Errorf("%s rendered", vars)
+			continue
+		}
+		ok := false
+		for _, alt := range strings.Split(want, "|") {
+			ok = ok || strings.Contains(err.Error(), alt)
+		}
+		if !ok {
+			t.Errorf("%s: error %q lacks %q", vars, err, want)
+		}
+	}
+}
+
+func TestSocialNetworkVariantDescriptionListsVariants(t *testing.T) {
+	dir, _ := Find("social-network")
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := p.Variables["variant"].Description; !strings.HasSuffix(d, "One of: baseline, vertical, horizontal, ha, unlimited.") {
+		t.Errorf("variant description must end with the variant list: %q", d)
+	}
+}

@@ -1,0 +1,229 @@
+[[- template "social_network.validate" . -]]
+[[- $job := var "job_name" . -]]
+[[- if eq $job "" ]][[ $job = printf "%s-%s" (meta "pack.name" .) (var "variant" .) ]][[ end -]]
+[[- $variant := var "variant" . -]]
+[[- $tag := var "image_tag" . -]]
+[[- $external_mongo := ne (var "mongodb_uri" .) "" -]]
+[[- /* What each socialnet service calls and which stores it uses (deathstarbench/README.md). */ -]]
+[[- $upstreams := dict
+  "frontend"      (list "compose-post" "user" "social-graph" "user-timeline" "home-timeline")
+  "compose-post"  (list "unique-id" "user" "text" "media" "post-storage" "user-timeline" "home-timeline")
+  "text"          (list "url-shorten" "user-mention")
+  "url-shorten"   (list)
+  "user-mention"  (list)
+  "media"         (list)
+  "unique-id"     (list)
+  "user"          (list "social-graph")
+  "social-graph"  (list "user")
+  "post-storage"  (list)
+  "user-timeline" (list "post-storage")
+  "home-timeline" (list "social-graph" "post-storage") -]]
+[[- $stores := dict
+  "frontend"      (list)
+  "compose-post"  (list)
+  "text"          (list)
+  "url-shorten"   (list "mongodb" "memcached")
+  "user-mention"  (list "mongodb" "memcached")
+  "media"         (list "mongodb" "memcached")
+  "unique-id"     (list)
+  "user"          (list "mongodb" "memcached")
+  "social-graph"  (list "mongodb" "redis")
+  "post-storage"  (list "mongodb" "memcached")
+  "user-timeline" (list "redis")
+  "home-timeline" (list "redis") -]]
+[[- $fe := dict "ctx" . "name" "frontend" "stateless" true -]]
+[[- template "social_network.sizing" $fe -]]
+job "[[ $job ]]" {
+  region      = [[ var "region" . | quote ]]
+  datacenters = [[ var "datacenters" . | toStringList ]]
+  type        = "service"
+
+  # What the orchbench harness reads back from the job. The limits per task
+  # (orchbench_cores, orchbench_memory_mib) are in each task's meta.
+  meta {
+    orchbench_app             = "social-network"
+    orchbench_variant         = "[[ $variant ]]"
+    orchbench_driver          = "docker"
+    orchbench_resource_scale  = "[[ var "resource_scale" . ]]"
+    orchbench_count           = "[[ $fe.count ]]"
+    orchbench_service         = "[[ $job ]]-frontend"
+    # A user with posts in the home timeline: an empty timeline ("[]", 3
+    # bytes) or a short one fails; ten loaded posts are ~5-8 KB.
+    orchbench_probe_path      = "/wrk2-api/home-timeline/read?user_id=[[ var "probe_user" . ]]&start=0&stop=10"
+    orchbench_probe_min_bytes = "2000"
+    orchbench_probe_regex     = "^\\[\\{\"post_id\":\"[0-9]+\",\"creator\""
+    orchbench_load_path       = "/wrk2-api/home-timeline/read?user_id=[[ var "probe_user" . ]]&start=0&stop=10"
+    # After a fresh deployment the harness loads the dataset; the loader skips
+    # what exists, so a re-run is cheap.
+    orchbench_setup_args      = "[\"dsb\",\"social-network\",\"load\",\"--frontend\",\"http://{{endpoint}}\"]"
+    orchbench_setup_timeout   = "45m"
+  }
+[[- /* The 12 socialnet services: stateless, replicated by horizontal and ha. */ -]]
+[[- $names := keys $upstreams | sortAlpha -]]
+[[- $datastores := list "redis" "memcached" -]]
+[[- if not $external_mongo ]][[ $datastores = prepend $datastores "ferretdb" ]][[ end -]]
+[[- range $name := concat $datastores $names -]]
+[[- $size := dict "ctx" $ "name" $name "stateless" (has $name $names) -]]
+[[- template "social_network.sizing" $size -]]
+[[- $stateless := has $name $names -]]
+[[- $port := ternary "http" "rpc" (eq $name "frontend") -]]
+[[- /* Datastores get CPU shares but no hard cap unless datastore_cpu_limit: see README. */ -]]
+[[- $capped := and (ne $variant "unlimited") (or $stateless (var "datastore_cpu_limit" $)) ]]
+
+  group "[[ $name ]]" {
+    count = [[ $size.count ]]
+[[- if eq $variant "ha" ]]
+
+    # ha: no two instances of a service on one node where there are several.
+    spread {
+      attribute = "${node.unique.id}"
+    }
+[[- end ]]
+
+    # Host networking on the node's address (127.0.0.1 on the embedded
+    # cluster): every instance is reachable at the address Consul holds, from
+    # the other tasks, the harness and the load generator alike.
+    network {
+      mode = "host"
+      port "[[ $port ]]" {}
+    }
+
+    service {
+      provider = "consul"
+      name     = "[[ $job ]]-[[ $name ]]"
+      port     = "[[ $port ]]"
+      tags     = [[ if eq $name "frontend" ]]["orchbench", "measured", "variant-[[ $variant ]]"][[ else ]]["orchbench-internal", "variant-[[ $variant ]]"][[ end ]]
+
+      check {
+        name     = "[[ $name ]]"
+[[- if eq $name "frontend" ]]
+        type     = "http"
+        path     = "/healthz"
+[[- else ]]
+        type     = "tcp"
+[[- end ]]
+        interval = "3s"
+        timeout  = "2s"
+      }
+    }
+
+    # All instances at once, judged by the Consul checks.
+    update {
+      max_parallel      = [[ $size.count ]]
+      health_check      = "checks"
+      min_healthy_time  = "3s"
+      healthy_deadline  = "4m"
+      progress_deadline = "5m"
+      auto_revert       = false
+    }
+
+    # Fail visibly instead of flapping or moving nodes mid-measurement.
+    restart {
+      attempts = 3
+      interval = "2m"
+      delay    = "3s"
+      mode     = "fail"
+    }
+
+    reschedule {
+      attempts  = 0
+      unlimited = false
+    }
+[[- if and (eq $name "ferretdb") ]]
+
+    # The documents live in the allocation's data dir: a task restart keeps
+    # them, a new allocation starts empty (the setup hook loads it again).
+    ephemeral_disk {
+      size = 1024
+    }
+[[- end ]]
+
+    task "[[ $name ]]" {
+      driver       = "docker"
+      kill_timeout = "5s"
+
+      meta {
+        orchbench_cores      = "[[ ternary $size.cores 0 $capped ]]"
+        orchbench_memory_mib = "[[ $size.memory ]]"
+        orchbench_cpu_mhz    = "[[ $size.cpu ]]"
+        orchbench_cpu_mode   = "[[ ternary "quota" "shares" $capped ]]"
+      }
+
+      config {
+        network_mode   = "host"
+        cpu_hard_limit = [[ $capped ]]
+[[- if eq $name "ferretdb" ]]
+        image = "orchbench/ferretdb:[[ $tag ]]"
+        args  = ["--listen-addr", "${NOMAD_ADDR_rpc}", "--data-dir", "/alloc/data/ferretdb"]
+[[- else if eq $name "redis" ]]
+        image = "orchbench/redis:[[ $tag ]]"
+        args  = ["--bind", "${NOMAD_IP_rpc}", "--port", "${NOMAD_PORT_rpc}", "--maxmemory", "[[ max 1 (div (mul $size.memory 3) 4) ]]mb"]
+[[- else if eq $name "memcached" ]]
+        image = "orchbench/memcached:[[ $tag ]]"
+        # The item memory stays under the task's hard limit (75 %).
+        args  = ["-l", "${NOMAD_IP_rpc}", "-p", "${NOMAD_PORT_rpc}", "-U", "0", "-m", "[[ max 1 (div (mul $size.memory 3) 4) ]]"]
+[[- else ]]
+        image = "orchbench/socialnet:[[ $tag ]]"
+        args  = ["--service", "[[ $name ]]", "--listen-addr", "${NOMAD_ADDR_[[ $port ]]}"]
+[[- end ]]
+      }
+
+      env {
+        # The Go runtime collects before the hard limit rather than being
+        # killed at it.
+        GOMEMLIMIT = "[[ max 1 (div (mul $size.memory 85) 100) ]]MiB"
+[[- if eq $name "user" ]]
+        JWT_SECRET = [[ var "jwt_secret" $ | quote ]]
+[[- end ]]
+[[- if $external_mongo ]]
+[[- if has "mongodb" (get $stores $name | default list) ]]
+        MONGODB_URI = [[ var "mongodb_uri" $ | quote ]]
+[[- end ]]
+[[- end ]]
+[[- if $stateless ]]
+        # Distinct generated IDs per replica (unique-id, user, post IDs).
+        MACHINE_ID = "${NOMAD_ALLOC_INDEX}"
+[[- end ]]
+      }
+[[- if $stateless ]]
+[[- $needs := concat (get $upstreams $name) (get $stores $name) -]]
+[[- if $external_mongo ]][[ $needs = without $needs "mongodb" ]][[ end -]]
+[[- if $needs ]]
+
+      # Upstream addresses from Consul, every registered instance (healthy
+      # or not, so a health blip does not restart the callers), comma-
+      # separated: the service spreads calls over them. user and
+      # social-graph call each other, so no start order exists: an upstream
+      # not registered yet renders as an unreachable placeholder, and the
+      # task restarts once it is registered.
+      template {
+        destination = "local/upstreams.env"
+        env         = true
+        change_mode = "restart"
+        splay       = "2s"
+        wait {
+          min = "1s"
+          max = "5s"
+        }
+        data        = <<EOT
+[[- range $up := $needs ]]
+[[- $svc := printf "%s-%s" $job (ternary "ferretdb" $up (eq $up "mongodb")) ]]
+[[- if eq $up "mongodb" ]]
+MONGODB_URI=mongodb://{{ with service "[[ $svc ]]|any" }}{{ with index . 0 }}{{ .Address }}:{{ .Port }}{{ end }}{{ else }}127.0.0.1:1{{ end }}/
+[[- else ]]
+[[ printf "%s_ADDR" ($up | replace "-" "_" | upper) ]]={{ range $i, $s := service "[[ $svc ]]|any" }}{{ if $i }},{{ end }}{{ $s.Address }}:{{ $s.Port }}{{ else }}127.0.0.1:1{{ end }}
+[[- end ]]
+[[- end ]]
+EOT
+      }
+[[- end ]]
+[[- end ]]
+
+      resources {
+        cpu    = [[ $size.cpu ]]
+        memory = [[ $size.memory ]]
+      }
+    }
+  }
+[[- end ]]
+}

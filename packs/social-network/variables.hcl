@@ -1,0 +1,92 @@
+variable "job_name" {
+  type        = string
+  default     = ""
+  description = "Nomad job name; empty means social-network-<variant>, so variants can run side by side. Consul service names are <job_name>-<service>."
+}
+
+variable "datacenters" {
+  type        = list(string)
+  default     = ["dc1"]
+  description = "Datacenters the job may be placed in."
+}
+
+variable "region" {
+  type        = string
+  default     = "global"
+  description = "Nomad region to deploy to."
+}
+
+variable "variant" {
+  type        = string
+  default     = "baseline"
+  description = "Resource shape: baseline 1 core and 1 GiB per service (4 cores and 4 GiB for the frontend); vertical every service x2; horizontal baseline x scale instances of every stateless service; ha like horizontal with instances spread over distinct nodes where there are several; unlimited baseline reservation with no CPU cap. One of: baseline, vertical, horizontal, ha, unlimited."
+}
+
+variable "scale" {
+  type        = number
+  default     = 2
+  description = "Instances of every stateless service (the 12 socialnet services) for the horizontal and ha variants (whole number, at least 1); the other variants run one of each."
+}
+
+variable "datastore_scale" {
+  type        = number
+  default     = 1
+  description = "Instances of memcached, whose clients shard keys over all of them. Redis and FerretDB stay single: their replicas here would be independent stores, each holding part of the data, so reads would miss writes made through another replica."
+}
+
+variable "resource_scale" {
+  type        = number
+  default     = 1
+  description = "Multiplies every declared core and MiB, so a small machine runs a proportional miniature; variants keep their ratios."
+}
+
+variable "mhz_per_core" {
+  type        = number
+  default     = 2100
+  description = "The node's fingerprinted MHz per core (total cpu MHz / cores); cpu MHz = cores x resource_scale x mhz_per_core. The harness fills it in from the node."
+}
+
+variable "driver" {
+  type        = string
+  default     = "docker"
+  description = "Task driver. Only docker is supported (the services are FROM scratch images); exec fails while rendering."
+}
+
+variable "image_tag" {
+  type        = string
+  default     = "local"
+  description = "Tag of the orchbench/socialnet, orchbench/ferretdb, orchbench/redis and orchbench/memcached images; cluster/images.sh dsb tags each build \"local\" (Nomad would try to pull \":latest\")."
+}
+
+variable "mongodb_uri" {
+  type        = string
+  default     = ""
+  description = "An external MongoDB (or FerretDB) URI, e.g. mongodb://10.0.0.5:27017/; empty runs the FerretDB task of the pack."
+}
+
+variable "resources" {
+  type = map(object({
+    cores      = number
+    memory_mib = number
+  }))
+  default     = {}
+  description = "Per-service baseline overrides before the variant and resource_scale apply, e.g. { ferretdb = { cores = 2, memory_mib = 2048 } }. Keys: frontend, compose-post, text, url-shorten, user-mention, media, unique-id, user, social-graph, post-storage, user-timeline, home-timeline, ferretdb, redis, memcached."
+}
+
+variable "jwt_secret" {
+  type        = string
+  default     = "orchbench-social-network"
+  description = "HMAC key of the user service's login tokens."
+}
+
+variable "probe_user" {
+  type        = number
+  default     = 1
+  description = "User whose home timeline the correctness probe reads; after the dataset load every user's home timeline has posts."
+}
+
+variable "datastore_cpu_limit" {
+  type        = bool
+  default     = false
+  description = "Cap FerretDB, Redis and memcached at their declared CPU like the services (true), or give them CPU shares by their declared cores with no cap (false, as DeathStarBench sets no limits on its stores): capped at a small resource_scale, the dataset load takes an hour."
+}
