@@ -69,9 +69,10 @@ type Config struct {
 	// PreciseTimerMaxRate is the offered rate (req/s) above which waits
 	// use runtime timers even without CoarseTimers (default 5000).
 	PreciseTimerMaxRate float64
-	// Engine runs the open loop on EngineLoop (the default: an epoll loop
-	// per thread, Linux only) or EngineGoroutine (a goroutine per
-	// connection). The closed loop always uses goroutines.
+	// Engine runs the open loop on EngineGoroutine (the default: a
+	// goroutine per connection) or EngineLoop (experimental: epoll loops,
+	// Linux only; it wants GOMAXPROCS >= 2). The closed loop always uses
+	// goroutines.
 	Engine string
 	// Seed makes the per-connection RNGs (and so exp arrivals and Go
 	// workloads) reproducible; 0 picks one from the clock.

@@ -96,7 +96,7 @@ func TestLoopTimesOutSilentServer(t *testing.T) {
 	}()
 	begin := time.Now()
 	res := runLoad(t, Config{URL: "http://" + ln.Addr().String() + "/", Threads: 1, Connections: 2, Rate: 20,
-		Duration: 1500 * time.Millisecond, Timeout: 300 * time.Millisecond})
+		Duration: 1500 * time.Millisecond, Timeout: 300 * time.Millisecond, Engine: EngineLoop})
 	if res.Requests != 0 || res.Errors.Timeout == 0 {
 		t.Fatalf("requests %d, errors %+v: want timeouts only", res.Requests, res.Errors)
 	}
@@ -116,7 +116,7 @@ func TestLoopCountsRefusedConnects(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	res := runLoad(t, Config{URL: "http://" + addr + "/", Threads: 1, Connections: 2, Rate: 50, Duration: time.Second})
+	res := runLoad(t, Config{URL: "http://" + addr + "/", Threads: 1, Connections: 2, Rate: 50, Duration: time.Second, Engine: EngineLoop})
 	if res.Requests != 0 || res.Errors.Connect == 0 || res.Errors.Connect > 60 {
 		t.Fatalf("requests %d, errors %+v: want ~50 connect errors", res.Requests, res.Errors)
 	}
