@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/orchbench/orchbench/harness/loadgen"
 )
 
 func TestMixedProportions(t *testing.T) {
@@ -106,5 +108,18 @@ func TestFromSpec(t *testing.T) {
 		if _, err := FromSpec(spec); err == nil {
 			t.Errorf("FromSpec(%q) accepted", spec)
 		}
+	}
+}
+
+func TestRegisteredWithLoadgen(t *testing.T) {
+	w, err := loadgen.WorkloadByName("social-network:mixed@962")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sn, ok := w.(*SocialNetwork); !ok || sn.Users != 962 {
+		t.Errorf("got %#v", w)
+	}
+	if _, err := loadgen.WorkloadByName("social-network:nope"); err == nil {
+		t.Error("an unknown mix should fail")
 	}
 }
