@@ -117,6 +117,11 @@ plugin "docker" {
     # bridge-mode allocations need a pause container; registry.k8s.io is not
     # reachable, so cluster/images.sh builds one locally
     infra_image = "orchbench/pause:local"
+    # images are built locally and no registry can give them back: Nomad's
+    # image garbage collection would delete them minutes after last use
+    gc {
+      image = false
+    }
     volumes {
       enabled = false
     }

@@ -417,3 +417,30 @@ sweep "p" {
 		t.Fatalf("a bad regex must name file and line: %v", err)
 	}
 }
+
+func TestFaultBlock(t *testing.T) {
+	src := `
+sweep "f" {
+  duration = "10s"
+  app "taewa" {
+    variants = ["baseline"]
+    rates    = [10]
+    fault {
+      kind  = "kill-task"
+      after = "3s"
+    }
+  }
+}`
+	opts := Options{ListVariants: func(string) ([]string, error) { return []string{"baseline"}, nil }}
+	s, err := Parse([]byte(src), "f.hcl", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := Plan(s)[0].Fault; f == nil || f.Kind != "kill-task" || f.After != 3*time.Second {
+		t.Fatalf("fault not carried into the plan: %+v", f)
+	}
+	_, err = Parse([]byte(strings.Replace(src, `"kill-task"`, `"reboot"`, 1)), "f.hcl", opts)
+	if err == nil || !strings.Contains(err.Error(), "f.hcl:8,") || !strings.Contains(err.Error(), "valid: kill-task, stop-alloc") {
+		t.Fatalf("an unknown fault must name file, line and the valid kinds: %v", err)
+	}
+}

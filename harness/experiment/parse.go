@@ -265,7 +265,7 @@ var appSchema = &hcl.BodySchema{
 		{Name: "workload"},
 		{Name: "script"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "closed_loop"}, {Type: "probe"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "closed_loop"}, {Type: "probe"}, {Type: "fault"}},
 }
 
 // maxLevels bounds rates_from/to/step so a wrong step cannot plan a million steps.
@@ -376,6 +376,10 @@ func (p *parser) app(block *hcl.Block) (App, bool) {
 		switch {
 		case b.Type == "closed_loop":
 			loops = append(loops, b)
+		case b.Type == "fault" && app.Fault != nil:
+			p.errorf(b.DefRange, "Duplicate fault block", "only one fault block is allowed")
+		case b.Type == "fault":
+			app.Fault = p.fault(b)
 		case app.Probe != nil:
 			p.errorf(b.DefRange, "Duplicate probe block", "only one probe block is allowed")
 		default:
@@ -515,6 +519,24 @@ func (p *parser) closedLoop(b *hcl.Block, app *App) {
 	}
 	sort.Ints(users)
 	app.Users = users
+}
+
+// fault reads the fault injected into every step of an app during load.
+func (p *parser) fault(b *hcl.Block) *Fault {
+	content, diags := b.Body.Content(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+		{Name: "kind", Required: true},
+		{Name: "service"},
+		{Name: "after", Required: true},
+	}})
+	p.diags = append(p.diags, diags...)
+	a := content.Attributes
+	f := &Fault{}
+	if p.decode(a, "kind", &f.Kind) && !slices.Contains(FaultKinds, f.Kind) {
+		p.errorf(a["kind"].Expr.Range(), "Unknown fault kind", "%q; valid: %s", f.Kind, strings.Join(FaultKinds, ", "))
+	}
+	p.decode(a, "service", &f.Service)
+	f.After = p.duration(a, "after", true)
+	return f
 }
 
 // probe reads an app's correctness probe, which replaces the one its pack

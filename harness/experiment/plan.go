@@ -115,6 +115,7 @@ func configurationSteps(s *Sweep, app App, orch, variant string) []Step {
 				Vars:         maps.Clone(vars),
 				Load:         app.Load,
 				Probe:        app.Probe,
+				Fault:        app.Fault,
 				Warmup:       s.Warmup,
 				Duration:     s.Duration,
 				Cooldown:     s.Cooldown,

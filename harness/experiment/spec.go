@@ -79,6 +79,24 @@ type App struct {
 	Load  Load      `json:"load"`
 	// Probe replaces the correctness probe the pack declares, when set.
 	Probe *Probe `json:"probe,omitempty"`
+	// Fault is injected into every step of this app during load (HA runs).
+	Fault *Fault `json:"fault,omitempty"`
+}
+
+// FaultKinds are the faults the orchestrator adapters can inject.
+var FaultKinds = []string{"kill-task", "stop-alloc"}
+
+// Fault is something done to one instance while load runs, to measure how
+// the deployment rides it out.
+type Fault struct {
+	// Kind is "kill-task" (SIGKILL one instance's tasks; the orchestrator
+	// restarts them) or "stop-alloc" (stop one allocation; it is replaced).
+	Kind string `json:"kind"`
+	// Service is the Consul service whose instance is hit; empty means the
+	// measured service.
+	Service string `json:"service,omitempty"`
+	// After is the time into the measured period (after warm-up).
+	After time.Duration `json:"after_ns"`
 }
 
 // Probe is a correctness check run on every instance before load: a request
@@ -135,6 +153,7 @@ type Step struct {
 	Vars     map[string]any `json:"vars"`
 	Load     Load           `json:"load"`
 	Probe    *Probe         `json:"probe,omitempty"`
+	Fault    *Fault         `json:"fault,omitempty"`
 	Warmup   time.Duration  `json:"warmup_ns"`
 	Duration time.Duration  `json:"duration_ns"`
 	Cooldown time.Duration  `json:"cooldown_ns"`

@@ -25,6 +25,7 @@ const (
 	GateLoadPath = "load-path"
 	GateLoad     = "load"
 	GateEarly    = "early-stop"
+	GateFault    = "fault"
 )
 
 // Probe is an application's correctness check: a response that proves the

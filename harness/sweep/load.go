@@ -25,6 +25,15 @@ type LoadRequest struct {
 	Args []string
 	// Bound is how long the run may take in total before it is abandoned.
 	Bound time.Duration
+	// Started, when set, is closed as the generator starts, so a fault can
+	// be timed against the load rather than against the dispatch.
+	Started chan struct{}
+}
+
+func (r LoadRequest) started() {
+	if r.Started != nil {
+		close(r.Started)
+	}
 }
 
 // CommandLine is the equivalent shell command, archived with the result.
@@ -67,7 +76,11 @@ func (l LocalRunner) Run(ctx context.Context, req LoadRequest) (*loadgen.Result,
 	var raw bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Stdout, cmd.Stderr = &raw, &raw
-	runErr := cmd.Run()
+	runErr := cmd.Start()
+	if runErr == nil {
+		req.started()
+		runErr = cmd.Wait()
+	}
 	res, err := readResult(out)
 	if err != nil {
 		if runErr != nil {
@@ -149,7 +162,7 @@ func (n *NomadRunner) Run(ctx context.Context, req LoadRequest) (*loadgen.Result
 	defer n.Client.Jobs().Deregister(child, true, nil)
 	ctx, cancel := context.WithTimeout(ctx, req.Bound)
 	defer cancel()
-	alloc, err := n.waitDone(ctx, child)
+	alloc, err := n.waitDone(ctx, child, req.started)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -178,11 +191,16 @@ func (n *NomadRunner) cat(alloc *api.Allocation, path string) []byte {
 }
 
 // waitDone waits until the dispatched job's allocation has finished.
-func (n *NomadRunner) waitDone(ctx context.Context, jobID string) (*api.Allocation, error) {
+func (n *NomadRunner) waitDone(ctx context.Context, jobID string, onRunning func()) (*api.Allocation, error) {
+	running := false
 	for {
 		stubs, _, err := n.Client.Jobs().Allocations(jobID, true, (&api.QueryOptions{}).WithContext(ctx))
 		if err == nil && len(stubs) > 0 {
 			s := stubs[0]
+			if !running && s.ClientStatus != "pending" {
+				running = true
+				onRunning()
+			}
 			if s.ClientStatus == "complete" || s.ClientStatus == "failed" {
 				alloc, _, err := n.Client.Allocations().Info(s.ID, nil)
 				if err != nil {

@@ -229,7 +229,29 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	}
 	sr.Metadata["load_runner"] = r.Load.Name()
 	sr.Metadata["load_command"] = req.CommandLine()
+	var fault <-chan faultRecord
+	if st.Fault != nil {
+		req.Started = make(chan struct{})
+		fault = r.injectLater(ctx, app, st, req.Started)
+	}
 	res, text, err := r.Load.Run(ctx, req)
+	if fault != nil {
+		// the load has ended, so the injection has either happened or never will
+		select {
+		case f := <-fault:
+			if res != nil && !f.At.IsZero() {
+				f.Seconds = f.At.Sub(res.Start).Seconds()
+			}
+			sr.Metadata["fault"] = f
+			if f.Error != "" {
+				gate(results.Gate{Name: GateFault, Detail: f.Error})
+			} else {
+				gate(results.Gate{Name: GateFault, Passed: true, Detail: fmt.Sprintf("%s on %s at %.1f s into the measurement", f.Kind, f.Service, f.Seconds)})
+			}
+		case <-time.After(5 * time.Second):
+			gate(results.Gate{Name: GateFault, Detail: "the fault was not injected before the load ended (after is longer than the run?)"})
+		}
+	}
 	if len(text) > 0 {
 		files["raw.txt"] = text
 	}
@@ -250,6 +272,45 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		sr.Valid = sr.Valid && g.Passed
 	}
 	return files
+}
+
+// faultRecord is what happened when a fault was injected during load.
+type faultRecord struct {
+	Kind    string    `json:"kind"`
+	Service string    `json:"service"`
+	At      time.Time `json:"at"`
+	// Seconds is the injection time from the start of the measured period.
+	Seconds float64 `json:"seconds"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// injectLater injects the step's fault once the load has run for warm-up
+// plus Fault.After, and reports what it did.
+func (r *Runner) injectLater(ctx context.Context, app *orchestrator.Deployment, st experiment.Step, started <-chan struct{}) <-chan faultRecord {
+	out := make(chan faultRecord, 1)
+	service := st.Fault.Service
+	if service == "" {
+		service = app.Meta["orchbench_service"]
+	}
+	go func() {
+		rec := faultRecord{Kind: st.Fault.Kind, Service: service}
+		select {
+		case <-started:
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case <-time.After(st.Warmup + st.Fault.After):
+		case <-ctx.Done():
+			return
+		}
+		rec.At = time.Now().UTC()
+		if err := r.Nomad.InjectFault(ctx, app, orchestrator.Fault{Kind: st.Fault.Kind, Service: service}); err != nil {
+			rec.Error = err.Error()
+		}
+		out <- rec
+	}()
+	return out
 }
 
 func healthGate(dep *deployment, err error) results.Gate {
@@ -306,6 +367,13 @@ func loadArgs(rec *results.SweepRecord, st experiment.Step, eps []orchestrator.E
 func (r *Runner) deploy(ctx context.Context, st experiment.Step, sr *results.StepResult) (*deployment, error) {
 	key := st.Configuration()
 	if d, ok := r.deployments[key]; ok && !st.Redeploy {
+		// a reused deployment is verified again: an instance may have died,
+		// or a fault of the previous step may still be healing
+		for _, j := range d.jobs {
+			if err := r.Nomad.WaitHealthy(ctx, j, r.HealthTimeout); err != nil {
+				return nil, err
+			}
+		}
 		sr.Metadata["deployment"] = "reused"
 		return d, nil
 	} else if ok {
