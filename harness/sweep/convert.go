@@ -35,7 +35,9 @@ func measurement(r *results.StepResult, res *loadgen.Result) {
 		})
 	}
 	for _, p := range res.Series {
-		if p.Warmup {
+		// warm-up is reported apart; a sliver of an interval at the very end
+		// would read as a drop to zero on the dashboards
+		if p.Warmup || p.Seconds < 0.1 {
 			continue
 		}
 		r.Series = append(r.Series, results.Second{

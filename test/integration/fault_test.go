@@ -1,0 +1,81 @@
+//go:build integration
+
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orchbench/orchbench/harness/results"
+)
+
+const faultSpec = `
+sweep "fault" {
+  seed          = 3
+  repetitions   = 1
+  warmup        = "1s"
+  duration      = "8s"
+  orchestrators = ["nomad"]
+  app "taewa" {
+    variants    = ["horizontal"]
+    vars        = { resource_scale = 0.25, scale = 2 }
+    rates       = [100]
+    threads     = 2
+    connections = 8
+    fault {
+      kind  = "kill-task"
+      after = "3s"
+    }
+  }
+}
+`
+
+// TestFaultDuringLoad kills one of two Taewa instances three seconds into the
+// measurement: the load is spread over both instances, the failures show in
+// the per-second series, and the fault's time is recorded with the step.
+func TestFaultDuringLoad(t *testing.T) {
+	work := t.TempDir()
+	spec := filepath.Join(work, "fault.hcl")
+	if err := os.WriteFile(spec, []byte(faultSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(work, "results")
+	must(t, orchbench, "sweep", "-f", spec, "--dir", dir, "--reports", filepath.Join(work, "reports"))
+	archive := results.Archive{Dir: dir}
+	id, err := archive.Resolve("fault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := archive.LoadSteps(id)
+	if err != nil || len(steps) != 1 {
+		t.Fatalf("want one step, got %d (%v)", len(steps), err)
+	}
+	s := steps[0]
+	if !s.Valid {
+		t.Fatalf("step invalid: %v", s.FailedGates())
+	}
+	cmdline, _ := s.Metadata["load_command"].(string)
+	if !strings.Contains(cmdline, "--hosts") {
+		t.Errorf("two instances but the load did not go to both: %s", cmdline)
+	}
+	f, _ := s.Metadata["fault"].(map[string]any)
+	if f == nil || f["kind"] != "kill-task" {
+		t.Fatalf("no fault recorded: %v", s.Metadata["fault"])
+	}
+	if at, _ := f["seconds"].(float64); at < 2 || at > 7 {
+		t.Errorf("fault injected %.1f s into the measurement, want about 3", at)
+	}
+	var errorsAfter, errorsBefore int64
+	for _, sec := range s.Series {
+		if sec.T+1 <= f["seconds"].(float64) {
+			errorsBefore += sec.Errors
+		} else {
+			errorsAfter += sec.Errors
+		}
+	}
+	if errorsBefore != 0 || errorsAfter == 0 {
+		t.Errorf("errors before the fault %d (want 0), after %d (want some): %+v", errorsBefore, errorsAfter, s.Series)
+	}
+}
