@@ -70,7 +70,7 @@ func TestEmbeddedClusterTaewa(t *testing.T) {
 			if err := ad.WaitHealthy(ctx, d, 2*time.Minute); err != nil {
 				t.Fatal(err)
 			}
-			eps, err := ad.Endpoints(ctx, d, "taewa")
+			eps, err := ad.Endpoints(ctx, d, info.Meta["orchbench_service"])
 			if err != nil {
 				t.Fatal(err)
 			}
