@@ -4,6 +4,7 @@
 package sweep
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -504,11 +505,37 @@ func (r *Runner) setup(ctx context.Context, dep *deployment, fresh bool) error {
 	defer cancel()
 	fmt.Fprintf(r.Out, "setup of %s: orchbench %s\n", dep.app.Job, strings.Join(args, " "))
 	cmd := exec.CommandContext(ctx, bin, args...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("setup (orchbench %s) failed after at most %s: %v: %s", strings.Join(args, " "), timeout, err, lastLine(string(out)))
+	// a dataset load takes minutes: show its progress as it comes
+	out := &prefixWriter{w: r.Out, prefix: "  setup: "}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("setup (orchbench %s) failed after at most %s: %v: %s", strings.Join(args, " "), timeout, err, out.last)
 	}
 	return nil
+}
+
+// prefixWriter indents a child's output lines and remembers the last one.
+type prefixWriter struct {
+	w       io.Writer
+	prefix  string
+	partial []byte
+	last    string
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.partial = append(p.partial, b...)
+	for {
+		i := bytes.IndexByte(p.partial, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := string(p.partial[:i])
+		p.partial = p.partial[i+1:]
+		if strings.TrimSpace(line) != "" {
+			p.last = line
+		}
+		fmt.Fprintf(p.w, "%s%s\n", p.prefix, line)
+	}
 }
 
 func (r *Runner) stop(d *deployment) {
