@@ -214,7 +214,8 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		gate(results.Gate{Name: GateProbe, Detail: err.Error()})
 		return files
 	}
-	if !gate(probe.Check(ctx, eps)) {
+	probeGate, probeBytes := probe.check(ctx, eps)
+	if !gate(probeGate) {
 		return files
 	}
 	path := st.Load.Path
@@ -261,6 +262,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		return files
 	}
 	measurement(sr, res)
+	gate(ResponsesGate(probe, probeBytes, res))
 	gate(results.Gate{Name: GateLoad, Passed: true, Detail: fmt.Sprintf("%d requests in %.1f s by the %s load runner", res.Requests, res.DurationSeconds, r.Load.Name())})
 	if b, err := json.MarshalIndent(res, "", "  "); err == nil {
 		files["loadgen.json"] = b
