@@ -20,7 +20,7 @@ sweep "social-network" {
     pack     = "social-network"
     variants = ["baseline", "vertical"]
     vars     = { resource_scale = 0.03 }
-    rates    = [10, 20, 40]
+    rates    = [10, 20, 40, 60, 80]
 
     threads      = 2
     connections  = 8
