@@ -55,11 +55,7 @@ deployment is left running for the next run unless --stop is given.`,
 	fl.StringVarP(&f.workload, "workload", "w", "", "named Go workload instead of a single path")
 	fl.StringVarP(&f.script, "script", "s", "", "wrk Lua script")
 	fl.BoolVar(&f.stop, "stop", false, "stop the deployment afterwards")
-	fl.StringVar(&f.dir, "dir", "results", "results archive `directory`")
-	fl.StringVar(&f.reports, "reports", "reports", "report output `directory`")
-	fl.StringVar(&f.vm, "vm", results.VMURL(), "VictoriaMetrics URL to push to (empty: archive only)")
-	fl.StringVar(&f.loadRunner, "load-runner", "nomad", "where load runs: nomad or local")
-	fl.StringVar(&f.image, "loadgen-image", "orchbench/orchbench:local", "image of the load-generator batch job")
+	f.registerExecution(fl)
 	rootCmd.AddCommand(cmd)
 }
 

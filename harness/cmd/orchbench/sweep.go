@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
@@ -48,13 +49,19 @@ any time: --resume continues without repeating or losing a step.`,
 	fl.StringVarP(&f.file, "file", "f", "", "experiment spec (HCL)")
 	fl.StringVar(&f.resume, "resume", "", "continue the archived sweep with this ID (or name: the newest)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan and exit")
+	f.registerExecution(fl)
+	fl.BoolVar(&f.keep, "keep", false, "leave the deployments running afterwards")
+	rootCmd.AddCommand(cmd)
+}
+
+// registerExecution adds the flags of where a sweep runs and stores, shared
+// by sweep and run.
+func (f *sweepFlags) registerExecution(fl *pflag.FlagSet) {
 	fl.StringVar(&f.dir, "dir", "results", "results archive `directory`")
 	fl.StringVar(&f.reports, "reports", "reports", "report output `directory`")
 	fl.StringVar(&f.vm, "vm", results.VMURL(), "VictoriaMetrics URL to push results to (empty: archive only)")
 	fl.StringVar(&f.loadRunner, "load-runner", "nomad", "where load runs: nomad (batch job jobs/loadgen.nomad.hcl) or local (child process here)")
 	fl.StringVar(&f.image, "loadgen-image", "orchbench/orchbench:local", "image of the load-generator batch job")
-	fl.BoolVar(&f.keep, "keep", false, "leave the deployments running afterwards")
-	rootCmd.AddCommand(cmd)
 }
 
 func runSweep(cmd *cobra.Command, f sweepFlags) error {
