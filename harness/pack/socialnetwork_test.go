@@ -171,7 +171,17 @@ func TestSocialNetworkVariants(t *testing.T) {
 	horiz := mustRenderSocial(t, map[string]string{"variant": "horizontal", "scale": "3", "datastore_scale": "2", "resource_scale": "0.25"})
 	ha := mustRenderSocial(t, map[string]string{"variant": "ha", "resource_scale": "0.25"})
 	unl := mustRenderSocial(t, map[string]string{"variant": "unlimited", "resource_scale": "0.25"})
+	// `nomad-pack run social-network --var scale=2`: the default variant
+	// with two instances of every stateless service.
+	scaled := mustRenderSocial(t, map[string]string{"scale": "2", "resource_scale": "0.25"})
 	for name, b := range base.tasks {
+		s, stateless := scaled.tasks[name], name != "ferretdb" && name != "redis" && name != "memcached"
+		if stateless && (s.count != 2 || s.cpu != b.cpu) || !stateless && s.count != 1 {
+			t.Errorf("%s baseline with scale=2: %+v (baseline %+v)", name, s, b)
+		}
+		if b.count != 1 {
+			t.Errorf("%s baseline without scale has count %d", name, b.count)
+		}
 		v, h := vert.tasks[name], horiz.tasks[name]
 		if v.cpu != 2*b.cpu || v.memory != 2*b.memory || v.count != 1 {
 			t.Errorf("%s vertical %+v is not twice baseline %+v", name, v, b)
@@ -229,7 +239,9 @@ func TestSocialNetworkRejectsBadValues(t *testing.T) {
 	for vars, want := range map[string]string{
 		"variant=sideways":     "One of|valid variants are: baseline, vertical, horizontal, ha, unlimited",
 		"driver=exec":          "driver exec is not supported",
-		"scale=0":              "scale must be",
+		"scale=-2":             "scale must be a whole number",
+		"scale=1.5":            "scale must be a whole number",
+		"datastore_scale=0":    "datastore_scale must be a whole number of instances >= 1",
 		"resource_scale=0":     "resource_scale must be > 0",
 		"resource_scale=0.001": "Nomad needs at least 10",
 	} {

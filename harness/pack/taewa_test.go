@@ -169,9 +169,16 @@ func TestTaewaHorizontalCountIsScale(t *testing.T) {
 			t.Errorf("horizontal instances must keep baseline resources %v, got %v", base.resources, s.resources)
 		}
 	}
-	// scale only matters for horizontal.
-	if s := parseJob(t, renderTaewa(t, map[string]string{"variant": "vertical", "scale": "4"})); s.count != 1 {
-		t.Errorf("vertical with scale=4 has count %d", s.count)
+	// Unset, scale keeps each variant's own count; set, it applies to all.
+	if s := parseJob(t, renderTaewa(t, map[string]string{"variant": "horizontal"})); s.count != 2 {
+		t.Errorf("horizontal without scale has count %d, want 2", s.count)
+	}
+	if s := parseJob(t, renderTaewa(t, map[string]string{"variant": "vertical"})); s.count != 1 {
+		t.Errorf("vertical without scale has count %d, want 1", s.count)
+	}
+	vert := parseJob(t, renderTaewa(t, map[string]string{"variant": "vertical"}))
+	if s := parseJob(t, renderTaewa(t, map[string]string{"variant": "vertical", "scale": "4"})); s.count != 4 || s.resources["cpu"] != vert.resources["cpu"] {
+		t.Errorf("vertical with scale=4: count %d, cpu %v (want 4 instances of the vertical size %v)", s.count, s.resources["cpu"], vert.resources["cpu"])
 	}
 }
 
@@ -269,8 +276,8 @@ func TestTaewaRejectsBadValues(t *testing.T) {
 	}{
 		{map[string]string{"variant": "bogus"}, `taewa: unknown variant "bogus"; valid variants are: baseline, vertical, horizontal, unlimited`},
 		{map[string]string{"driver": "podman"}, `unknown driver "podman"; valid drivers are: docker, exec`},
-		{map[string]string{"variant": "horizontal", "scale": "0"}, "scale must be a whole number of instances >= 1, got 0"},
-		{map[string]string{"scale": "1.5"}, "scale must be a whole number of instances >= 1, got 1.5"},
+		{map[string]string{"variant": "horizontal", "scale": "-1"}, "scale must be a whole number of instances (0 keeps the variant's own), got -1"},
+		{map[string]string{"scale": "1.5"}, "scale must be a whole number of instances (0 keeps the variant's own), got 1.5"},
 		{map[string]string{"resource_scale": "0"}, "resource_scale must be > 0"},
 		{map[string]string{"resource_scale": "0.005"}, "leaves 5 MiB per instance"},
 		{map[string]string{"scale": "two"}, `--var scale=two: a number is required (variable "scale" has type number`},

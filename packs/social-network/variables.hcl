@@ -24,8 +24,8 @@ variable "variant" {
 
 variable "scale" {
   type        = number
-  default     = 2
-  description = "Instances of every stateless service (the 12 socialnet services) for the horizontal and ha variants (whole number, at least 1); the other variants run one of each."
+  default     = 0
+  description = "Instances of every stateless service (the 12 socialnet services), whole number. 0 keeps the variant's own: 2 for horizontal and ha, 1 for the others. A value of 1 or more applies to every variant, so `--var scale=2` on the baseline runs two baseline-sized instances of each service."
 }
 
 variable "datastore_scale" {

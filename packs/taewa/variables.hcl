@@ -24,8 +24,8 @@ variable "variant" {
 
 variable "scale" {
   type        = number
-  default     = 2
-  description = "Instance count for the horizontal variant (whole number, at least 1); the other variants run one instance."
+  default     = 0
+  description = "Instance count, whole number. 0 keeps the variant's own: 2 for horizontal, 1 for the others. A value of 1 or more applies to every variant."
 }
 
 variable "resource_scale" {

@@ -32,8 +32,8 @@
 [[- fail (printf "taewa: unknown driver %q; valid drivers are: %s" (var "driver" .) (join ", " $drivers)) -]]
 [[- end -]]
 [[- $scale := var "scale" . -]]
-[[- if not (and (kindIs "int" $scale) (ge $scale 1)) -]]
-[[- fail (printf "taewa: scale must be a whole number of instances >= 1, got %v" $scale) -]]
+[[- if not (and (kindIs "int" $scale) (ge $scale 0)) -]]
+[[- fail (printf "taewa: scale must be a whole number of instances (0 keeps the variant's own), got %v" $scale) -]]
 [[- end -]]
 [[- if not (gt (float64 (var "resource_scale" .)) 0.0) -]]
 [[- fail (printf "taewa: resource_scale must be > 0, got %v" (var "resource_scale" .)) -]]
@@ -55,7 +55,7 @@
                  quota from it as cpu / node MHz x node cores
     memory       MiB = GiB x 1024 x resource_scale, rounded; the hard limit
     memory_max   0, or the burst ceiling for the unlimited variant (8x)
-    count        instances (scale for horizontal, else 1)
+    count        instances (scale when set, else 2 for horizontal and 1 otherwise)
     cpu_mode     how the CPU limit is enforced, for the harness's limits gate:
                  quota (docker CFS), shares (no cap), cpuset (exec cores),
                  unenforced (exec with fractional cores: reservation only)
@@ -73,8 +73,10 @@
 [[- $base_cores = 2.0 -]]
 [[- $base_gib = 2.0 -]]
 [[- end -]]
-[[- if eq $variant "horizontal" -]]
+[[- if gt (var "scale" $ctx) 0 -]]
 [[- $count = var "scale" $ctx -]]
+[[- else if eq $variant "horizontal" -]]
+[[- $count = 2 -]]
 [[- end -]]
 [[- $cores := mulf $base_cores $rs -]]
 [[- $memory := round (mulf $base_gib 1024 $rs) 0 | int -]]
