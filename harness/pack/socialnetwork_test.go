@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -151,8 +152,12 @@ func TestSocialNetworkBaselineShapeAndMeta(t *testing.T) {
 			t.Errorf("meta %s = %q, want %q", key, job.meta[key], want)
 		}
 	}
-	if !strings.Contains(job.meta["orchbench_setup_args"], `"{{endpoint}}"`) && !strings.Contains(job.meta["orchbench_setup_args"], `http://{{endpoint}}`) {
-		t.Errorf("setup args %q", job.meta["orchbench_setup_args"])
+	var setup []string
+	if err := json.Unmarshal([]byte(job.meta["orchbench_setup_args"]), &setup); err != nil {
+		t.Fatalf("setup args %q: %v", job.meta["orchbench_setup_args"], err)
+	}
+	if got := strings.Join(setup, " "); got != "dsb social-network load --frontend http://{{endpoint}} --users 962 --posts-per-user 10" {
+		t.Errorf("setup args %q", got)
 	}
 	if !strings.HasPrefix(job.meta["orchbench_probe_path"], "/wrk2-api/home-timeline/read?") || job.meta["orchbench_probe_min_bytes"] == "" {
 		t.Errorf("probe %q min %q", job.meta["orchbench_probe_path"], job.meta["orchbench_probe_min_bytes"])
@@ -242,6 +247,8 @@ func TestSocialNetworkRejectsBadValues(t *testing.T) {
 		"scale=-2":             "scale must be a whole number",
 		"scale=1.5":            "scale must be a whole number",
 		"datastore_scale=0":    "datastore_scale must be a whole number of instances >= 1",
+		"dataset_users=1":      "dataset_users must be a whole number >= 2",
+		"probe_user=963":       "probe_user 963 is not one of the dataset's users 1..962",
 		"resource_scale=0":     "resource_scale must be > 0",
 		"resource_scale=0.001": "Nomad needs at least 10",
 	} {

@@ -85,6 +85,18 @@ variable "probe_user" {
   description = "User whose home timeline the correctness probe reads; after the dataset load every user's home timeline has posts."
 }
 
+variable "dataset_users" {
+  type        = number
+  default     = 962
+  description = "Users of the dataset the setup hook loads after a fresh deployment (962 is DeathStarBench's socfb-Reed98; edges scale with it). Workloads should use the same count, e.g. social-network:mixed@962."
+}
+
+variable "dataset_posts_per_user" {
+  type        = number
+  default     = 10
+  description = "Mean posts per user the setup hook composes."
+}
+
 variable "datastore_cpu_limit" {
   type        = bool
   default     = false

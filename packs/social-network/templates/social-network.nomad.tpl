@@ -55,7 +55,7 @@ job "[[ $job ]]" {
     orchbench_load_path       = "/wrk2-api/home-timeline/read?user_id=[[ var "probe_user" . ]]&start=0&stop=10"
     # After a fresh deployment the harness loads the dataset; the loader skips
     # what exists, so a re-run is cheap.
-    orchbench_setup_args      = "[\"dsb\",\"social-network\",\"load\",\"--frontend\",\"http://{{endpoint}}\"]"
+    orchbench_setup_args      = "[\"dsb\",\"social-network\",\"load\",\"--frontend\",\"http://{{endpoint}}\",\"--users\",\"[[ var "dataset_users" . ]]\",\"--posts-per-user\",\"[[ var "dataset_posts_per_user" . ]]\"]"
     orchbench_setup_timeout   = "45m"
   }
 [[- /* The 12 socialnet services: stateless, replicated by horizontal and ha. */ -]]
