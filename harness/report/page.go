@@ -38,15 +38,16 @@ dt { font-weight: bold; }
 </dl>
 
 <h2>Breaking points</h2>
-<p>Lowest load level at which the median over valid repetitions broke the SLO. Figures are medians with 95 % bootstrap confidence intervals (corrected latency, ms).</p>
+<p>Lowest load level at which the median over valid repetitions broke the SLO. Figures are medians with 95 % bootstrap confidence intervals (corrected latency, ms). <em>Sustained</em> is, per repetition, the highest level met before that repetition's own first break, with its median and interval.</p>
 <table id="breaking-points">
-<tr><th>configuration</th><th>breaking point</th><th>rule</th><th>why</th><th>p50 there</th><th>p99 there</th><th>achieved there</th><th>last good level</th><th>p99 at last good</th><th>achieved at last good</th></tr>
+<tr><th>configuration</th><th>breaking point</th><th>rule</th><th>why</th><th>p50 there</th><th>p99 there</th><th>achieved there</th><th>last good level</th><th>p99 at last good</th><th>achieved at last good</th><th>sustained per repetition</th></tr>
 {{range .Breaking}}<tr{{if .Reached}} class="broken"{{end}}>
 <td>{{.Configuration}}</td>
 {{if .Reached}}<td>{{.Level}}</td><td>{{join .Rules ", "}}</td><td>{{join .Details "; "}}</td>
 <td class="num">{{.At.P50}}</td><td class="num">{{.At.P99}}</td><td class="num">{{.At.Achieved}}</td>
 {{else}}<td>not reached</td><td></td><td>{{with .MaxMeasured}}met the SLO up to {{.Level}}{{else}}no valid data{{end}}</td><td></td><td></td><td></td>{{end}}
 {{with .LastGood}}<td>{{.Level}}</td><td class="num">{{.P99}}</td><td class="num">{{.Achieved}}</td>{{else}}<td>-</td><td></td><td></td>{{end}}
+<td class="num">{{.SustainedText}}</td>
 </tr>
 {{end}}</table>
 

@@ -92,7 +92,7 @@ func Build(rec *results.SweepRecord, steps []results.StepResult) ([]byte, map[st
 	files := map[string][]byte{}
 	d := pageData{
 		Rec: rec, Spec: spec, Done: len(steps), Levels: levels,
-		Breaking:  results.BreakingPoints(levels),
+		Breaking:  results.WithSustained(results.BreakingPoints(levels), steps, spec.SLO),
 		Generated: time.Now().UTC().Format("2006-01-02 15:04:05Z"),
 	}
 	for _, k := range sortedKeys(rec.ToolVersions) {

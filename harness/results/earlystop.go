@@ -8,14 +8,18 @@ import (
 )
 
 // EarlyStop remembers, during a sweep with early_stop, the lowest level at
-// which each configuration broke its SLO, so the runner can skip higher
-// levels of it. A single valid step breaking the SLO is enough: waiting for
-// all repetitions would cost exactly the time early stopping saves. Invalid
-// steps say nothing about the configuration and are ignored.
+// which each repetition of a configuration broke its SLO, so the runner can
+// skip that repetition's higher levels. Repetitions are kept apart: each is
+// an ascending series of its own, and stopping all of them at the first
+// break of any one would censor the others at a level a noisy step picked,
+// so the medians above it (and the breaking point) could never be measured.
+// Invalid steps say nothing about the configuration and are ignored.
 type EarlyStop struct {
 	SLO    experiment.SLO
 	broken map[string]brokenAt
 }
+
+func repKey(configuration string, rep int) string { return fmt.Sprintf("%s#%d", configuration, rep) }
 
 type brokenAt struct {
 	level string
@@ -46,8 +50,9 @@ func (e *EarlyStop) Record(r StepResult) (broke bool, rules []string) {
 		return false, nil
 	}
 	k := levelKey(r.OfferedRPS, r.Users)
-	if b, ok := e.broken[r.Configuration()]; !ok || k < b.key {
-		e.broken[r.Configuration()] = brokenAt{
+	key := repKey(r.Configuration(), r.Rep)
+	if b, ok := e.broken[key]; !ok || k < b.key {
+		e.broken[key] = brokenAt{
 			level: experiment.Step{OfferedRPS: r.OfferedRPS, Users: r.Users}.Level(),
 			key:   k,
 			why:   r.Step + ": " + strings.Join(details, "; "),
@@ -56,12 +61,12 @@ func (e *EarlyStop) Record(r StepResult) (broke bool, rules []string) {
 	return true, rules
 }
 
-// Skip reports whether a planned step is above a level at which its
-// configuration already broke, and why.
+// Skip reports whether a planned step is above a level at which the same
+// repetition of its configuration already broke, and why.
 func (e *EarlyStop) Skip(st experiment.Step) (bool, string) {
-	b, ok := e.broken[st.Configuration()]
+	b, ok := e.broken[repKey(st.Configuration(), st.Rep)]
 	if !ok || levelKey(st.OfferedRPS, st.Users) <= b.key {
 		return false, ""
 	}
-	return true, fmt.Sprintf("%s broke at %s (%s)", st.Configuration(), b.level, b.why)
+	return true, fmt.Sprintf("%s repetition %d broke at %s (%s)", st.Configuration(), st.Rep, b.level, b.why)
 }

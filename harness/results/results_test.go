@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math"
@@ -398,5 +399,42 @@ func TestEarlyStop(t *testing.T) {
 	}
 	if skip, _ := e.Skip(step("vertical", 800, 1)); skip {
 		t.Fatal("another configuration was skipped")
+	}
+	// Another repetition is its own ascending series: one noisy break must
+	// not censor it.
+	if skip, _ := e.Skip(step("baseline", 800, 2)); skip {
+		t.Fatal("repetition 2 was skipped because repetition 1 broke")
+	}
+}
+
+func TestWithSustainedPerRepetition(t *testing.T) {
+	start := time.UnixMilli(1_700_000_000_000)
+	var steps []StepResult
+	add := func(variant string, rate float64, rep int, p99 float64, valid bool) {
+		st := experiment.Step{ID: experiment.StepID("taewa", "nomad", variant, rate, 0, rep), App: "taewa", Orchestrator: "nomad", Variant: variant, OfferedRPS: rate, Rep: rep}
+		r := fakeResult("s", st, start)
+		r.Corrected.P99, r.Errors, r.Valid = p99, 0, valid
+		steps = append(steps, r)
+	}
+	// rep 1 breaks at 200, rep 2 at 400 (an invalid 200 is passed over),
+	// rep 3 never breaks up to 400.
+	add("baseline", 100, 1, 10, true)
+	add("baseline", 200, 1, 500, true)
+	add("baseline", 100, 2, 10, true)
+	add("baseline", 200, 2, 900, false)
+	add("baseline", 400, 2, 500, true)
+	add("baseline", 400, 3, 20, true)
+	add("baseline", 100, 3, 10, true)
+	add("vertical", 100, 1, 500, true)
+	bps := WithSustained([]BreakingPoint{{App: "taewa", Orchestrator: "nomad", Variant: "baseline"}, {App: "taewa", Orchestrator: "nomad", Variant: "vertical"}}, steps, testSLO)
+	b := bps[0]
+	if fmt.Sprint(b.SustainedReps) != "[100 100 400]" || b.Unbroken != 1 || b.Sustained.Median != 100 || b.Sustained.N != 3 {
+		t.Fatalf("baseline sustained %v unbroken %d estimate %+v", b.SustainedReps, b.Unbroken, b.Sustained)
+	}
+	if got := b.SustainedText(); !strings.Contains(got, "(100 100 400)") || !strings.Contains(got, "1 of 3 never broke") {
+		t.Errorf("text %q", got)
+	}
+	if v := bps[1]; fmt.Sprint(v.SustainedReps) != "[0]" || v.Unbroken != 0 {
+		t.Errorf("vertical broke at its lowest level: %v, unbroken %d", v.SustainedReps, v.Unbroken)
 	}
 }

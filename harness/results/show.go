@@ -50,8 +50,8 @@ func FormatShow(w io.Writer, rec *SweepRecord, steps []StepResult) error {
 
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONFIGURATION\tBREAKING POINT\tRULE\tLAST GOOD\tDETAIL")
-	for _, b := range BreakingPoints(levels) {
+	fmt.Fprintln(tw, "CONFIGURATION\tBREAKING POINT\tRULE\tLAST GOOD\tSUSTAINED PER REPETITION\tDETAIL")
+	for _, b := range WithSustained(BreakingPoints(levels), steps, slo) {
 		last := "-"
 		if b.LastGood != nil {
 			last = b.LastGood.Level()
@@ -61,10 +61,10 @@ func FormatShow(w io.Writer, rec *SweepRecord, steps []StepResult) error {
 			if b.MaxMeasured != nil {
 				upTo = "not reached up to " + b.MaxMeasured.Level()
 			}
-			fmt.Fprintf(tw, "%s\t-\t-\t%s\t%s\n", b.Configuration(), last, upTo)
+			fmt.Fprintf(tw, "%s\t-\t-\t%s\t%s\t%s\n", b.Configuration(), last, b.SustainedText(), upTo)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", b.Configuration(), b.Level(), strings.Join(b.Rules, ","), last, joinOr(b.Details, ""))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", b.Configuration(), b.Level(), strings.Join(b.Rules, ","), last, b.SustainedText(), joinOr(b.Details, ""))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

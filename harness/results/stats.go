@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/orchbench/orchbench/harness/experiment"
@@ -223,6 +224,13 @@ type BreakingPoint struct {
 	LastGood *LevelStats `json:"last_good,omitempty"`
 	// MaxMeasured is the highest level with valid data.
 	MaxMeasured *LevelStats `json:"max_measured,omitempty"`
+	// Sustained is the highest level each repetition met before its own
+	// first break (0 when it broke at its lowest level), as a median with
+	// its interval; SustainedReps lists them by repetition. Unbroken counts
+	// repetitions that never broke: their figure is only a lower bound.
+	Sustained     Estimate  `json:"sustained"`
+	SustainedReps []float64 `json:"sustained_reps,omitempty"`
+	Unbroken      int       `json:"unbroken,omitempty"`
 }
 
 // Configuration is app-orchestrator-variant.
@@ -280,6 +288,23 @@ func (e Estimate) String() string {
 	return fmt.Sprintf("%.1f [%.1f–%.1f]", e.Median, e.Lo, e.Hi)
 }
 
+// SustainedText is the per-repetition sustained level for tables:
+// "40 [30–40] (30 40 40 40 40)", with "≥" on repetitions that never broke.
+func (b BreakingPoint) SustainedText() string {
+	if b.Sustained.N == 0 {
+		return "-"
+	}
+	reps := make([]string, len(b.SustainedReps))
+	for i, x := range b.SustainedReps {
+		reps[i] = strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	text := fmt.Sprintf("%s (%s)", b.Sustained, strings.Join(reps, " "))
+	if b.Unbroken > 0 {
+		text += fmt.Sprintf(", %d of %d never broke: a lower bound", b.Unbroken, b.Sustained.N)
+	}
+	return text
+}
+
 func joinOr(ss []string, empty string) string {
 	if len(ss) == 0 {
 		return empty
@@ -295,4 +320,59 @@ func (r StepResult) dueRPS() float64 {
 		return r.DueRPS
 	}
 	return r.OfferedRPS
+}
+
+// WithSustained fills each breaking point's per-repetition sustained level
+// from the steps: a repetition is walked up its levels in order and stops
+// at the first valid step that breaks the SLO. Invalid steps are passed
+// over, as they say nothing about the configuration.
+func WithSustained(bps []BreakingPoint, steps []StepResult, slo experiment.SLO) []BreakingPoint {
+	type repKey struct {
+		config string
+		rep    int
+	}
+	byRep := map[repKey][]StepResult{}
+	for _, st := range steps {
+		if st.Valid {
+			k := repKey{st.Configuration(), st.Rep}
+			byRep[k] = append(byRep[k], st)
+		}
+	}
+	keys := make([]repKey, 0, len(byRep))
+	for k := range byRep {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].config != keys[j].config {
+			return keys[i].config < keys[j].config
+		}
+		return keys[i].rep < keys[j].rep
+	})
+	for i := range bps {
+		b := &bps[i]
+		b.SustainedReps, b.Unbroken = nil, 0
+		for _, k := range keys {
+			if k.config != b.Configuration() {
+				continue
+			}
+			rs := byRep[k]
+			sort.Slice(rs, func(i, j int) bool {
+				return levelKey(rs[i].OfferedRPS, rs[i].Users) < levelKey(rs[j].OfferedRPS, rs[j].Users)
+			})
+			sustained, broke := 0.0, false
+			for _, r := range rs {
+				if rules, _ := Violations(r, slo); len(rules) > 0 {
+					broke = true
+					break
+				}
+				sustained = levelKey(r.OfferedRPS, r.Users)
+			}
+			if !broke {
+				b.Unbroken++
+			}
+			b.SustainedReps = append(b.SustainedReps, sustained)
+		}
+		b.Sustained = MedianCI(b.SustainedReps)
+	}
+	return bps
 }

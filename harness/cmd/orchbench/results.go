@@ -70,7 +70,7 @@ func init() {
 				"sweep":           id,
 				"slo":             slo,
 				"levels":          levels,
-				"breaking_points": results.BreakingPoints(levels),
+				"breaking_points": results.WithSustained(results.BreakingPoints(levels), steps, slo),
 			})
 		},
 	}
