@@ -3,6 +3,7 @@ package pack
 import (
 	"errors"
 	"fmt"
+	"github.com/orchbench/orchbench/harness/orchestrator"
 	"io"
 	"sort"
 	"strings"
@@ -134,7 +135,7 @@ func WriteStatus(w io.Writer, job *api.Job, allocs []*api.AllocationListStub) {
 			health = map[bool]string{true: "healthy", false: "unhealthy"}[*a.DeploymentStatus.Healthy]
 		}
 		fmt.Fprintf(w, "  alloc %s  group %s  node %s  version %d  desired %s  client %s  %s\n",
-			shortID(a.ID), a.TaskGroup, a.NodeName, a.JobVersion, a.DesiredStatus, a.ClientStatus, health)
+			orchestrator.ShortID(a.ID), a.TaskGroup, a.NodeName, a.JobVersion, a.DesiredStatus, a.ClientStatus, health)
 	}
 }
 
@@ -154,11 +155,4 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/orchbench/orchbench/harness/orchestrator"
 	"io"
 	"os"
 	"os/exec"
@@ -170,7 +171,7 @@ func (n *NomadRunner) Run(ctx context.Context, req LoadRequest) (*loadgen.Result
 	raw = append(raw, n.cat(alloc, "alloc/logs/load.stderr.0")...)
 	rc, err := n.Client.AllocFS().Cat(alloc, "alloc/result.json", nil)
 	if err != nil {
-		return nil, raw, fmt.Errorf("load job %s (alloc %s) left no result: %v: %s", child, short(alloc.ID), err, lastLine(string(raw)))
+		return nil, raw, fmt.Errorf("load job %s (alloc %s) left no result: %v: %s", child, orchestrator.ShortID(alloc.ID), err, lastLine(string(raw)))
 	}
 	defer rc.Close()
 	var res loadgen.Result
@@ -233,11 +234,4 @@ func (n *NomadRunner) unplaced(jobID string) string {
 		}
 	}
 	return ""
-}
-
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }

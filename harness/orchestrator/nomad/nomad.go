@@ -239,7 +239,7 @@ func (a *Adapter) healthy(ctx context.Context, d *orchestrator.Deployment) (bool
 	}
 	tracked := dep != nil && dep.JobVersion == d.Version
 	if tracked && (dep.Status == "failed" || dep.Status == "cancelled") {
-		return false, "", fmt.Errorf("nomad: job %s: deployment %s %s: %s", d.Job, short(dep.ID), dep.Status, dep.StatusDescription)
+		return false, "", fmt.Errorf("nomad: job %s: deployment %s %s: %s", d.Job, orchestrator.ShortID(dep.ID), dep.Status, dep.StatusDescription)
 	}
 	allocs, err := a.currentAllocs(ctx, d)
 	if err != nil {
@@ -253,7 +253,7 @@ func (a *Adapter) healthy(ctx context.Context, d *orchestrator.Deployment) (bool
 	healthyAllocs := 0
 	for _, s := range allocs {
 		if s.ClientStatus == "failed" {
-			return false, "", fmt.Errorf("nomad: job %s: allocation %s is failed: %s (see `nomad alloc status %s`)", d.Job, short(s.ID), taskEvents(s), short(s.ID))
+			return false, "", fmt.Errorf("nomad: job %s: allocation %s is failed: %s (see `nomad alloc status %s`)", d.Job, orchestrator.ShortID(s.ID), taskEvents(s), orchestrator.ShortID(s.ID))
 		}
 		if s.ClientStatus != "running" {
 			continue
@@ -271,7 +271,7 @@ func (a *Adapter) healthy(ctx context.Context, d *orchestrator.Deployment) (bool
 		running[s.ID] = true
 		if s.DeploymentStatus != nil && s.DeploymentStatus.Healthy != nil {
 			if !*s.DeploymentStatus.Healthy {
-				return false, "", fmt.Errorf("nomad: job %s: allocation %s was marked unhealthy (see `nomad alloc status %s`)", d.Job, short(s.ID), short(s.ID))
+				return false, "", fmt.Errorf("nomad: job %s: allocation %s was marked unhealthy (see `nomad alloc status %s`)", d.Job, orchestrator.ShortID(s.ID), orchestrator.ShortID(s.ID))
 			}
 			healthyAllocs++
 		}
@@ -299,13 +299,6 @@ func (a *Adapter) healthy(ctx context.Context, d *orchestrator.Deployment) (bool
 		}
 	}
 	return true, state, nil
-}
-
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
 
 // placementFailure describes why the latest evaluation could not place
@@ -582,7 +575,7 @@ func (a *Adapter) Limits(ctx context.Context, d *orchestrator.Deployment) ([]orc
 		}
 		e, err := limits.ForPID(pid)
 		if err != nil {
-			return nil, fmt.Errorf("limits of task %s in alloc %s: %w", p.Task, short(p.AllocID), err)
+			return nil, fmt.Errorf("limits of task %s in alloc %s: %w", p.Task, orchestrator.ShortID(p.AllocID), err)
 		}
 		p.ImageID = imageID
 		out = append(out, orchestrator.Limits{Placement: p, EffectiveCores: e.EffectiveCores(), CPUSet: e.CPUSet, MemoryLimitMiB: e.MemoryMiB, CgroupPath: e.CgroupPath})
@@ -620,7 +613,7 @@ func taskPID(ctx context.Context, p orchestrator.Placement) (int, string, error)
 			return pid, "", nil
 		}
 	}
-	return 0, "", fmt.Errorf("no process of task %s in alloc %s found on this machine", p.Task, short(p.AllocID))
+	return 0, "", fmt.Errorf("no process of task %s in alloc %s found on this machine", p.Task, orchestrator.ShortID(p.AllocID))
 }
 
 // Scale sets a group's count.
@@ -647,12 +640,12 @@ func (a *Adapter) InjectFault(ctx context.Context, d *orchestrator.Deployment, f
 	case "kill-task":
 		for task := range alloc.TaskStates {
 			if err := a.Client.Allocations().Signal(alloc, qo(ctx), task, "SIGKILL"); err != nil {
-				return fmt.Errorf("nomad: kill task %s of alloc %s: %w", task, short(alloc.ID), err)
+				return fmt.Errorf("nomad: kill task %s of alloc %s: %w", task, orchestrator.ShortID(alloc.ID), err)
 			}
 		}
 	case "stop-alloc":
 		if _, err := a.Client.Allocations().Stop(alloc, qo(ctx)); err != nil {
-			return fmt.Errorf("nomad: stop alloc %s: %w", short(alloc.ID), err)
+			return fmt.Errorf("nomad: stop alloc %s: %w", orchestrator.ShortID(alloc.ID), err)
 		}
 	default:
 		return fmt.Errorf("nomad: unknown fault %q (valid: kill-task, stop-alloc)", f.Kind)
