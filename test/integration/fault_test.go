@@ -3,12 +3,8 @@
 package integration
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/orchbench/orchbench/harness/results"
 )
 
 const faultSpec = `
@@ -36,21 +32,9 @@ sweep "fault" {
 // measurement: the load is spread over both instances, the failures show in
 // the per-second series, and the fault's time is recorded with the step.
 func TestFaultDuringLoad(t *testing.T) {
-	work := t.TempDir()
-	spec := filepath.Join(work, "fault.hcl")
-	if err := os.WriteFile(spec, []byte(faultSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(work, "results")
-	must(t, orchbench, "sweep", "-f", spec, "--dir", dir, "--reports", filepath.Join(work, "reports"))
-	archive := results.Archive{Dir: dir}
-	id, err := archive.Resolve("fault")
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps, err := archive.LoadSteps(id)
-	if err != nil || len(steps) != 1 {
-		t.Fatalf("want one step, got %d (%v)", len(steps), err)
+	steps := sweepSteps(t, "fault", faultSpec)
+	if len(steps) != 1 {
+		t.Fatalf("want one step, got %d", len(steps))
 	}
 	s := steps[0]
 	if !s.Valid {

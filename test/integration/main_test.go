@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orchbench/orchbench/harness/results"
 )
 
 var (
@@ -152,4 +154,27 @@ func eventually(t *testing.T, within time.Duration, what string, check func() er
 		}
 		time.Sleep(time.Second)
 	}
+}
+
+// sweepSteps writes spec to a file, runs `orchbench sweep` on it and returns
+// the archived steps of the sweep called name.
+func sweepSteps(t *testing.T, name, spec string) []results.StepResult {
+	t.Helper()
+	work := t.TempDir()
+	file := filepath.Join(work, name+".hcl")
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(work, "results")
+	must(t, orchbench, "sweep", "-f", file, "--dir", dir, "--reports", filepath.Join(work, "reports"))
+	archive := results.Archive{Dir: dir}
+	id, err := archive.Resolve(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := archive.LoadSteps(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return steps
 }

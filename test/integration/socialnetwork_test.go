@@ -9,8 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -18,7 +16,6 @@ import (
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/dataset"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
-	"github.com/orchbench/orchbench/harness/results"
 )
 
 // A small dataset keeps the test short; the code path is the full one.
@@ -164,21 +161,9 @@ func composeReachesFollowers(t *testing.T, frontend string) {
 // killRedisUnderLoad runs a sweep step whose fault kills the Redis task:
 // the sweep completes, the step records the errors, and Nomad restarts Redis.
 func killRedisUnderLoad(t *testing.T, ctx context.Context, ad *nomad.Adapter, job string) {
-	work := t.TempDir()
-	spec := filepath.Join(work, "sn-fault.hcl")
-	if err := os.WriteFile(spec, []byte(snFaultSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(work, "results")
-	must(t, orchbench, "sweep", "-f", spec, "--dir", dir, "--reports", filepath.Join(work, "reports"))
-	archive := results.Archive{Dir: dir}
-	id, err := archive.Resolve("sn-fault")
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps, err := archive.LoadSteps(id)
-	if err != nil || len(steps) != 1 {
-		t.Fatalf("want one step, got %d (%v)", len(steps), err)
+	steps := sweepSteps(t, "sn-fault", snFaultSpec)
+	if len(steps) != 1 {
+		t.Fatalf("want one step, got %d", len(steps))
 	}
 	s := steps[0]
 	if s.Metadata["deployment"] != "reused running version" {
