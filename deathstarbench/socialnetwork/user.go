@@ -28,6 +28,10 @@ type userRecord struct {
 
 func userCacheKey(username string) string { return "user:" + username }
 
+// userIDCacheKey caches GetUsername's answer; the "user-id:" prefix cannot
+// collide with a "user:" key whatever the username.
+func userIDCacheKey(userID int64) string { return "user-id:" + strconv.FormatInt(userID, 10) }
+
 func hashPassword(password, salt string) string {
 	sum := sha256.Sum256([]byte(password + salt))
 	return hex.EncodeToString(sum[:])
@@ -101,7 +105,7 @@ func (s *UserService) RegisterUserWithId(ctx context.Context, reqID int64, first
 	err := s.Users.Insert(ctx, record)
 	if errors.Is(err, store.ErrDuplicate) {
 		// The wording is DeathStarBench's; the loader relies on it to skip.
-		return badRequest("User %s already existed", username)
+		return serviceError(sn.ErrorKind_CONFLICT, "User %s already existed", username)
 	}
 	if err != nil {
 		return internalError("store user", err)
@@ -151,4 +155,27 @@ func (s *UserService) GetUserId(ctx context.Context, _ int64, username string) (
 		return 0, notFound("User: %s doesn't exist", username)
 	}
 	return record.UserID, nil
+}
+
+// GetUsername implements sn.UserService. Users are stored under their
+// username, so this is a query on user_id, which FerretDB's SQLite backend
+// answers by scanning the collection; hence the cache, and callers that ask
+// only off the hot path. Unknown IDs are not cached, so a user registered a
+// moment later is found at once.
+func (s *UserService) GetUsername(ctx context.Context, _ int64, userID int64) (string, error) {
+	key := userIDCacheKey(userID)
+	if cached, err := s.Cache.GetMulti(ctx, []string{key}); err == nil {
+		if name, ok := cached[key]; ok {
+			return string(name), nil
+		}
+	}
+	var records []userRecord
+	if err := s.Users.FindEqual(ctx, "user_id", userID, &records); err != nil {
+		return "", internalError("find user", err)
+	}
+	if len(records) == 0 {
+		return "", notFound("User with user_id %d doesn't exist", userID)
+	}
+	_ = s.Cache.Set(ctx, key, []byte(records[0].Username), cacheTTL)
+	return records[0].Username, nil
 }

@@ -9,13 +9,16 @@
 namespace go socialnet
 
 // Raised for errors the caller caused (unknown user, bad credentials,
-// malformed input); anything else surfaces as a transport or application
-// exception and means the service itself is unhealthy.
+// malformed input, a name already taken) and, as INTERNAL, for failures of
+// a service's storage or upstreams; anything else surfaces as a transport
+// or application exception. The front end turns the kind into the HTTP
+// status (400, 404, 401, 500, 409).
 enum ErrorKind {
   BAD_REQUEST = 0,
   NOT_FOUND = 1,
   UNAUTHORIZED = 2,
   INTERNAL = 3,
+  CONFLICT = 4,
 }
 
 exception ServiceError {
@@ -99,6 +102,10 @@ service UserService {
   string Login(1: i64 req_id, 2: string username, 3: string password) throws (1: ServiceError se),
   Creator CreatorWithUserId(1: i64 req_id, 2: i64 user_id, 3: string username) throws (1: ServiceError se),
   i64 GetUserId(1: i64 req_id, 2: string username) throws (1: ServiceError se),
+  // The reverse of GetUserId; NOT_FOUND for an unregistered ID. Not in
+  // DeathStarBench: the front end calls it only to tell an unknown user from
+  // an empty timeline.
+  string GetUsername(1: i64 req_id, 2: i64 user_id) throws (1: ServiceError se),
 }
 
 service SocialGraphService {

@@ -27,6 +27,7 @@ const (
 	ErrorKind_NOT_FOUND    ErrorKind = 1
 	ErrorKind_UNAUTHORIZED ErrorKind = 2
 	ErrorKind_INTERNAL     ErrorKind = 3
+	ErrorKind_CONFLICT     ErrorKind = 4
 )
 
 func (p ErrorKind) String() string {
@@ -39,6 +40,8 @@ func (p ErrorKind) String() string {
 		return "UNAUTHORIZED"
 	case ErrorKind_INTERNAL:
 		return "INTERNAL"
+	case ErrorKind_CONFLICT:
+		return "CONFLICT"
 	}
 	return "<UNSET>"
 }
@@ -53,6 +56,8 @@ func ErrorKindFromString(s string) (ErrorKind, error) {
 		return ErrorKind_UNAUTHORIZED, nil
 	case "INTERNAL":
 		return ErrorKind_INTERNAL, nil
+	case "CONFLICT":
+		return ErrorKind_CONFLICT, nil
 	}
 	return ErrorKind(0), fmt.Errorf("not a valid ErrorKind string")
 }
@@ -4939,6 +4944,10 @@ type UserService interface {
 	//  - ReqID
 	//  - Username
 	GetUserId(ctx context.Context, req_id int64, username string) (_r int64, _err error)
+	// Parameters:
+	//  - ReqID
+	//  - UserID
+	GetUsername(ctx context.Context, req_id int64, user_id int64) (_r string, _err error)
 }
 
 type UserServiceClient struct {
@@ -5107,6 +5116,28 @@ func (p *UserServiceClient) GetUserId(ctx context.Context, req_id int64, usernam
 	return _result75.GetSuccess(), nil
 }
 
+// Parameters:
+//   - ReqID
+//   - UserID
+func (p *UserServiceClient) GetUsername(ctx context.Context, req_id int64, user_id int64) (_r string, _err error) {
+	var _args76 UserServiceGetUsernameArgs
+	_args76.ReqID = req_id
+	_args76.UserID = user_id
+	var _result78 UserServiceGetUsernameResult
+	var _meta77 thrift.ResponseMeta
+	_meta77, _err = p.Client_().Call(ctx, "GetUsername", &_args76, &_result78)
+	p.SetLastResponseMeta_(_meta77)
+	if _err != nil {
+		return
+	}
+	switch {
+	case _result78.Se != nil:
+		return _r, _result78.Se
+	}
+
+	return _result78.GetSuccess(), nil
+}
+
 type UserServiceProcessor struct {
 	processorMap map[string]thrift.TProcessorFunction
 	handler      UserService
@@ -5127,13 +5158,14 @@ func (p *UserServiceProcessor) ProcessorMap() map[string]thrift.TProcessorFuncti
 
 func NewUserServiceProcessor(handler UserService) *UserServiceProcessor {
 
-	self76 := &UserServiceProcessor{handler: handler, processorMap: make(map[string]thrift.TProcessorFunction)}
-	self76.processorMap["RegisterUser"] = &userServiceProcessorRegisterUser{handler: handler}
-	self76.processorMap["RegisterUserWithId"] = &userServiceProcessorRegisterUserWithId{handler: handler}
-	self76.processorMap["Login"] = &userServiceProcessorLogin{handler: handler}
-	self76.processorMap["CreatorWithUserId"] = &userServiceProcessorCreatorWithUserId{handler: handler}
-	self76.processorMap["GetUserId"] = &userServiceProcessorGetUserId{handler: handler}
-	return self76
+	self79 := &UserServiceProcessor{handler: handler, processorMap: make(map[string]thrift.TProcessorFunction)}
+	self79.processorMap["RegisterUser"] = &userServiceProcessorRegisterUser{handler: handler}
+	self79.processorMap["RegisterUserWithId"] = &userServiceProcessorRegisterUserWithId{handler: handler}
+	self79.processorMap["Login"] = &userServiceProcessorLogin{handler: handler}
+	self79.processorMap["CreatorWithUserId"] = &userServiceProcessorCreatorWithUserId{handler: handler}
+	self79.processorMap["GetUserId"] = &userServiceProcessorGetUserId{handler: handler}
+	self79.processorMap["GetUsername"] = &userServiceProcessorGetUsername{handler: handler}
+	return self79
 }
 
 func (p *UserServiceProcessor) Process(ctx context.Context, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
@@ -5146,12 +5178,12 @@ func (p *UserServiceProcessor) Process(ctx context.Context, iprot, oprot thrift.
 	}
 	iprot.Skip(ctx, thrift.STRUCT)
 	iprot.ReadMessageEnd(ctx)
-	x77 := thrift.NewTApplicationException(thrift.UNKNOWN_METHOD, "Unknown function "+name)
+	x80 := thrift.NewTApplicationException(thrift.UNKNOWN_METHOD, "Unknown function "+name)
 	oprot.WriteMessageBegin(ctx, name, thrift.EXCEPTION, seqId)
-	x77.Write(ctx, oprot)
+	x80.Write(ctx, oprot)
 	oprot.WriteMessageEnd(ctx)
 	oprot.Flush(ctx)
-	return false, x77
+	return false, x80
 
 }
 
@@ -5160,7 +5192,7 @@ type userServiceProcessorRegisterUser struct {
 }
 
 func (p *userServiceProcessorRegisterUser) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err78 error
+	var _write_err81 error
 	args := UserServiceRegisterUserArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -5210,40 +5242,40 @@ func (p *userServiceProcessorRegisterUser) Process(ctx context.Context, seqId in
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc79 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing RegisterUser: "+err2.Error())
+			_exc82 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing RegisterUser: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "RegisterUser", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err78 = thrift.WrapTException(err2)
+				_write_err81 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc79.Write(ctx, oprot); _write_err78 == nil && err2 != nil {
-				_write_err78 = thrift.WrapTException(err2)
+			if err2 := _exc82.Write(ctx, oprot); _write_err81 == nil && err2 != nil {
+				_write_err81 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err78 == nil && err2 != nil {
-				_write_err78 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err81 == nil && err2 != nil {
+				_write_err81 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err78 == nil && err2 != nil {
-				_write_err78 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err81 == nil && err2 != nil {
+				_write_err81 = thrift.WrapTException(err2)
 			}
-			if _write_err78 != nil {
-				return false, thrift.WrapTException(_write_err78)
+			if _write_err81 != nil {
+				return false, thrift.WrapTException(_write_err81)
 			}
 			return true, err
 		}
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "RegisterUser", thrift.REPLY, seqId); err2 != nil {
-		_write_err78 = thrift.WrapTException(err2)
+		_write_err81 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err78 == nil && err2 != nil {
-		_write_err78 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err81 == nil && err2 != nil {
+		_write_err81 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err78 == nil && err2 != nil {
-		_write_err78 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err81 == nil && err2 != nil {
+		_write_err81 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err78 == nil && err2 != nil {
-		_write_err78 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err81 == nil && err2 != nil {
+		_write_err81 = thrift.WrapTException(err2)
 	}
-	if _write_err78 != nil {
-		return false, thrift.WrapTException(_write_err78)
+	if _write_err81 != nil {
+		return false, thrift.WrapTException(_write_err81)
 	}
 	return true, err
 }
@@ -5253,7 +5285,7 @@ type userServiceProcessorRegisterUserWithId struct {
 }
 
 func (p *userServiceProcessorRegisterUserWithId) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err80 error
+	var _write_err83 error
 	args := UserServiceRegisterUserWithIdArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -5303,40 +5335,40 @@ func (p *userServiceProcessorRegisterUserWithId) Process(ctx context.Context, se
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc81 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing RegisterUserWithId: "+err2.Error())
+			_exc84 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing RegisterUserWithId: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "RegisterUserWithId", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err80 = thrift.WrapTException(err2)
+				_write_err83 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc81.Write(ctx, oprot); _write_err80 == nil && err2 != nil {
-				_write_err80 = thrift.WrapTException(err2)
+			if err2 := _exc84.Write(ctx, oprot); _write_err83 == nil && err2 != nil {
+				_write_err83 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err80 == nil && err2 != nil {
-				_write_err80 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err83 == nil && err2 != nil {
+				_write_err83 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err80 == nil && err2 != nil {
-				_write_err80 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err83 == nil && err2 != nil {
+				_write_err83 = thrift.WrapTException(err2)
 			}
-			if _write_err80 != nil {
-				return false, thrift.WrapTException(_write_err80)
+			if _write_err83 != nil {
+				return false, thrift.WrapTException(_write_err83)
 			}
 			return true, err
 		}
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "RegisterUserWithId", thrift.REPLY, seqId); err2 != nil {
-		_write_err80 = thrift.WrapTException(err2)
+		_write_err83 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err80 == nil && err2 != nil {
-		_write_err80 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err83 == nil && err2 != nil {
+		_write_err83 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err80 == nil && err2 != nil {
-		_write_err80 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err83 == nil && err2 != nil {
+		_write_err83 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err80 == nil && err2 != nil {
-		_write_err80 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err83 == nil && err2 != nil {
+		_write_err83 = thrift.WrapTException(err2)
 	}
-	if _write_err80 != nil {
-		return false, thrift.WrapTException(_write_err80)
+	if _write_err83 != nil {
+		return false, thrift.WrapTException(_write_err83)
 	}
 	return true, err
 }
@@ -5346,7 +5378,7 @@ type userServiceProcessorLogin struct {
 }
 
 func (p *userServiceProcessorLogin) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err82 error
+	var _write_err85 error
 	args := UserServiceLoginArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -5396,21 +5428,21 @@ func (p *userServiceProcessorLogin) Process(ctx context.Context, seqId int32, ip
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc83 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing Login: "+err2.Error())
+			_exc86 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing Login: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "Login", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err82 = thrift.WrapTException(err2)
+				_write_err85 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc83.Write(ctx, oprot); _write_err82 == nil && err2 != nil {
-				_write_err82 = thrift.WrapTException(err2)
+			if err2 := _exc86.Write(ctx, oprot); _write_err85 == nil && err2 != nil {
+				_write_err85 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err82 == nil && err2 != nil {
-				_write_err82 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err85 == nil && err2 != nil {
+				_write_err85 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err82 == nil && err2 != nil {
-				_write_err82 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err85 == nil && err2 != nil {
+				_write_err85 = thrift.WrapTException(err2)
 			}
-			if _write_err82 != nil {
-				return false, thrift.WrapTException(_write_err82)
+			if _write_err85 != nil {
+				return false, thrift.WrapTException(_write_err85)
 			}
 			return true, err
 		}
@@ -5419,19 +5451,19 @@ func (p *userServiceProcessorLogin) Process(ctx context.Context, seqId int32, ip
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "Login", thrift.REPLY, seqId); err2 != nil {
-		_write_err82 = thrift.WrapTException(err2)
+		_write_err85 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err82 == nil && err2 != nil {
-		_write_err82 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err85 == nil && err2 != nil {
+		_write_err85 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err82 == nil && err2 != nil {
-		_write_err82 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err85 == nil && err2 != nil {
+		_write_err85 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err82 == nil && err2 != nil {
-		_write_err82 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err85 == nil && err2 != nil {
+		_write_err85 = thrift.WrapTException(err2)
 	}
-	if _write_err82 != nil {
-		return false, thrift.WrapTException(_write_err82)
+	if _write_err85 != nil {
+		return false, thrift.WrapTException(_write_err85)
 	}
 	return true, err
 }
@@ -5441,7 +5473,7 @@ type userServiceProcessorCreatorWithUserId struct {
 }
 
 func (p *userServiceProcessorCreatorWithUserId) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err84 error
+	var _write_err87 error
 	args := UserServiceCreatorWithUserIdArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -5491,21 +5523,21 @@ func (p *userServiceProcessorCreatorWithUserId) Process(ctx context.Context, seq
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc85 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing CreatorWithUserId: "+err2.Error())
+			_exc88 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing CreatorWithUserId: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "CreatorWithUserId", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err84 = thrift.WrapTException(err2)
+				_write_err87 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc85.Write(ctx, oprot); _write_err84 == nil && err2 != nil {
-				_write_err84 = thrift.WrapTException(err2)
+			if err2 := _exc88.Write(ctx, oprot); _write_err87 == nil && err2 != nil {
+				_write_err87 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err84 == nil && err2 != nil {
-				_write_err84 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err87 == nil && err2 != nil {
+				_write_err87 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err84 == nil && err2 != nil {
-				_write_err84 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err87 == nil && err2 != nil {
+				_write_err87 = thrift.WrapTException(err2)
 			}
-			if _write_err84 != nil {
-				return false, thrift.WrapTException(_write_err84)
+			if _write_err87 != nil {
+				return false, thrift.WrapTException(_write_err87)
 			}
 			return true, err
 		}
@@ -5514,19 +5546,19 @@ func (p *userServiceProcessorCreatorWithUserId) Process(ctx context.Context, seq
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "CreatorWithUserId", thrift.REPLY, seqId); err2 != nil {
-		_write_err84 = thrift.WrapTException(err2)
+		_write_err87 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err84 == nil && err2 != nil {
-		_write_err84 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err87 == nil && err2 != nil {
+		_write_err87 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err84 == nil && err2 != nil {
-		_write_err84 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err87 == nil && err2 != nil {
+		_write_err87 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err84 == nil && err2 != nil {
-		_write_err84 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err87 == nil && err2 != nil {
+		_write_err87 = thrift.WrapTException(err2)
 	}
-	if _write_err84 != nil {
-		return false, thrift.WrapTException(_write_err84)
+	if _write_err87 != nil {
+		return false, thrift.WrapTException(_write_err87)
 	}
 	return true, err
 }
@@ -5536,7 +5568,7 @@ type userServiceProcessorGetUserId struct {
 }
 
 func (p *userServiceProcessorGetUserId) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err86 error
+	var _write_err89 error
 	args := UserServiceGetUserIdArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -5586,21 +5618,21 @@ func (p *userServiceProcessorGetUserId) Process(ctx context.Context, seqId int32
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc87 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing GetUserId: "+err2.Error())
+			_exc90 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing GetUserId: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "GetUserId", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err86 = thrift.WrapTException(err2)
+				_write_err89 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc87.Write(ctx, oprot); _write_err86 == nil && err2 != nil {
-				_write_err86 = thrift.WrapTException(err2)
+			if err2 := _exc90.Write(ctx, oprot); _write_err89 == nil && err2 != nil {
+				_write_err89 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err86 == nil && err2 != nil {
-				_write_err86 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err89 == nil && err2 != nil {
+				_write_err89 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err86 == nil && err2 != nil {
-				_write_err86 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err89 == nil && err2 != nil {
+				_write_err89 = thrift.WrapTException(err2)
 			}
-			if _write_err86 != nil {
-				return false, thrift.WrapTException(_write_err86)
+			if _write_err89 != nil {
+				return false, thrift.WrapTException(_write_err89)
 			}
 			return true, err
 		}
@@ -5609,19 +5641,114 @@ func (p *userServiceProcessorGetUserId) Process(ctx context.Context, seqId int32
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "GetUserId", thrift.REPLY, seqId); err2 != nil {
-		_write_err86 = thrift.WrapTException(err2)
+		_write_err89 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err86 == nil && err2 != nil {
-		_write_err86 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err89 == nil && err2 != nil {
+		_write_err89 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err86 == nil && err2 != nil {
-		_write_err86 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err89 == nil && err2 != nil {
+		_write_err89 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err86 == nil && err2 != nil {
-		_write_err86 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err89 == nil && err2 != nil {
+		_write_err89 = thrift.WrapTException(err2)
 	}
-	if _write_err86 != nil {
-		return false, thrift.WrapTException(_write_err86)
+	if _write_err89 != nil {
+		return false, thrift.WrapTException(_write_err89)
+	}
+	return true, err
+}
+
+type userServiceProcessorGetUsername struct {
+	handler UserService
+}
+
+func (p *userServiceProcessorGetUsername) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
+	var _write_err91 error
+	args := UserServiceGetUsernameArgs{}
+	if err2 := args.Read(ctx, iprot); err2 != nil {
+		iprot.ReadMessageEnd(ctx)
+		x := thrift.NewTApplicationException(thrift.PROTOCOL_ERROR, err2.Error())
+		oprot.WriteMessageBegin(ctx, "GetUsername", thrift.EXCEPTION, seqId)
+		x.Write(ctx, oprot)
+		oprot.WriteMessageEnd(ctx)
+		oprot.Flush(ctx)
+		return false, thrift.WrapTException(err2)
+	}
+	iprot.ReadMessageEnd(ctx)
+
+	tickerCancel := func() {}
+	// Start a goroutine to do server side connectivity check.
+	if thrift.ServerConnectivityCheckInterval > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		var tickerCtx context.Context
+		tickerCtx, tickerCancel = context.WithCancel(context.Background())
+		defer tickerCancel()
+		go func(ctx context.Context, cancel context.CancelFunc) {
+			ticker := time.NewTicker(thrift.ServerConnectivityCheckInterval)
+			defer ticker.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-ticker.C:
+					if !iprot.Transport().IsOpen() {
+						cancel()
+						return
+					}
+				}
+			}
+		}(tickerCtx, cancel)
+	}
+
+	result := UserServiceGetUsernameResult{}
+	if retval, err2 := p.handler.GetUsername(ctx, args.ReqID, args.UserID); err2 != nil {
+		tickerCancel()
+		err = thrift.WrapTException(err2)
+		switch v := err2.(type) {
+		case *ServiceError:
+			result.Se = v
+		default:
+			if errors.Is(err2, thrift.ErrAbandonRequest) {
+				return false, thrift.WrapTException(err2)
+			}
+			_exc92 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing GetUsername: "+err2.Error())
+			if err2 := oprot.WriteMessageBegin(ctx, "GetUsername", thrift.EXCEPTION, seqId); err2 != nil {
+				_write_err91 = thrift.WrapTException(err2)
+			}
+			if err2 := _exc92.Write(ctx, oprot); _write_err91 == nil && err2 != nil {
+				_write_err91 = thrift.WrapTException(err2)
+			}
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err91 == nil && err2 != nil {
+				_write_err91 = thrift.WrapTException(err2)
+			}
+			if err2 := oprot.Flush(ctx); _write_err91 == nil && err2 != nil {
+				_write_err91 = thrift.WrapTException(err2)
+			}
+			if _write_err91 != nil {
+				return false, thrift.WrapTException(_write_err91)
+			}
+			return true, err
+		}
+	} else {
+		result.Success = &retval
+	}
+	tickerCancel()
+	if err2 := oprot.WriteMessageBegin(ctx, "GetUsername", thrift.REPLY, seqId); err2 != nil {
+		_write_err91 = thrift.WrapTException(err2)
+	}
+	if err2 := result.Write(ctx, oprot); _write_err91 == nil && err2 != nil {
+		_write_err91 = thrift.WrapTException(err2)
+	}
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err91 == nil && err2 != nil {
+		_write_err91 = thrift.WrapTException(err2)
+	}
+	if err2 := oprot.Flush(ctx); _write_err91 == nil && err2 != nil {
+		_write_err91 = thrift.WrapTException(err2)
+	}
+	if _write_err91 != nil {
+		return false, thrift.WrapTException(_write_err91)
 	}
 	return true, err
 }
@@ -7397,6 +7524,307 @@ func (p *UserServiceGetUserIdResult) String() string {
 	return fmt.Sprintf("UserServiceGetUserIdResult(%+v)", *p)
 }
 
+// Attributes:
+//   - ReqID
+//   - UserID
+type UserServiceGetUsernameArgs struct {
+	ReqID  int64 `thrift:"req_id,1" db:"req_id" json:"req_id"`
+	UserID int64 `thrift:"user_id,2" db:"user_id" json:"user_id"`
+}
+
+func NewUserServiceGetUsernameArgs() *UserServiceGetUsernameArgs {
+	return &UserServiceGetUsernameArgs{}
+}
+
+func (p *UserServiceGetUsernameArgs) GetReqID() int64 {
+	return p.ReqID
+}
+
+func (p *UserServiceGetUsernameArgs) GetUserID() int64 {
+	return p.UserID
+}
+func (p *UserServiceGetUsernameArgs) Read(ctx context.Context, iprot thrift.TProtocol) error {
+	if _, err := iprot.ReadStructBegin(ctx); err != nil {
+		return thrift.PrependError(fmt.Sprintf("%T read error: ", p), err)
+	}
+
+	for {
+		_, fieldTypeId, fieldId, err := iprot.ReadFieldBegin(ctx)
+		if err != nil {
+			return thrift.PrependError(fmt.Sprintf("%T field %d read error: ", p, fieldId), err)
+		}
+		if fieldTypeId == thrift.STOP {
+			break
+		}
+		switch fieldId {
+		case 1:
+			if fieldTypeId == thrift.I64 {
+				if err := p.ReadField1(ctx, iprot); err != nil {
+					return err
+				}
+			} else {
+				if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+					return err
+				}
+			}
+		case 2:
+			if fieldTypeId == thrift.I64 {
+				if err := p.ReadField2(ctx, iprot); err != nil {
+					return err
+				}
+			} else {
+				if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+					return err
+				}
+			}
+		default:
+			if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+				return err
+			}
+		}
+		if err := iprot.ReadFieldEnd(ctx); err != nil {
+			return err
+		}
+	}
+	if err := iprot.ReadStructEnd(ctx); err != nil {
+		return thrift.PrependError(fmt.Sprintf("%T read struct end error: ", p), err)
+	}
+	return nil
+}
+
+func (p *UserServiceGetUsernameArgs) ReadField1(ctx context.Context, iprot thrift.TProtocol) error {
+	if v, err := iprot.ReadI64(ctx); err != nil {
+		return thrift.PrependError("error reading field 1: ", err)
+	} else {
+		p.ReqID = v
+	}
+	return nil
+}
+
+func (p *UserServiceGetUsernameArgs) ReadField2(ctx context.Context, iprot thrift.TProtocol) error {
+	if v, err := iprot.ReadI64(ctx); err != nil {
+		return thrift.PrependError("error reading field 2: ", err)
+	} else {
+		p.UserID = v
+	}
+	return nil
+}
+
+func (p *UserServiceGetUsernameArgs) Write(ctx context.Context, oprot thrift.TProtocol) error {
+	if err := oprot.WriteStructBegin(ctx, "GetUsername_args"); err != nil {
+		return thrift.PrependError(fmt.Sprintf("%T write struct begin error: ", p), err)
+	}
+	if p != nil {
+		if err := p.writeField1(ctx, oprot); err != nil {
+			return err
+		}
+		if err := p.writeField2(ctx, oprot); err != nil {
+			return err
+		}
+	}
+	if err := oprot.WriteFieldStop(ctx); err != nil {
+		return thrift.PrependError("write field stop error: ", err)
+	}
+	if err := oprot.WriteStructEnd(ctx); err != nil {
+		return thrift.PrependError("write struct stop error: ", err)
+	}
+	return nil
+}
+
+func (p *UserServiceGetUsernameArgs) writeField1(ctx context.Context, oprot thrift.TProtocol) (err error) {
+	if err := oprot.WriteFieldBegin(ctx, "req_id", thrift.I64, 1); err != nil {
+		return thrift.PrependError(fmt.Sprintf("%T write field begin error 1:req_id: ", p), err)
+	}
+	if err := oprot.WriteI64(ctx, int64(p.ReqID)); err != nil {
+		return thrift.PrependError(fmt.Sprintf("%T.req_id (1) field write error: ", p), err)
+	}
+	if err := oprot.WriteFieldEnd(ctx); err != nil {
+		return thrift.PrependError(fmt.Sprintf("%T write field end error 1:req_id: ", p), err)
+	}
+	return err
+}
+
+func (p *UserServiceGetUsernameArgs) writeField2(ctx context.Context, oprot thrift.TProtocol) (err error) {
+	if err := oprot.WriteFieldBegin(ctx, "user_id", thrift.I64, 2); err != nil {
+		return thrift.PrependError(fmt.Sprintf("%T write field begin error 2:user_id: ", p), err)
+	}
+	if err := oprot.WriteI64(ctx, int64(p.UserID)); err != nil {
+		return thrift.PrependError(fmt.Sprintf("%T.user_id (2) field write error: ", p), err)
+	}
+	if err := oprot.WriteFieldEnd(ctx); err != nil {
+		return thrift.PrependError(fmt.Sprintf("%T write field end error 2:user_id: ", p), err)
+	}
+	return err
+}
+
+func (p *UserServiceGetUsernameArgs) String() string {
+	if p == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("UserServiceGetUsernameArgs(%+v)", *p)
+}
+
+// Attributes:
+//   - Success
+//   - Se
+type UserServiceGetUsernameResult struct {
+	Success *string       `thrift:"success,0" db:"success" json:"success,omitempty"`
+	Se      *ServiceError `thrift:"se,1" db:"se" json:"se,omitempty"`
+}
+
+func NewUserServiceGetUsernameResult() *UserServiceGetUsernameResult {
+	return &UserServiceGetUsernameResult{}
+}
+
+var UserServiceGetUsernameResult_Success_DEFAULT string
+
+func (p *UserServiceGetUsernameResult) GetSuccess() string {
+	if !p.IsSetSuccess() {
+		return UserServiceGetUsernameResult_Success_DEFAULT
+	}
+	return *p.Success
+}
+
+var UserServiceGetUsernameResult_Se_DEFAULT *ServiceError
+
+func (p *UserServiceGetUsernameResult) GetSe() *ServiceError {
+	if !p.IsSetSe() {
+		return UserServiceGetUsernameResult_Se_DEFAULT
+	}
+	return p.Se
+}
+func (p *UserServiceGetUsernameResult) IsSetSuccess() bool {
+	return p.Success != nil
+}
+
+func (p *UserServiceGetUsernameResult) IsSetSe() bool {
+	return p.Se != nil
+}
+
+func (p *UserServiceGetUsernameResult) Read(ctx context.Context, iprot thrift.TProtocol) error {
+	if _, err := iprot.ReadStructBegin(ctx); err != nil {
+		return thrift.PrependError(fmt.Sprintf("%T read error: ", p), err)
+	}
+
+	for {
+		_, fieldTypeId, fieldId, err := iprot.ReadFieldBegin(ctx)
+		if err != nil {
+			return thrift.PrependError(fmt.Sprintf("%T field %d read error: ", p, fieldId), err)
+		}
+		if fieldTypeId == thrift.STOP {
+			break
+		}
+		switch fieldId {
+		case 0:
+			if fieldTypeId == thrift.STRING {
+				if err := p.ReadField0(ctx, iprot); err != nil {
+					return err
+				}
+			} else {
+				if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+					return err
+				}
+			}
+		case 1:
+			if fieldTypeId == thrift.STRUCT {
+				if err := p.ReadField1(ctx, iprot); err != nil {
+					return err
+				}
+			} else {
+				if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+					return err
+				}
+			}
+		default:
+			if err := iprot.Skip(ctx, fieldTypeId); err != nil {
+				return err
+			}
+		}
+		if err := iprot.ReadFieldEnd(ctx); err != nil {
+			return err
+		}
+	}
+	if err := iprot.ReadStructEnd(ctx); err != nil {
+		return thrift.PrependError(fmt.Sprintf("%T read struct end error: ", p), err)
+	}
+	return nil
+}
+
+func (p *UserServiceGetUsernameResult) ReadField0(ctx context.Context, iprot thrift.TProtocol) error {
+	if v, err := iprot.ReadString(ctx); err != nil {
+		return thrift.PrependError("error reading field 0: ", err)
+	} else {
+		p.Success = &v
+	}
+	return nil
+}
+
+func (p *UserServiceGetUsernameResult) ReadField1(ctx context.Context, iprot thrift.TProtocol) error {
+	p.Se = &ServiceError{}
+	if err := p.Se.Read(ctx, iprot); err != nil {
+		return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", p.Se), err)
+	}
+	return nil
+}
+
+func (p *UserServiceGetUsernameResult) Write(ctx context.Context, oprot thrift.TProtocol) error {
+	if err := oprot.WriteStructBegin(ctx, "GetUsername_result"); err != nil {
+		return thrift.PrependError(fmt.Sprintf("%T write struct begin error: ", p), err)
+	}
+	if p != nil {
+		if err := p.writeField0(ctx, oprot); err != nil {
+			return err
+		}
+		if err := p.writeField1(ctx, oprot); err != nil {
+			return err
+		}
+	}
+	if err := oprot.WriteFieldStop(ctx); err != nil {
+		return thrift.PrependError("write field stop error: ", err)
+	}
+	if err := oprot.WriteStructEnd(ctx); err != nil {
+		return thrift.PrependError("write struct stop error: ", err)
+	}
+	return nil
+}
+
+func (p *UserServiceGetUsernameResult) writeField0(ctx context.Context, oprot thrift.TProtocol) (err error) {
+	if p.IsSetSuccess() {
+		if err := oprot.WriteFieldBegin(ctx, "success", thrift.STRING, 0); err != nil {
+			return thrift.PrependError(fmt.Sprintf("%T write field begin error 0:success: ", p), err)
+		}
+		if err := oprot.WriteString(ctx, string(*p.Success)); err != nil {
+			return thrift.PrependError(fmt.Sprintf("%T.success (0) field write error: ", p), err)
+		}
+		if err := oprot.WriteFieldEnd(ctx); err != nil {
+			return thrift.PrependError(fmt.Sprintf("%T write field end error 0:success: ", p), err)
+		}
+	}
+	return err
+}
+
+func (p *UserServiceGetUsernameResult) writeField1(ctx context.Context, oprot thrift.TProtocol) (err error) {
+	if p.IsSetSe() {
+		if err := oprot.WriteFieldBegin(ctx, "se", thrift.STRUCT, 1); err != nil {
+			return thrift.PrependError(fmt.Sprintf("%T write field begin error 1:se: ", p), err)
+		}
+		if err := p.Se.Write(ctx, oprot); err != nil {
+			return thrift.PrependError(fmt.Sprintf("%T error writing struct: ", p.Se), err)
+		}
+		if err := oprot.WriteFieldEnd(ctx); err != nil {
+			return thrift.PrependError(fmt.Sprintf("%T write field end error 1:se: ", p), err)
+		}
+	}
+	return err
+}
+
+func (p *UserServiceGetUsernameResult) String() string {
+	if p == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("UserServiceGetUsernameResult(%+v)", *p)
+}
+
 type SocialGraphService interface {
 	// Parameters:
 	//  - ReqID
@@ -7471,44 +7899,44 @@ func (p *SocialGraphServiceClient) SetLastResponseMeta_(meta thrift.ResponseMeta
 //   - ReqID
 //   - UserID
 func (p *SocialGraphServiceClient) GetFollowers(ctx context.Context, req_id int64, user_id int64) (_r []int64, _err error) {
-	var _args88 SocialGraphServiceGetFollowersArgs
-	_args88.ReqID = req_id
-	_args88.UserID = user_id
-	var _result90 SocialGraphServiceGetFollowersResult
-	var _meta89 thrift.ResponseMeta
-	_meta89, _err = p.Client_().Call(ctx, "GetFollowers", &_args88, &_result90)
-	p.SetLastResponseMeta_(_meta89)
+	var _args93 SocialGraphServiceGetFollowersArgs
+	_args93.ReqID = req_id
+	_args93.UserID = user_id
+	var _result95 SocialGraphServiceGetFollowersResult
+	var _meta94 thrift.ResponseMeta
+	_meta94, _err = p.Client_().Call(ctx, "GetFollowers", &_args93, &_result95)
+	p.SetLastResponseMeta_(_meta94)
 	if _err != nil {
 		return
 	}
 	switch {
-	case _result90.Se != nil:
-		return _r, _result90.Se
+	case _result95.Se != nil:
+		return _r, _result95.Se
 	}
 
-	return _result90.GetSuccess(), nil
+	return _result95.GetSuccess(), nil
 }
 
 // Parameters:
 //   - ReqID
 //   - UserID
 func (p *SocialGraphServiceClient) GetFollowees(ctx context.Context, req_id int64, user_id int64) (_r []int64, _err error) {
-	var _args91 SocialGraphServiceGetFolloweesArgs
-	_args91.ReqID = req_id
-	_args91.UserID = user_id
-	var _result93 SocialGraphServiceGetFolloweesResult
-	var _meta92 thrift.ResponseMeta
-	_meta92, _err = p.Client_().Call(ctx, "GetFollowees", &_args91, &_result93)
-	p.SetLastResponseMeta_(_meta92)
+	var _args96 SocialGraphServiceGetFolloweesArgs
+	_args96.ReqID = req_id
+	_args96.UserID = user_id
+	var _result98 SocialGraphServiceGetFolloweesResult
+	var _meta97 thrift.ResponseMeta
+	_meta97, _err = p.Client_().Call(ctx, "GetFollowees", &_args96, &_result98)
+	p.SetLastResponseMeta_(_meta97)
 	if _err != nil {
 		return
 	}
 	switch {
-	case _result93.Se != nil:
-		return _r, _result93.Se
+	case _result98.Se != nil:
+		return _r, _result98.Se
 	}
 
-	return _result93.GetSuccess(), nil
+	return _result98.GetSuccess(), nil
 }
 
 // Parameters:
@@ -7516,20 +7944,20 @@ func (p *SocialGraphServiceClient) GetFollowees(ctx context.Context, req_id int6
 //   - UserID
 //   - FolloweeID
 func (p *SocialGraphServiceClient) Follow(ctx context.Context, req_id int64, user_id int64, followee_id int64) (_err error) {
-	var _args94 SocialGraphServiceFollowArgs
-	_args94.ReqID = req_id
-	_args94.UserID = user_id
-	_args94.FolloweeID = followee_id
-	var _result96 SocialGraphServiceFollowResult
-	var _meta95 thrift.ResponseMeta
-	_meta95, _err = p.Client_().Call(ctx, "Follow", &_args94, &_result96)
-	p.SetLastResponseMeta_(_meta95)
+	var _args99 SocialGraphServiceFollowArgs
+	_args99.ReqID = req_id
+	_args99.UserID = user_id
+	_args99.FolloweeID = followee_id
+	var _result101 SocialGraphServiceFollowResult
+	var _meta100 thrift.ResponseMeta
+	_meta100, _err = p.Client_().Call(ctx, "Follow", &_args99, &_result101)
+	p.SetLastResponseMeta_(_meta100)
 	if _err != nil {
 		return
 	}
 	switch {
-	case _result96.Se != nil:
-		return _result96.Se
+	case _result101.Se != nil:
+		return _result101.Se
 	}
 
 	return nil
@@ -7540,20 +7968,20 @@ func (p *SocialGraphServiceClient) Follow(ctx context.Context, req_id int64, use
 //   - UserID
 //   - FolloweeID
 func (p *SocialGraphServiceClient) Unfollow(ctx context.Context, req_id int64, user_id int64, followee_id int64) (_err error) {
-	var _args97 SocialGraphServiceUnfollowArgs
-	_args97.ReqID = req_id
-	_args97.UserID = user_id
-	_args97.FolloweeID = followee_id
-	var _result99 SocialGraphServiceUnfollowResult
-	var _meta98 thrift.ResponseMeta
-	_meta98, _err = p.Client_().Call(ctx, "Unfollow", &_args97, &_result99)
-	p.SetLastResponseMeta_(_meta98)
+	var _args102 SocialGraphServiceUnfollowArgs
+	_args102.ReqID = req_id
+	_args102.UserID = user_id
+	_args102.FolloweeID = followee_id
+	var _result104 SocialGraphServiceUnfollowResult
+	var _meta103 thrift.ResponseMeta
+	_meta103, _err = p.Client_().Call(ctx, "Unfollow", &_args102, &_result104)
+	p.SetLastResponseMeta_(_meta103)
 	if _err != nil {
 		return
 	}
 	switch {
-	case _result99.Se != nil:
-		return _result99.Se
+	case _result104.Se != nil:
+		return _result104.Se
 	}
 
 	return nil
@@ -7564,20 +7992,20 @@ func (p *SocialGraphServiceClient) Unfollow(ctx context.Context, req_id int64, u
 //   - UserName
 //   - FolloweeName
 func (p *SocialGraphServiceClient) FollowWithUsername(ctx context.Context, req_id int64, user_name string, followee_name string) (_err error) {
-	var _args100 SocialGraphServiceFollowWithUsernameArgs
-	_args100.ReqID = req_id
-	_args100.UserName = user_name
-	_args100.FolloweeName = followee_name
-	var _result102 SocialGraphServiceFollowWithUsernameResult
-	var _meta101 thrift.ResponseMeta
-	_meta101, _err = p.Client_().Call(ctx, "FollowWithUsername", &_args100, &_result102)
-	p.SetLastResponseMeta_(_meta101)
+	var _args105 SocialGraphServiceFollowWithUsernameArgs
+	_args105.ReqID = req_id
+	_args105.UserName = user_name
+	_args105.FolloweeName = followee_name
+	var _result107 SocialGraphServiceFollowWithUsernameResult
+	var _meta106 thrift.ResponseMeta
+	_meta106, _err = p.Client_().Call(ctx, "FollowWithUsername", &_args105, &_result107)
+	p.SetLastResponseMeta_(_meta106)
 	if _err != nil {
 		return
 	}
 	switch {
-	case _result102.Se != nil:
-		return _result102.Se
+	case _result107.Se != nil:
+		return _result107.Se
 	}
 
 	return nil
@@ -7588,20 +8016,20 @@ func (p *SocialGraphServiceClient) FollowWithUsername(ctx context.Context, req_i
 //   - UserName
 //   - FolloweeName
 func (p *SocialGraphServiceClient) UnfollowWithUsername(ctx context.Context, req_id int64, user_name string, followee_name string) (_err error) {
-	var _args103 SocialGraphServiceUnfollowWithUsernameArgs
-	_args103.ReqID = req_id
-	_args103.UserName = user_name
-	_args103.FolloweeName = followee_name
-	var _result105 SocialGraphServiceUnfollowWithUsernameResult
-	var _meta104 thrift.ResponseMeta
-	_meta104, _err = p.Client_().Call(ctx, "UnfollowWithUsername", &_args103, &_result105)
-	p.SetLastResponseMeta_(_meta104)
+	var _args108 SocialGraphServiceUnfollowWithUsernameArgs
+	_args108.ReqID = req_id
+	_args108.UserName = user_name
+	_args108.FolloweeName = followee_name
+	var _result110 SocialGraphServiceUnfollowWithUsernameResult
+	var _meta109 thrift.ResponseMeta
+	_meta109, _err = p.Client_().Call(ctx, "UnfollowWithUsername", &_args108, &_result110)
+	p.SetLastResponseMeta_(_meta109)
 	if _err != nil {
 		return
 	}
 	switch {
-	case _result105.Se != nil:
-		return _result105.Se
+	case _result110.Se != nil:
+		return _result110.Se
 	}
 
 	return nil
@@ -7611,19 +8039,19 @@ func (p *SocialGraphServiceClient) UnfollowWithUsername(ctx context.Context, req
 //   - ReqID
 //   - UserID
 func (p *SocialGraphServiceClient) InsertUser(ctx context.Context, req_id int64, user_id int64) (_err error) {
-	var _args106 SocialGraphServiceInsertUserArgs
-	_args106.ReqID = req_id
-	_args106.UserID = user_id
-	var _result108 SocialGraphServiceInsertUserResult
-	var _meta107 thrift.ResponseMeta
-	_meta107, _err = p.Client_().Call(ctx, "InsertUser", &_args106, &_result108)
-	p.SetLastResponseMeta_(_meta107)
+	var _args111 SocialGraphServiceInsertUserArgs
+	_args111.ReqID = req_id
+	_args111.UserID = user_id
+	var _result113 SocialGraphServiceInsertUserResult
+	var _meta112 thrift.ResponseMeta
+	_meta112, _err = p.Client_().Call(ctx, "InsertUser", &_args111, &_result113)
+	p.SetLastResponseMeta_(_meta112)
 	if _err != nil {
 		return
 	}
 	switch {
-	case _result108.Se != nil:
-		return _result108.Se
+	case _result113.Se != nil:
+		return _result113.Se
 	}
 
 	return nil
@@ -7649,15 +8077,15 @@ func (p *SocialGraphServiceProcessor) ProcessorMap() map[string]thrift.TProcesso
 
 func NewSocialGraphServiceProcessor(handler SocialGraphService) *SocialGraphServiceProcessor {
 
-	self109 := &SocialGraphServiceProcessor{handler: handler, processorMap: make(map[string]thrift.TProcessorFunction)}
-	self109.processorMap["GetFollowers"] = &socialGraphServiceProcessorGetFollowers{handler: handler}
-	self109.processorMap["GetFollowees"] = &socialGraphServiceProcessorGetFollowees{handler: handler}
-	self109.processorMap["Follow"] = &socialGraphServiceProcessorFollow{handler: handler}
-	self109.processorMap["Unfollow"] = &socialGraphServiceProcessorUnfollow{handler: handler}
-	self109.processorMap["FollowWithUsername"] = &socialGraphServiceProcessorFollowWithUsername{handler: handler}
-	self109.processorMap["UnfollowWithUsername"] = &socialGraphServiceProcessorUnfollowWithUsername{handler: handler}
-	self109.processorMap["InsertUser"] = &socialGraphServiceProcessorInsertUser{handler: handler}
-	return self109
+	self114 := &SocialGraphServiceProcessor{handler: handler, processorMap: make(map[string]thrift.TProcessorFunction)}
+	self114.processorMap["GetFollowers"] = &socialGraphServiceProcessorGetFollowers{handler: handler}
+	self114.processorMap["GetFollowees"] = &socialGraphServiceProcessorGetFollowees{handler: handler}
+	self114.processorMap["Follow"] = &socialGraphServiceProcessorFollow{handler: handler}
+	self114.processorMap["Unfollow"] = &socialGraphServiceProcessorUnfollow{handler: handler}
+	self114.processorMap["FollowWithUsername"] = &socialGraphServiceProcessorFollowWithUsername{handler: handler}
+	self114.processorMap["UnfollowWithUsername"] = &socialGraphServiceProcessorUnfollowWithUsername{handler: handler}
+	self114.processorMap["InsertUser"] = &socialGraphServiceProcessorInsertUser{handler: handler}
+	return self114
 }
 
 func (p *SocialGraphServiceProcessor) Process(ctx context.Context, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
@@ -7670,12 +8098,12 @@ func (p *SocialGraphServiceProcessor) Process(ctx context.Context, iprot, oprot 
 	}
 	iprot.Skip(ctx, thrift.STRUCT)
 	iprot.ReadMessageEnd(ctx)
-	x110 := thrift.NewTApplicationException(thrift.UNKNOWN_METHOD, "Unknown function "+name)
+	x115 := thrift.NewTApplicationException(thrift.UNKNOWN_METHOD, "Unknown function "+name)
 	oprot.WriteMessageBegin(ctx, name, thrift.EXCEPTION, seqId)
-	x110.Write(ctx, oprot)
+	x115.Write(ctx, oprot)
 	oprot.WriteMessageEnd(ctx)
 	oprot.Flush(ctx)
-	return false, x110
+	return false, x115
 
 }
 
@@ -7684,7 +8112,7 @@ type socialGraphServiceProcessorGetFollowers struct {
 }
 
 func (p *socialGraphServiceProcessorGetFollowers) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err111 error
+	var _write_err116 error
 	args := SocialGraphServiceGetFollowersArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -7734,21 +8162,21 @@ func (p *socialGraphServiceProcessorGetFollowers) Process(ctx context.Context, s
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc112 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing GetFollowers: "+err2.Error())
+			_exc117 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing GetFollowers: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "GetFollowers", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err111 = thrift.WrapTException(err2)
+				_write_err116 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc112.Write(ctx, oprot); _write_err111 == nil && err2 != nil {
-				_write_err111 = thrift.WrapTException(err2)
+			if err2 := _exc117.Write(ctx, oprot); _write_err116 == nil && err2 != nil {
+				_write_err116 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err111 == nil && err2 != nil {
-				_write_err111 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err116 == nil && err2 != nil {
+				_write_err116 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err111 == nil && err2 != nil {
-				_write_err111 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err116 == nil && err2 != nil {
+				_write_err116 = thrift.WrapTException(err2)
 			}
-			if _write_err111 != nil {
-				return false, thrift.WrapTException(_write_err111)
+			if _write_err116 != nil {
+				return false, thrift.WrapTException(_write_err116)
 			}
 			return true, err
 		}
@@ -7757,19 +8185,19 @@ func (p *socialGraphServiceProcessorGetFollowers) Process(ctx context.Context, s
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "GetFollowers", thrift.REPLY, seqId); err2 != nil {
-		_write_err111 = thrift.WrapTException(err2)
+		_write_err116 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err111 == nil && err2 != nil {
-		_write_err111 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err116 == nil && err2 != nil {
+		_write_err116 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err111 == nil && err2 != nil {
-		_write_err111 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err116 == nil && err2 != nil {
+		_write_err116 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err111 == nil && err2 != nil {
-		_write_err111 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err116 == nil && err2 != nil {
+		_write_err116 = thrift.WrapTException(err2)
 	}
-	if _write_err111 != nil {
-		return false, thrift.WrapTException(_write_err111)
+	if _write_err116 != nil {
+		return false, thrift.WrapTException(_write_err116)
 	}
 	return true, err
 }
@@ -7779,7 +8207,7 @@ type socialGraphServiceProcessorGetFollowees struct {
 }
 
 func (p *socialGraphServiceProcessorGetFollowees) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err113 error
+	var _write_err118 error
 	args := SocialGraphServiceGetFolloweesArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -7829,21 +8257,21 @@ func (p *socialGraphServiceProcessorGetFollowees) Process(ctx context.Context, s
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc114 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing GetFollowees: "+err2.Error())
+			_exc119 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing GetFollowees: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "GetFollowees", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err113 = thrift.WrapTException(err2)
+				_write_err118 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc114.Write(ctx, oprot); _write_err113 == nil && err2 != nil {
-				_write_err113 = thrift.WrapTException(err2)
+			if err2 := _exc119.Write(ctx, oprot); _write_err118 == nil && err2 != nil {
+				_write_err118 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err113 == nil && err2 != nil {
-				_write_err113 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err118 == nil && err2 != nil {
+				_write_err118 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err113 == nil && err2 != nil {
-				_write_err113 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err118 == nil && err2 != nil {
+				_write_err118 = thrift.WrapTException(err2)
 			}
-			if _write_err113 != nil {
-				return false, thrift.WrapTException(_write_err113)
+			if _write_err118 != nil {
+				return false, thrift.WrapTException(_write_err118)
 			}
 			return true, err
 		}
@@ -7852,19 +8280,19 @@ func (p *socialGraphServiceProcessorGetFollowees) Process(ctx context.Context, s
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "GetFollowees", thrift.REPLY, seqId); err2 != nil {
-		_write_err113 = thrift.WrapTException(err2)
+		_write_err118 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err113 == nil && err2 != nil {
-		_write_err113 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err118 == nil && err2 != nil {
+		_write_err118 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err113 == nil && err2 != nil {
-		_write_err113 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err118 == nil && err2 != nil {
+		_write_err118 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err113 == nil && err2 != nil {
-		_write_err113 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err118 == nil && err2 != nil {
+		_write_err118 = thrift.WrapTException(err2)
 	}
-	if _write_err113 != nil {
-		return false, thrift.WrapTException(_write_err113)
+	if _write_err118 != nil {
+		return false, thrift.WrapTException(_write_err118)
 	}
 	return true, err
 }
@@ -7874,7 +8302,7 @@ type socialGraphServiceProcessorFollow struct {
 }
 
 func (p *socialGraphServiceProcessorFollow) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err115 error
+	var _write_err120 error
 	args := SocialGraphServiceFollowArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -7924,40 +8352,40 @@ func (p *socialGraphServiceProcessorFollow) Process(ctx context.Context, seqId i
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc116 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing Follow: "+err2.Error())
+			_exc121 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing Follow: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "Follow", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err115 = thrift.WrapTException(err2)
+				_write_err120 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc116.Write(ctx, oprot); _write_err115 == nil && err2 != nil {
-				_write_err115 = thrift.WrapTException(err2)
+			if err2 := _exc121.Write(ctx, oprot); _write_err120 == nil && err2 != nil {
+				_write_err120 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err115 == nil && err2 != nil {
-				_write_err115 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err120 == nil && err2 != nil {
+				_write_err120 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err115 == nil && err2 != nil {
-				_write_err115 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err120 == nil && err2 != nil {
+				_write_err120 = thrift.WrapTException(err2)
 			}
-			if _write_err115 != nil {
-				return false, thrift.WrapTException(_write_err115)
+			if _write_err120 != nil {
+				return false, thrift.WrapTException(_write_err120)
 			}
 			return true, err
 		}
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "Follow", thrift.REPLY, seqId); err2 != nil {
-		_write_err115 = thrift.WrapTException(err2)
+		_write_err120 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err115 == nil && err2 != nil {
-		_write_err115 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err120 == nil && err2 != nil {
+		_write_err120 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err115 == nil && err2 != nil {
-		_write_err115 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err120 == nil && err2 != nil {
+		_write_err120 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err115 == nil && err2 != nil {
-		_write_err115 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err120 == nil && err2 != nil {
+		_write_err120 = thrift.WrapTException(err2)
 	}
-	if _write_err115 != nil {
-		return false, thrift.WrapTException(_write_err115)
+	if _write_err120 != nil {
+		return false, thrift.WrapTException(_write_err120)
 	}
 	return true, err
 }
@@ -7967,7 +8395,7 @@ type socialGraphServiceProcessorUnfollow struct {
 }
 
 func (p *socialGraphServiceProcessorUnfollow) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err117 error
+	var _write_err122 error
 	args := SocialGraphServiceUnfollowArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -8017,40 +8445,40 @@ func (p *socialGraphServiceProcessorUnfollow) Process(ctx context.Context, seqId
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc118 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing Unfollow: "+err2.Error())
+			_exc123 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing Unfollow: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "Unfollow", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err117 = thrift.WrapTException(err2)
+				_write_err122 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc118.Write(ctx, oprot); _write_err117 == nil && err2 != nil {
-				_write_err117 = thrift.WrapTException(err2)
+			if err2 := _exc123.Write(ctx, oprot); _write_err122 == nil && err2 != nil {
+				_write_err122 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err117 == nil && err2 != nil {
-				_write_err117 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err122 == nil && err2 != nil {
+				_write_err122 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err117 == nil && err2 != nil {
-				_write_err117 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err122 == nil && err2 != nil {
+				_write_err122 = thrift.WrapTException(err2)
 			}
-			if _write_err117 != nil {
-				return false, thrift.WrapTException(_write_err117)
+			if _write_err122 != nil {
+				return false, thrift.WrapTException(_write_err122)
 			}
 			return true, err
 		}
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "Unfollow", thrift.REPLY, seqId); err2 != nil {
-		_write_err117 = thrift.WrapTException(err2)
+		_write_err122 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err117 == nil && err2 != nil {
-		_write_err117 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err122 == nil && err2 != nil {
+		_write_err122 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err117 == nil && err2 != nil {
-		_write_err117 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err122 == nil && err2 != nil {
+		_write_err122 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err117 == nil && err2 != nil {
-		_write_err117 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err122 == nil && err2 != nil {
+		_write_err122 = thrift.WrapTException(err2)
 	}
-	if _write_err117 != nil {
-		return false, thrift.WrapTException(_write_err117)
+	if _write_err122 != nil {
+		return false, thrift.WrapTException(_write_err122)
 	}
 	return true, err
 }
@@ -8060,7 +8488,7 @@ type socialGraphServiceProcessorFollowWithUsername struct {
 }
 
 func (p *socialGraphServiceProcessorFollowWithUsername) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err119 error
+	var _write_err124 error
 	args := SocialGraphServiceFollowWithUsernameArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -8110,40 +8538,40 @@ func (p *socialGraphServiceProcessorFollowWithUsername) Process(ctx context.Cont
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc120 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing FollowWithUsername: "+err2.Error())
+			_exc125 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing FollowWithUsername: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "FollowWithUsername", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err119 = thrift.WrapTException(err2)
+				_write_err124 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc120.Write(ctx, oprot); _write_err119 == nil && err2 != nil {
-				_write_err119 = thrift.WrapTException(err2)
+			if err2 := _exc125.Write(ctx, oprot); _write_err124 == nil && err2 != nil {
+				_write_err124 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err119 == nil && err2 != nil {
-				_write_err119 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err124 == nil && err2 != nil {
+				_write_err124 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err119 == nil && err2 != nil {
-				_write_err119 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err124 == nil && err2 != nil {
+				_write_err124 = thrift.WrapTException(err2)
 			}
-			if _write_err119 != nil {
-				return false, thrift.WrapTException(_write_err119)
+			if _write_err124 != nil {
+				return false, thrift.WrapTException(_write_err124)
 			}
 			return true, err
 		}
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "FollowWithUsername", thrift.REPLY, seqId); err2 != nil {
-		_write_err119 = thrift.WrapTException(err2)
+		_write_err124 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err119 == nil && err2 != nil {
-		_write_err119 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err124 == nil && err2 != nil {
+		_write_err124 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err119 == nil && err2 != nil {
-		_write_err119 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err124 == nil && err2 != nil {
+		_write_err124 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err119 == nil && err2 != nil {
-		_write_err119 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err124 == nil && err2 != nil {
+		_write_err124 = thrift.WrapTException(err2)
 	}
-	if _write_err119 != nil {
-		return false, thrift.WrapTException(_write_err119)
+	if _write_err124 != nil {
+		return false, thrift.WrapTException(_write_err124)
 	}
 	return true, err
 }
@@ -8153,7 +8581,7 @@ type socialGraphServiceProcessorUnfollowWithUsername struct {
 }
 
 func (p *socialGraphServiceProcessorUnfollowWithUsername) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err121 error
+	var _write_err126 error
 	args := SocialGraphServiceUnfollowWithUsernameArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -8203,40 +8631,40 @@ func (p *socialGraphServiceProcessorUnfollowWithUsername) Process(ctx context.Co
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc122 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing UnfollowWithUsername: "+err2.Error())
+			_exc127 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing UnfollowWithUsername: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "UnfollowWithUsername", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err121 = thrift.WrapTException(err2)
+				_write_err126 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc122.Write(ctx, oprot); _write_err121 == nil && err2 != nil {
-				_write_err121 = thrift.WrapTException(err2)
+			if err2 := _exc127.Write(ctx, oprot); _write_err126 == nil && err2 != nil {
+				_write_err126 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err121 == nil && err2 != nil {
-				_write_err121 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err126 == nil && err2 != nil {
+				_write_err126 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err121 == nil && err2 != nil {
-				_write_err121 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err126 == nil && err2 != nil {
+				_write_err126 = thrift.WrapTException(err2)
 			}
-			if _write_err121 != nil {
-				return false, thrift.WrapTException(_write_err121)
+			if _write_err126 != nil {
+				return false, thrift.WrapTException(_write_err126)
 			}
 			return true, err
 		}
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "UnfollowWithUsername", thrift.REPLY, seqId); err2 != nil {
-		_write_err121 = thrift.WrapTException(err2)
+		_write_err126 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err121 == nil && err2 != nil {
-		_write_err121 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err126 == nil && err2 != nil {
+		_write_err126 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err121 == nil && err2 != nil {
-		_write_err121 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err126 == nil && err2 != nil {
+		_write_err126 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err121 == nil && err2 != nil {
-		_write_err121 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err126 == nil && err2 != nil {
+		_write_err126 = thrift.WrapTException(err2)
 	}
-	if _write_err121 != nil {
-		return false, thrift.WrapTException(_write_err121)
+	if _write_err126 != nil {
+		return false, thrift.WrapTException(_write_err126)
 	}
 	return true, err
 }
@@ -8246,7 +8674,7 @@ type socialGraphServiceProcessorInsertUser struct {
 }
 
 func (p *socialGraphServiceProcessorInsertUser) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err123 error
+	var _write_err128 error
 	args := SocialGraphServiceInsertUserArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -8296,40 +8724,40 @@ func (p *socialGraphServiceProcessorInsertUser) Process(ctx context.Context, seq
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc124 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing InsertUser: "+err2.Error())
+			_exc129 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing InsertUser: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "InsertUser", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err123 = thrift.WrapTException(err2)
+				_write_err128 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc124.Write(ctx, oprot); _write_err123 == nil && err2 != nil {
-				_write_err123 = thrift.WrapTException(err2)
+			if err2 := _exc129.Write(ctx, oprot); _write_err128 == nil && err2 != nil {
+				_write_err128 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err123 == nil && err2 != nil {
-				_write_err123 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err128 == nil && err2 != nil {
+				_write_err128 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err123 == nil && err2 != nil {
-				_write_err123 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err128 == nil && err2 != nil {
+				_write_err128 = thrift.WrapTException(err2)
 			}
-			if _write_err123 != nil {
-				return false, thrift.WrapTException(_write_err123)
+			if _write_err128 != nil {
+				return false, thrift.WrapTException(_write_err128)
 			}
 			return true, err
 		}
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "InsertUser", thrift.REPLY, seqId); err2 != nil {
-		_write_err123 = thrift.WrapTException(err2)
+		_write_err128 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err123 == nil && err2 != nil {
-		_write_err123 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err128 == nil && err2 != nil {
+		_write_err128 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err123 == nil && err2 != nil {
-		_write_err123 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err128 == nil && err2 != nil {
+		_write_err128 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err123 == nil && err2 != nil {
-		_write_err123 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err128 == nil && err2 != nil {
+		_write_err128 = thrift.WrapTException(err2)
 	}
-	if _write_err123 != nil {
-		return false, thrift.WrapTException(_write_err123)
+	if _write_err128 != nil {
+		return false, thrift.WrapTException(_write_err128)
 	}
 	return true, err
 }
@@ -8567,13 +8995,13 @@ func (p *SocialGraphServiceGetFollowersResult) ReadField0(ctx context.Context, i
 	tSlice := make([]int64, 0, size)
 	p.Success = tSlice
 	for i := 0; i < size; i++ {
-		var _elem125 int64
+		var _elem130 int64
 		if v, err := iprot.ReadI64(ctx); err != nil {
 			return thrift.PrependError("error reading field 0: ", err)
 		} else {
-			_elem125 = v
+			_elem130 = v
 		}
-		p.Success = append(p.Success, _elem125)
+		p.Success = append(p.Success, _elem130)
 	}
 	if err := iprot.ReadListEnd(ctx); err != nil {
 		return thrift.PrependError("error reading list end: ", err)
@@ -8886,13 +9314,13 @@ func (p *SocialGraphServiceGetFolloweesResult) ReadField0(ctx context.Context, i
 	tSlice := make([]int64, 0, size)
 	p.Success = tSlice
 	for i := 0; i < size; i++ {
-		var _elem126 int64
+		var _elem131 int64
 		if v, err := iprot.ReadI64(ctx); err != nil {
 			return thrift.PrependError("error reading field 0: ", err)
 		} else {
-			_elem126 = v
+			_elem131 = v
 		}
-		p.Success = append(p.Success, _elem126)
+		p.Success = append(p.Success, _elem131)
 	}
 	if err := iprot.ReadListEnd(ctx); err != nil {
 		return thrift.PrependError("error reading list end: ", err)
@@ -10437,19 +10865,19 @@ func (p *PostStorageServiceClient) SetLastResponseMeta_(meta thrift.ResponseMeta
 //   - ReqID
 //   - Post
 func (p *PostStorageServiceClient) StorePost(ctx context.Context, req_id int64, post *Post) (_err error) {
-	var _args127 PostStorageServiceStorePostArgs
-	_args127.ReqID = req_id
-	_args127.Post = post
-	var _result129 PostStorageServiceStorePostResult
-	var _meta128 thrift.ResponseMeta
-	_meta128, _err = p.Client_().Call(ctx, "StorePost", &_args127, &_result129)
-	p.SetLastResponseMeta_(_meta128)
+	var _args132 PostStorageServiceStorePostArgs
+	_args132.ReqID = req_id
+	_args132.Post = post
+	var _result134 PostStorageServiceStorePostResult
+	var _meta133 thrift.ResponseMeta
+	_meta133, _err = p.Client_().Call(ctx, "StorePost", &_args132, &_result134)
+	p.SetLastResponseMeta_(_meta133)
 	if _err != nil {
 		return
 	}
 	switch {
-	case _result129.Se != nil:
-		return _result129.Se
+	case _result134.Se != nil:
+		return _result134.Se
 	}
 
 	return nil
@@ -10459,23 +10887,23 @@ func (p *PostStorageServiceClient) StorePost(ctx context.Context, req_id int64, 
 //   - ReqID
 //   - PostID
 func (p *PostStorageServiceClient) ReadPost(ctx context.Context, req_id int64, post_id int64) (_r *Post, _err error) {
-	var _args130 PostStorageServiceReadPostArgs
-	_args130.ReqID = req_id
-	_args130.PostID = post_id
-	var _result132 PostStorageServiceReadPostResult
-	var _meta131 thrift.ResponseMeta
-	_meta131, _err = p.Client_().Call(ctx, "ReadPost", &_args130, &_result132)
-	p.SetLastResponseMeta_(_meta131)
+	var _args135 PostStorageServiceReadPostArgs
+	_args135.ReqID = req_id
+	_args135.PostID = post_id
+	var _result137 PostStorageServiceReadPostResult
+	var _meta136 thrift.ResponseMeta
+	_meta136, _err = p.Client_().Call(ctx, "ReadPost", &_args135, &_result137)
+	p.SetLastResponseMeta_(_meta136)
 	if _err != nil {
 		return
 	}
 	switch {
-	case _result132.Se != nil:
-		return _r, _result132.Se
+	case _result137.Se != nil:
+		return _r, _result137.Se
 	}
 
-	if _ret133 := _result132.GetSuccess(); _ret133 != nil {
-		return _ret133, nil
+	if _ret138 := _result137.GetSuccess(); _ret138 != nil {
+		return _ret138, nil
 	}
 	return nil, thrift.NewTApplicationException(thrift.MISSING_RESULT, "ReadPost failed: unknown result")
 }
@@ -10484,22 +10912,22 @@ func (p *PostStorageServiceClient) ReadPost(ctx context.Context, req_id int64, p
 //   - ReqID
 //   - PostIds
 func (p *PostStorageServiceClient) ReadPosts(ctx context.Context, req_id int64, post_ids []int64) (_r []*Post, _err error) {
-	var _args134 PostStorageServiceReadPostsArgs
-	_args134.ReqID = req_id
-	_args134.PostIds = post_ids
-	var _result136 PostStorageServiceReadPostsResult
-	var _meta135 thrift.ResponseMeta
-	_meta135, _err = p.Client_().Call(ctx, "ReadPosts", &_args134, &_result136)
-	p.SetLastResponseMeta_(_meta135)
+	var _args139 PostStorageServiceReadPostsArgs
+	_args139.ReqID = req_id
+	_args139.PostIds = post_ids
+	var _result141 PostStorageServiceReadPostsResult
+	var _meta140 thrift.ResponseMeta
+	_meta140, _err = p.Client_().Call(ctx, "ReadPosts", &_args139, &_result141)
+	p.SetLastResponseMeta_(_meta140)
 	if _err != nil {
 		return
 	}
 	switch {
-	case _result136.Se != nil:
-		return _r, _result136.Se
+	case _result141.Se != nil:
+		return _r, _result141.Se
 	}
 
-	return _result136.GetSuccess(), nil
+	return _result141.GetSuccess(), nil
 }
 
 type PostStorageServiceProcessor struct {
@@ -10522,11 +10950,11 @@ func (p *PostStorageServiceProcessor) ProcessorMap() map[string]thrift.TProcesso
 
 func NewPostStorageServiceProcessor(handler PostStorageService) *PostStorageServiceProcessor {
 
-	self137 := &PostStorageServiceProcessor{handler: handler, processorMap: make(map[string]thrift.TProcessorFunction)}
-	self137.processorMap["StorePost"] = &postStorageServiceProcessorStorePost{handler: handler}
-	self137.processorMap["ReadPost"] = &postStorageServiceProcessorReadPost{handler: handler}
-	self137.processorMap["ReadPosts"] = &postStorageServiceProcessorReadPosts{handler: handler}
-	return self137
+	self142 := &PostStorageServiceProcessor{handler: handler, processorMap: make(map[string]thrift.TProcessorFunction)}
+	self142.processorMap["StorePost"] = &postStorageServiceProcessorStorePost{handler: handler}
+	self142.processorMap["ReadPost"] = &postStorageServiceProcessorReadPost{handler: handler}
+	self142.processorMap["ReadPosts"] = &postStorageServiceProcessorReadPosts{handler: handler}
+	return self142
 }
 
 func (p *PostStorageServiceProcessor) Process(ctx context.Context, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
@@ -10539,12 +10967,12 @@ func (p *PostStorageServiceProcessor) Process(ctx context.Context, iprot, oprot 
 	}
 	iprot.Skip(ctx, thrift.STRUCT)
 	iprot.ReadMessageEnd(ctx)
-	x138 := thrift.NewTApplicationException(thrift.UNKNOWN_METHOD, "Unknown function "+name)
+	x143 := thrift.NewTApplicationException(thrift.UNKNOWN_METHOD, "Unknown function "+name)
 	oprot.WriteMessageBegin(ctx, name, thrift.EXCEPTION, seqId)
-	x138.Write(ctx, oprot)
+	x143.Write(ctx, oprot)
 	oprot.WriteMessageEnd(ctx)
 	oprot.Flush(ctx)
-	return false, x138
+	return false, x143
 
 }
 
@@ -10553,7 +10981,7 @@ type postStorageServiceProcessorStorePost struct {
 }
 
 func (p *postStorageServiceProcessorStorePost) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err139 error
+	var _write_err144 error
 	args := PostStorageServiceStorePostArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -10603,40 +11031,40 @@ func (p *postStorageServiceProcessorStorePost) Process(ctx context.Context, seqI
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc140 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing StorePost: "+err2.Error())
+			_exc145 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing StorePost: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "StorePost", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err139 = thrift.WrapTException(err2)
+				_write_err144 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc140.Write(ctx, oprot); _write_err139 == nil && err2 != nil {
-				_write_err139 = thrift.WrapTException(err2)
+			if err2 := _exc145.Write(ctx, oprot); _write_err144 == nil && err2 != nil {
+				_write_err144 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err139 == nil && err2 != nil {
-				_write_err139 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err144 == nil && err2 != nil {
+				_write_err144 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err139 == nil && err2 != nil {
-				_write_err139 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err144 == nil && err2 != nil {
+				_write_err144 = thrift.WrapTException(err2)
 			}
-			if _write_err139 != nil {
-				return false, thrift.WrapTException(_write_err139)
+			if _write_err144 != nil {
+				return false, thrift.WrapTException(_write_err144)
 			}
 			return true, err
 		}
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "StorePost", thrift.REPLY, seqId); err2 != nil {
-		_write_err139 = thrift.WrapTException(err2)
+		_write_err144 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err139 == nil && err2 != nil {
-		_write_err139 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err144 == nil && err2 != nil {
+		_write_err144 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err139 == nil && err2 != nil {
-		_write_err139 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err144 == nil && err2 != nil {
+		_write_err144 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err139 == nil && err2 != nil {
-		_write_err139 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err144 == nil && err2 != nil {
+		_write_err144 = thrift.WrapTException(err2)
 	}
-	if _write_err139 != nil {
-		return false, thrift.WrapTException(_write_err139)
+	if _write_err144 != nil {
+		return false, thrift.WrapTException(_write_err144)
 	}
 	return true, err
 }
@@ -10646,7 +11074,7 @@ type postStorageServiceProcessorReadPost struct {
 }
 
 func (p *postStorageServiceProcessorReadPost) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err141 error
+	var _write_err146 error
 	args := PostStorageServiceReadPostArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -10696,21 +11124,21 @@ func (p *postStorageServiceProcessorReadPost) Process(ctx context.Context, seqId
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc142 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing ReadPost: "+err2.Error())
+			_exc147 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing ReadPost: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "ReadPost", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err141 = thrift.WrapTException(err2)
+				_write_err146 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc142.Write(ctx, oprot); _write_err141 == nil && err2 != nil {
-				_write_err141 = thrift.WrapTException(err2)
+			if err2 := _exc147.Write(ctx, oprot); _write_err146 == nil && err2 != nil {
+				_write_err146 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err141 == nil && err2 != nil {
-				_write_err141 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err146 == nil && err2 != nil {
+				_write_err146 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err141 == nil && err2 != nil {
-				_write_err141 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err146 == nil && err2 != nil {
+				_write_err146 = thrift.WrapTException(err2)
 			}
-			if _write_err141 != nil {
-				return false, thrift.WrapTException(_write_err141)
+			if _write_err146 != nil {
+				return false, thrift.WrapTException(_write_err146)
 			}
 			return true, err
 		}
@@ -10719,19 +11147,19 @@ func (p *postStorageServiceProcessorReadPost) Process(ctx context.Context, seqId
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "ReadPost", thrift.REPLY, seqId); err2 != nil {
-		_write_err141 = thrift.WrapTException(err2)
+		_write_err146 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err141 == nil && err2 != nil {
-		_write_err141 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err146 == nil && err2 != nil {
+		_write_err146 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err141 == nil && err2 != nil {
-		_write_err141 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err146 == nil && err2 != nil {
+		_write_err146 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err141 == nil && err2 != nil {
-		_write_err141 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err146 == nil && err2 != nil {
+		_write_err146 = thrift.WrapTException(err2)
 	}
-	if _write_err141 != nil {
-		return false, thrift.WrapTException(_write_err141)
+	if _write_err146 != nil {
+		return false, thrift.WrapTException(_write_err146)
 	}
 	return true, err
 }
@@ -10741,7 +11169,7 @@ type postStorageServiceProcessorReadPosts struct {
 }
 
 func (p *postStorageServiceProcessorReadPosts) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err143 error
+	var _write_err148 error
 	args := PostStorageServiceReadPostsArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -10791,21 +11219,21 @@ func (p *postStorageServiceProcessorReadPosts) Process(ctx context.Context, seqI
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc144 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing ReadPosts: "+err2.Error())
+			_exc149 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing ReadPosts: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "ReadPosts", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err143 = thrift.WrapTException(err2)
+				_write_err148 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc144.Write(ctx, oprot); _write_err143 == nil && err2 != nil {
-				_write_err143 = thrift.WrapTException(err2)
+			if err2 := _exc149.Write(ctx, oprot); _write_err148 == nil && err2 != nil {
+				_write_err148 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err143 == nil && err2 != nil {
-				_write_err143 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err148 == nil && err2 != nil {
+				_write_err148 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err143 == nil && err2 != nil {
-				_write_err143 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err148 == nil && err2 != nil {
+				_write_err148 = thrift.WrapTException(err2)
 			}
-			if _write_err143 != nil {
-				return false, thrift.WrapTException(_write_err143)
+			if _write_err148 != nil {
+				return false, thrift.WrapTException(_write_err148)
 			}
 			return true, err
 		}
@@ -10814,19 +11242,19 @@ func (p *postStorageServiceProcessorReadPosts) Process(ctx context.Context, seqI
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "ReadPosts", thrift.REPLY, seqId); err2 != nil {
-		_write_err143 = thrift.WrapTException(err2)
+		_write_err148 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err143 == nil && err2 != nil {
-		_write_err143 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err148 == nil && err2 != nil {
+		_write_err148 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err143 == nil && err2 != nil {
-		_write_err143 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err148 == nil && err2 != nil {
+		_write_err148 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err143 == nil && err2 != nil {
-		_write_err143 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err148 == nil && err2 != nil {
+		_write_err148 = thrift.WrapTException(err2)
 	}
-	if _write_err143 != nil {
-		return false, thrift.WrapTException(_write_err143)
+	if _write_err148 != nil {
+		return false, thrift.WrapTException(_write_err148)
 	}
 	return true, err
 }
@@ -11475,13 +11903,13 @@ func (p *PostStorageServiceReadPostsArgs) ReadField2(ctx context.Context, iprot 
 	tSlice := make([]int64, 0, size)
 	p.PostIds = tSlice
 	for i := 0; i < size; i++ {
-		var _elem145 int64
+		var _elem150 int64
 		if v, err := iprot.ReadI64(ctx); err != nil {
 			return thrift.PrependError("error reading field 0: ", err)
 		} else {
-			_elem145 = v
+			_elem150 = v
 		}
-		p.PostIds = append(p.PostIds, _elem145)
+		p.PostIds = append(p.PostIds, _elem150)
 	}
 	if err := iprot.ReadListEnd(ctx); err != nil {
 		return thrift.PrependError("error reading list end: ", err)
@@ -11642,11 +12070,11 @@ func (p *PostStorageServiceReadPostsResult) ReadField0(ctx context.Context, ipro
 	tSlice := make([]*Post, 0, size)
 	p.Success = tSlice
 	for i := 0; i < size; i++ {
-		_elem146 := &Post{}
-		if err := _elem146.Read(ctx, iprot); err != nil {
-			return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem146), err)
+		_elem151 := &Post{}
+		if err := _elem151.Read(ctx, iprot); err != nil {
+			return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem151), err)
 		}
-		p.Success = append(p.Success, _elem146)
+		p.Success = append(p.Success, _elem151)
 	}
 	if err := iprot.ReadListEnd(ctx); err != nil {
 		return thrift.PrependError("error reading list end: ", err)
@@ -11784,21 +12212,21 @@ func (p *UserTimelineServiceClient) SetLastResponseMeta_(meta thrift.ResponseMet
 //   - UserID
 //   - Timestamp
 func (p *UserTimelineServiceClient) WriteUserTimeline(ctx context.Context, req_id int64, post_id int64, user_id int64, timestamp int64) (_err error) {
-	var _args147 UserTimelineServiceWriteUserTimelineArgs
-	_args147.ReqID = req_id
-	_args147.PostID = post_id
-	_args147.UserID = user_id
-	_args147.Timestamp = timestamp
-	var _result149 UserTimelineServiceWriteUserTimelineResult
-	var _meta148 thrift.ResponseMeta
-	_meta148, _err = p.Client_().Call(ctx, "WriteUserTimeline", &_args147, &_result149)
-	p.SetLastResponseMeta_(_meta148)
+	var _args152 UserTimelineServiceWriteUserTimelineArgs
+	_args152.ReqID = req_id
+	_args152.PostID = post_id
+	_args152.UserID = user_id
+	_args152.Timestamp = timestamp
+	var _result154 UserTimelineServiceWriteUserTimelineResult
+	var _meta153 thrift.ResponseMeta
+	_meta153, _err = p.Client_().Call(ctx, "WriteUserTimeline", &_args152, &_result154)
+	p.SetLastResponseMeta_(_meta153)
 	if _err != nil {
 		return
 	}
 	switch {
-	case _result149.Se != nil:
-		return _result149.Se
+	case _result154.Se != nil:
+		return _result154.Se
 	}
 
 	return nil
@@ -11810,24 +12238,24 @@ func (p *UserTimelineServiceClient) WriteUserTimeline(ctx context.Context, req_i
 //   - Start
 //   - Stop
 func (p *UserTimelineServiceClient) ReadUserTimeline(ctx context.Context, req_id int64, user_id int64, start int32, stop int32) (_r []*Post, _err error) {
-	var _args150 UserTimelineServiceReadUserTimelineArgs
-	_args150.ReqID = req_id
-	_args150.UserID = user_id
-	_args150.Start = start
-	_args150.Stop = stop
-	var _result152 UserTimelineServiceReadUserTimelineResult
-	var _meta151 thrift.ResponseMeta
-	_meta151, _err = p.Client_().Call(ctx, "ReadUserTimeline", &_args150, &_result152)
-	p.SetLastResponseMeta_(_meta151)
+	var _args155 UserTimelineServiceReadUserTimelineArgs
+	_args155.ReqID = req_id
+	_args155.UserID = user_id
+	_args155.Start = start
+	_args155.Stop = stop
+	var _result157 UserTimelineServiceReadUserTimelineResult
+	var _meta156 thrift.ResponseMeta
+	_meta156, _err = p.Client_().Call(ctx, "ReadUserTimeline", &_args155, &_result157)
+	p.SetLastResponseMeta_(_meta156)
 	if _err != nil {
 		return
 	}
 	switch {
-	case _result152.Se != nil:
-		return _r, _result152.Se
+	case _result157.Se != nil:
+		return _r, _result157.Se
 	}
 
-	return _result152.GetSuccess(), nil
+	return _result157.GetSuccess(), nil
 }
 
 type UserTimelineServiceProcessor struct {
@@ -11850,10 +12278,10 @@ func (p *UserTimelineServiceProcessor) ProcessorMap() map[string]thrift.TProcess
 
 func NewUserTimelineServiceProcessor(handler UserTimelineService) *UserTimelineServiceProcessor {
 
-	self153 := &UserTimelineServiceProcessor{handler: handler, processorMap: make(map[string]thrift.TProcessorFunction)}
-	self153.processorMap["WriteUserTimeline"] = &userTimelineServiceProcessorWriteUserTimeline{handler: handler}
-	self153.processorMap["ReadUserTimeline"] = &userTimelineServiceProcessorReadUserTimeline{handler: handler}
-	return self153
+	self158 := &UserTimelineServiceProcessor{handler: handler, processorMap: make(map[string]thrift.TProcessorFunction)}
+	self158.processorMap["WriteUserTimeline"] = &userTimelineServiceProcessorWriteUserTimeline{handler: handler}
+	self158.processorMap["ReadUserTimeline"] = &userTimelineServiceProcessorReadUserTimeline{handler: handler}
+	return self158
 }
 
 func (p *UserTimelineServiceProcessor) Process(ctx context.Context, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
@@ -11866,12 +12294,12 @@ func (p *UserTimelineServiceProcessor) Process(ctx context.Context, iprot, oprot
 	}
 	iprot.Skip(ctx, thrift.STRUCT)
 	iprot.ReadMessageEnd(ctx)
-	x154 := thrift.NewTApplicationException(thrift.UNKNOWN_METHOD, "Unknown function "+name)
+	x159 := thrift.NewTApplicationException(thrift.UNKNOWN_METHOD, "Unknown function "+name)
 	oprot.WriteMessageBegin(ctx, name, thrift.EXCEPTION, seqId)
-	x154.Write(ctx, oprot)
+	x159.Write(ctx, oprot)
 	oprot.WriteMessageEnd(ctx)
 	oprot.Flush(ctx)
-	return false, x154
+	return false, x159
 
 }
 
@@ -11880,7 +12308,7 @@ type userTimelineServiceProcessorWriteUserTimeline struct {
 }
 
 func (p *userTimelineServiceProcessorWriteUserTimeline) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err155 error
+	var _write_err160 error
 	args := UserTimelineServiceWriteUserTimelineArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -11930,40 +12358,40 @@ func (p *userTimelineServiceProcessorWriteUserTimeline) Process(ctx context.Cont
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc156 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing WriteUserTimeline: "+err2.Error())
+			_exc161 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing WriteUserTimeline: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "WriteUserTimeline", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err155 = thrift.WrapTException(err2)
+				_write_err160 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc156.Write(ctx, oprot); _write_err155 == nil && err2 != nil {
-				_write_err155 = thrift.WrapTException(err2)
+			if err2 := _exc161.Write(ctx, oprot); _write_err160 == nil && err2 != nil {
+				_write_err160 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err155 == nil && err2 != nil {
-				_write_err155 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err160 == nil && err2 != nil {
+				_write_err160 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err155 == nil && err2 != nil {
-				_write_err155 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err160 == nil && err2 != nil {
+				_write_err160 = thrift.WrapTException(err2)
 			}
-			if _write_err155 != nil {
-				return false, thrift.WrapTException(_write_err155)
+			if _write_err160 != nil {
+				return false, thrift.WrapTException(_write_err160)
 			}
 			return true, err
 		}
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "WriteUserTimeline", thrift.REPLY, seqId); err2 != nil {
-		_write_err155 = thrift.WrapTException(err2)
+		_write_err160 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err155 == nil && err2 != nil {
-		_write_err155 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err160 == nil && err2 != nil {
+		_write_err160 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err155 == nil && err2 != nil {
-		_write_err155 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err160 == nil && err2 != nil {
+		_write_err160 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err155 == nil && err2 != nil {
-		_write_err155 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err160 == nil && err2 != nil {
+		_write_err160 = thrift.WrapTException(err2)
 	}
-	if _write_err155 != nil {
-		return false, thrift.WrapTException(_write_err155)
+	if _write_err160 != nil {
+		return false, thrift.WrapTException(_write_err160)
 	}
 	return true, err
 }
@@ -11973,7 +12401,7 @@ type userTimelineServiceProcessorReadUserTimeline struct {
 }
 
 func (p *userTimelineServiceProcessorReadUserTimeline) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err157 error
+	var _write_err162 error
 	args := UserTimelineServiceReadUserTimelineArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -12023,21 +12451,21 @@ func (p *userTimelineServiceProcessorReadUserTimeline) Process(ctx context.Conte
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc158 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing ReadUserTimeline: "+err2.Error())
+			_exc163 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing ReadUserTimeline: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "ReadUserTimeline", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err157 = thrift.WrapTException(err2)
+				_write_err162 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc158.Write(ctx, oprot); _write_err157 == nil && err2 != nil {
-				_write_err157 = thrift.WrapTException(err2)
+			if err2 := _exc163.Write(ctx, oprot); _write_err162 == nil && err2 != nil {
+				_write_err162 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err157 == nil && err2 != nil {
-				_write_err157 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err162 == nil && err2 != nil {
+				_write_err162 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err157 == nil && err2 != nil {
-				_write_err157 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err162 == nil && err2 != nil {
+				_write_err162 = thrift.WrapTException(err2)
 			}
-			if _write_err157 != nil {
-				return false, thrift.WrapTException(_write_err157)
+			if _write_err162 != nil {
+				return false, thrift.WrapTException(_write_err162)
 			}
 			return true, err
 		}
@@ -12046,19 +12474,19 @@ func (p *userTimelineServiceProcessorReadUserTimeline) Process(ctx context.Conte
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "ReadUserTimeline", thrift.REPLY, seqId); err2 != nil {
-		_write_err157 = thrift.WrapTException(err2)
+		_write_err162 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err157 == nil && err2 != nil {
-		_write_err157 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err162 == nil && err2 != nil {
+		_write_err162 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err157 == nil && err2 != nil {
-		_write_err157 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err162 == nil && err2 != nil {
+		_write_err162 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err157 == nil && err2 != nil {
-		_write_err157 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err162 == nil && err2 != nil {
+		_write_err162 = thrift.WrapTException(err2)
 	}
-	if _write_err157 != nil {
-		return false, thrift.WrapTException(_write_err157)
+	if _write_err162 != nil {
+		return false, thrift.WrapTException(_write_err162)
 	}
 	return true, err
 }
@@ -12709,11 +13137,11 @@ func (p *UserTimelineServiceReadUserTimelineResult) ReadField0(ctx context.Conte
 	tSlice := make([]*Post, 0, size)
 	p.Success = tSlice
 	for i := 0; i < size; i++ {
-		_elem159 := &Post{}
-		if err := _elem159.Read(ctx, iprot); err != nil {
-			return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem159), err)
+		_elem164 := &Post{}
+		if err := _elem164.Read(ctx, iprot); err != nil {
+			return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem164), err)
 		}
-		p.Success = append(p.Success, _elem159)
+		p.Success = append(p.Success, _elem164)
 	}
 	if err := iprot.ReadListEnd(ctx); err != nil {
 		return thrift.PrependError("error reading list end: ", err)
@@ -12853,22 +13281,22 @@ func (p *HomeTimelineServiceClient) SetLastResponseMeta_(meta thrift.ResponseMet
 //   - Timestamp
 //   - UserMentionsID
 func (p *HomeTimelineServiceClient) WriteHomeTimeline(ctx context.Context, req_id int64, post_id int64, user_id int64, timestamp int64, user_mentions_id []int64) (_err error) {
-	var _args160 HomeTimelineServiceWriteHomeTimelineArgs
-	_args160.ReqID = req_id
-	_args160.PostID = post_id
-	_args160.UserID = user_id
-	_args160.Timestamp = timestamp
-	_args160.UserMentionsID = user_mentions_id
-	var _result162 HomeTimelineServiceWriteHomeTimelineResult
-	var _meta161 thrift.ResponseMeta
-	_meta161, _err = p.Client_().Call(ctx, "WriteHomeTimeline", &_args160, &_result162)
-	p.SetLastResponseMeta_(_meta161)
+	var _args165 HomeTimelineServiceWriteHomeTimelineArgs
+	_args165.ReqID = req_id
+	_args165.PostID = post_id
+	_args165.UserID = user_id
+	_args165.Timestamp = timestamp
+	_args165.UserMentionsID = user_mentions_id
+	var _result167 HomeTimelineServiceWriteHomeTimelineResult
+	var _meta166 thrift.ResponseMeta
+	_meta166, _err = p.Client_().Call(ctx, "WriteHomeTimeline", &_args165, &_result167)
+	p.SetLastResponseMeta_(_meta166)
 	if _err != nil {
 		return
 	}
 	switch {
-	case _result162.Se != nil:
-		return _result162.Se
+	case _result167.Se != nil:
+		return _result167.Se
 	}
 
 	return nil
@@ -12880,24 +13308,24 @@ func (p *HomeTimelineServiceClient) WriteHomeTimeline(ctx context.Context, req_i
 //   - Start
 //   - Stop
 func (p *HomeTimelineServiceClient) ReadHomeTimeline(ctx context.Context, req_id int64, user_id int64, start int32, stop int32) (_r []*Post, _err error) {
-	var _args163 HomeTimelineServiceReadHomeTimelineArgs
-	_args163.ReqID = req_id
-	_args163.UserID = user_id
-	_args163.Start = start
-	_args163.Stop = stop
-	var _result165 HomeTimelineServiceReadHomeTimelineResult
-	var _meta164 thrift.ResponseMeta
-	_meta164, _err = p.Client_().Call(ctx, "ReadHomeTimeline", &_args163, &_result165)
-	p.SetLastResponseMeta_(_meta164)
+	var _args168 HomeTimelineServiceReadHomeTimelineArgs
+	_args168.ReqID = req_id
+	_args168.UserID = user_id
+	_args168.Start = start
+	_args168.Stop = stop
+	var _result170 HomeTimelineServiceReadHomeTimelineResult
+	var _meta169 thrift.ResponseMeta
+	_meta169, _err = p.Client_().Call(ctx, "ReadHomeTimeline", &_args168, &_result170)
+	p.SetLastResponseMeta_(_meta169)
 	if _err != nil {
 		return
 	}
 	switch {
-	case _result165.Se != nil:
-		return _r, _result165.Se
+	case _result170.Se != nil:
+		return _r, _result170.Se
 	}
 
-	return _result165.GetSuccess(), nil
+	return _result170.GetSuccess(), nil
 }
 
 type HomeTimelineServiceProcessor struct {
@@ -12920,10 +13348,10 @@ func (p *HomeTimelineServiceProcessor) ProcessorMap() map[string]thrift.TProcess
 
 func NewHomeTimelineServiceProcessor(handler HomeTimelineService) *HomeTimelineServiceProcessor {
 
-	self166 := &HomeTimelineServiceProcessor{handler: handler, processorMap: make(map[string]thrift.TProcessorFunction)}
-	self166.processorMap["WriteHomeTimeline"] = &homeTimelineServiceProcessorWriteHomeTimeline{handler: handler}
-	self166.processorMap["ReadHomeTimeline"] = &homeTimelineServiceProcessorReadHomeTimeline{handler: handler}
-	return self166
+	self171 := &HomeTimelineServiceProcessor{handler: handler, processorMap: make(map[string]thrift.TProcessorFunction)}
+	self171.processorMap["WriteHomeTimeline"] = &homeTimelineServiceProcessorWriteHomeTimeline{handler: handler}
+	self171.processorMap["ReadHomeTimeline"] = &homeTimelineServiceProcessorReadHomeTimeline{handler: handler}
+	return self171
 }
 
 func (p *HomeTimelineServiceProcessor) Process(ctx context.Context, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
@@ -12936,12 +13364,12 @@ func (p *HomeTimelineServiceProcessor) Process(ctx context.Context, iprot, oprot
 	}
 	iprot.Skip(ctx, thrift.STRUCT)
 	iprot.ReadMessageEnd(ctx)
-	x167 := thrift.NewTApplicationException(thrift.UNKNOWN_METHOD, "Unknown function "+name)
+	x172 := thrift.NewTApplicationException(thrift.UNKNOWN_METHOD, "Unknown function "+name)
 	oprot.WriteMessageBegin(ctx, name, thrift.EXCEPTION, seqId)
-	x167.Write(ctx, oprot)
+	x172.Write(ctx, oprot)
 	oprot.WriteMessageEnd(ctx)
 	oprot.Flush(ctx)
-	return false, x167
+	return false, x172
 
 }
 
@@ -12950,7 +13378,7 @@ type homeTimelineServiceProcessorWriteHomeTimeline struct {
 }
 
 func (p *homeTimelineServiceProcessorWriteHomeTimeline) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err168 error
+	var _write_err173 error
 	args := HomeTimelineServiceWriteHomeTimelineArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -13000,40 +13428,40 @@ func (p *homeTimelineServiceProcessorWriteHomeTimeline) Process(ctx context.Cont
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc169 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing WriteHomeTimeline: "+err2.Error())
+			_exc174 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing WriteHomeTimeline: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "WriteHomeTimeline", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err168 = thrift.WrapTException(err2)
+				_write_err173 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc169.Write(ctx, oprot); _write_err168 == nil && err2 != nil {
-				_write_err168 = thrift.WrapTException(err2)
+			if err2 := _exc174.Write(ctx, oprot); _write_err173 == nil && err2 != nil {
+				_write_err173 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err168 == nil && err2 != nil {
-				_write_err168 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err173 == nil && err2 != nil {
+				_write_err173 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err168 == nil && err2 != nil {
-				_write_err168 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err173 == nil && err2 != nil {
+				_write_err173 = thrift.WrapTException(err2)
 			}
-			if _write_err168 != nil {
-				return false, thrift.WrapTException(_write_err168)
+			if _write_err173 != nil {
+				return false, thrift.WrapTException(_write_err173)
 			}
 			return true, err
 		}
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "WriteHomeTimeline", thrift.REPLY, seqId); err2 != nil {
-		_write_err168 = thrift.WrapTException(err2)
+		_write_err173 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err168 == nil && err2 != nil {
-		_write_err168 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err173 == nil && err2 != nil {
+		_write_err173 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err168 == nil && err2 != nil {
-		_write_err168 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err173 == nil && err2 != nil {
+		_write_err173 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err168 == nil && err2 != nil {
-		_write_err168 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err173 == nil && err2 != nil {
+		_write_err173 = thrift.WrapTException(err2)
 	}
-	if _write_err168 != nil {
-		return false, thrift.WrapTException(_write_err168)
+	if _write_err173 != nil {
+		return false, thrift.WrapTException(_write_err173)
 	}
 	return true, err
 }
@@ -13043,7 +13471,7 @@ type homeTimelineServiceProcessorReadHomeTimeline struct {
 }
 
 func (p *homeTimelineServiceProcessorReadHomeTimeline) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err170 error
+	var _write_err175 error
 	args := HomeTimelineServiceReadHomeTimelineArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -13093,21 +13521,21 @@ func (p *homeTimelineServiceProcessorReadHomeTimeline) Process(ctx context.Conte
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc171 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing ReadHomeTimeline: "+err2.Error())
+			_exc176 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing ReadHomeTimeline: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "ReadHomeTimeline", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err170 = thrift.WrapTException(err2)
+				_write_err175 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc171.Write(ctx, oprot); _write_err170 == nil && err2 != nil {
-				_write_err170 = thrift.WrapTException(err2)
+			if err2 := _exc176.Write(ctx, oprot); _write_err175 == nil && err2 != nil {
+				_write_err175 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err170 == nil && err2 != nil {
-				_write_err170 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err175 == nil && err2 != nil {
+				_write_err175 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err170 == nil && err2 != nil {
-				_write_err170 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err175 == nil && err2 != nil {
+				_write_err175 = thrift.WrapTException(err2)
 			}
-			if _write_err170 != nil {
-				return false, thrift.WrapTException(_write_err170)
+			if _write_err175 != nil {
+				return false, thrift.WrapTException(_write_err175)
 			}
 			return true, err
 		}
@@ -13116,19 +13544,19 @@ func (p *homeTimelineServiceProcessorReadHomeTimeline) Process(ctx context.Conte
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "ReadHomeTimeline", thrift.REPLY, seqId); err2 != nil {
-		_write_err170 = thrift.WrapTException(err2)
+		_write_err175 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err170 == nil && err2 != nil {
-		_write_err170 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err175 == nil && err2 != nil {
+		_write_err175 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err170 == nil && err2 != nil {
-		_write_err170 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err175 == nil && err2 != nil {
+		_write_err175 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err170 == nil && err2 != nil {
-		_write_err170 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err175 == nil && err2 != nil {
+		_write_err175 = thrift.WrapTException(err2)
 	}
-	if _write_err170 != nil {
-		return false, thrift.WrapTException(_write_err170)
+	if _write_err175 != nil {
+		return false, thrift.WrapTException(_write_err175)
 	}
 	return true, err
 }
@@ -13295,13 +13723,13 @@ func (p *HomeTimelineServiceWriteHomeTimelineArgs) ReadField5(ctx context.Contex
 	tSlice := make([]int64, 0, size)
 	p.UserMentionsID = tSlice
 	for i := 0; i < size; i++ {
-		var _elem172 int64
+		var _elem177 int64
 		if v, err := iprot.ReadI64(ctx); err != nil {
 			return thrift.PrependError("error reading field 0: ", err)
 		} else {
-			_elem172 = v
+			_elem177 = v
 		}
-		p.UserMentionsID = append(p.UserMentionsID, _elem172)
+		p.UserMentionsID = append(p.UserMentionsID, _elem177)
 	}
 	if err := iprot.ReadListEnd(ctx); err != nil {
 		return thrift.PrependError("error reading list end: ", err)
@@ -13841,11 +14269,11 @@ func (p *HomeTimelineServiceReadHomeTimelineResult) ReadField0(ctx context.Conte
 	tSlice := make([]*Post, 0, size)
 	p.Success = tSlice
 	for i := 0; i < size; i++ {
-		_elem173 := &Post{}
-		if err := _elem173.Read(ctx, iprot); err != nil {
-			return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem173), err)
+		_elem178 := &Post{}
+		if err := _elem178.Read(ctx, iprot); err != nil {
+			return thrift.PrependError(fmt.Sprintf("%T error reading struct: ", _elem178), err)
 		}
-		p.Success = append(p.Success, _elem173)
+		p.Success = append(p.Success, _elem178)
 	}
 	if err := iprot.ReadListEnd(ctx); err != nil {
 		return thrift.PrependError("error reading list end: ", err)
@@ -13983,24 +14411,24 @@ func (p *ComposePostServiceClient) SetLastResponseMeta_(meta thrift.ResponseMeta
 //   - MediaTypes
 //   - PostType
 func (p *ComposePostServiceClient) ComposePost(ctx context.Context, req_id int64, username string, user_id int64, text string, media_ids []int64, media_types []string, post_type PostType) (_err error) {
-	var _args174 ComposePostServiceComposePostArgs
-	_args174.ReqID = req_id
-	_args174.Username = username
-	_args174.UserID = user_id
-	_args174.Text = text
-	_args174.MediaIds = media_ids
-	_args174.MediaTypes = media_types
-	_args174.PostType = post_type
-	var _result176 ComposePostServiceComposePostResult
-	var _meta175 thrift.ResponseMeta
-	_meta175, _err = p.Client_().Call(ctx, "ComposePost", &_args174, &_result176)
-	p.SetLastResponseMeta_(_meta175)
+	var _args179 ComposePostServiceComposePostArgs
+	_args179.ReqID = req_id
+	_args179.Username = username
+	_args179.UserID = user_id
+	_args179.Text = text
+	_args179.MediaIds = media_ids
+	_args179.MediaTypes = media_types
+	_args179.PostType = post_type
+	var _result181 ComposePostServiceComposePostResult
+	var _meta180 thrift.ResponseMeta
+	_meta180, _err = p.Client_().Call(ctx, "ComposePost", &_args179, &_result181)
+	p.SetLastResponseMeta_(_meta180)
 	if _err != nil {
 		return
 	}
 	switch {
-	case _result176.Se != nil:
-		return _result176.Se
+	case _result181.Se != nil:
+		return _result181.Se
 	}
 
 	return nil
@@ -14026,9 +14454,9 @@ func (p *ComposePostServiceProcessor) ProcessorMap() map[string]thrift.TProcesso
 
 func NewComposePostServiceProcessor(handler ComposePostService) *ComposePostServiceProcessor {
 
-	self177 := &ComposePostServiceProcessor{handler: handler, processorMap: make(map[string]thrift.TProcessorFunction)}
-	self177.processorMap["ComposePost"] = &composePostServiceProcessorComposePost{handler: handler}
-	return self177
+	self182 := &ComposePostServiceProcessor{handler: handler, processorMap: make(map[string]thrift.TProcessorFunction)}
+	self182.processorMap["ComposePost"] = &composePostServiceProcessorComposePost{handler: handler}
+	return self182
 }
 
 func (p *ComposePostServiceProcessor) Process(ctx context.Context, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
@@ -14041,12 +14469,12 @@ func (p *ComposePostServiceProcessor) Process(ctx context.Context, iprot, oprot 
 	}
 	iprot.Skip(ctx, thrift.STRUCT)
 	iprot.ReadMessageEnd(ctx)
-	x178 := thrift.NewTApplicationException(thrift.UNKNOWN_METHOD, "Unknown function "+name)
+	x183 := thrift.NewTApplicationException(thrift.UNKNOWN_METHOD, "Unknown function "+name)
 	oprot.WriteMessageBegin(ctx, name, thrift.EXCEPTION, seqId)
-	x178.Write(ctx, oprot)
+	x183.Write(ctx, oprot)
 	oprot.WriteMessageEnd(ctx)
 	oprot.Flush(ctx)
-	return false, x178
+	return false, x183
 
 }
 
@@ -14055,7 +14483,7 @@ type composePostServiceProcessorComposePost struct {
 }
 
 func (p *composePostServiceProcessorComposePost) Process(ctx context.Context, seqId int32, iprot, oprot thrift.TProtocol) (success bool, err thrift.TException) {
-	var _write_err179 error
+	var _write_err184 error
 	args := ComposePostServiceComposePostArgs{}
 	if err2 := args.Read(ctx, iprot); err2 != nil {
 		iprot.ReadMessageEnd(ctx)
@@ -14105,40 +14533,40 @@ func (p *composePostServiceProcessorComposePost) Process(ctx context.Context, se
 			if errors.Is(err2, thrift.ErrAbandonRequest) {
 				return false, thrift.WrapTException(err2)
 			}
-			_exc180 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing ComposePost: "+err2.Error())
+			_exc185 := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing ComposePost: "+err2.Error())
 			if err2 := oprot.WriteMessageBegin(ctx, "ComposePost", thrift.EXCEPTION, seqId); err2 != nil {
-				_write_err179 = thrift.WrapTException(err2)
+				_write_err184 = thrift.WrapTException(err2)
 			}
-			if err2 := _exc180.Write(ctx, oprot); _write_err179 == nil && err2 != nil {
-				_write_err179 = thrift.WrapTException(err2)
+			if err2 := _exc185.Write(ctx, oprot); _write_err184 == nil && err2 != nil {
+				_write_err184 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.WriteMessageEnd(ctx); _write_err179 == nil && err2 != nil {
-				_write_err179 = thrift.WrapTException(err2)
+			if err2 := oprot.WriteMessageEnd(ctx); _write_err184 == nil && err2 != nil {
+				_write_err184 = thrift.WrapTException(err2)
 			}
-			if err2 := oprot.Flush(ctx); _write_err179 == nil && err2 != nil {
-				_write_err179 = thrift.WrapTException(err2)
+			if err2 := oprot.Flush(ctx); _write_err184 == nil && err2 != nil {
+				_write_err184 = thrift.WrapTException(err2)
 			}
-			if _write_err179 != nil {
-				return false, thrift.WrapTException(_write_err179)
+			if _write_err184 != nil {
+				return false, thrift.WrapTException(_write_err184)
 			}
 			return true, err
 		}
 	}
 	tickerCancel()
 	if err2 := oprot.WriteMessageBegin(ctx, "ComposePost", thrift.REPLY, seqId); err2 != nil {
-		_write_err179 = thrift.WrapTException(err2)
+		_write_err184 = thrift.WrapTException(err2)
 	}
-	if err2 := result.Write(ctx, oprot); _write_err179 == nil && err2 != nil {
-		_write_err179 = thrift.WrapTException(err2)
+	if err2 := result.Write(ctx, oprot); _write_err184 == nil && err2 != nil {
+		_write_err184 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.WriteMessageEnd(ctx); _write_err179 == nil && err2 != nil {
-		_write_err179 = thrift.WrapTException(err2)
+	if err2 := oprot.WriteMessageEnd(ctx); _write_err184 == nil && err2 != nil {
+		_write_err184 = thrift.WrapTException(err2)
 	}
-	if err2 := oprot.Flush(ctx); _write_err179 == nil && err2 != nil {
-		_write_err179 = thrift.WrapTException(err2)
+	if err2 := oprot.Flush(ctx); _write_err184 == nil && err2 != nil {
+		_write_err184 = thrift.WrapTException(err2)
 	}
-	if _write_err179 != nil {
-		return false, thrift.WrapTException(_write_err179)
+	if _write_err184 != nil {
+		return false, thrift.WrapTException(_write_err184)
 	}
 	return true, err
 }
@@ -14337,13 +14765,13 @@ func (p *ComposePostServiceComposePostArgs) ReadField5(ctx context.Context, ipro
 	tSlice := make([]int64, 0, size)
 	p.MediaIds = tSlice
 	for i := 0; i < size; i++ {
-		var _elem181 int64
+		var _elem186 int64
 		if v, err := iprot.ReadI64(ctx); err != nil {
 			return thrift.PrependError("error reading field 0: ", err)
 		} else {
-			_elem181 = v
+			_elem186 = v
 		}
-		p.MediaIds = append(p.MediaIds, _elem181)
+		p.MediaIds = append(p.MediaIds, _elem186)
 	}
 	if err := iprot.ReadListEnd(ctx); err != nil {
 		return thrift.PrependError("error reading list end: ", err)
@@ -14359,13 +14787,13 @@ func (p *ComposePostServiceComposePostArgs) ReadField6(ctx context.Context, ipro
 	tSlice := make([]string, 0, size)
 	p.MediaTypes = tSlice
 	for i := 0; i < size; i++ {
-		var _elem182 string
+		var _elem187 string
 		if v, err := iprot.ReadString(ctx); err != nil {
 			return thrift.PrependError("error reading field 0: ", err)
 		} else {
-			_elem182 = v
+			_elem187 = v
 		}
-		p.MediaTypes = append(p.MediaTypes, _elem182)
+		p.MediaTypes = append(p.MediaTypes, _elem187)
 	}
 	if err := iprot.ReadListEnd(ctx); err != nil {
 		return thrift.PrependError("error reading list end: ", err)
