@@ -8,6 +8,27 @@ import (
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 )
 
+// MaxTextBytes bounds a post's text. DeathStarBench's workloads write 256
+// characters, up to 5 mentions and up to 5 URLs of 64 characters, about
+// 700 bytes; the limit leaves room for hand-written posts while keeping a
+// post small enough for one memcached item and one cheap FerretDB document.
+const MaxTextBytes = 4096
+
+// CheckCompose rejects what ComposePost would refuse, so the front end can
+// answer before it fans out.
+func CheckCompose(text string, mediaIDs []int64, mediaTypes []string, postType sn.PostType) error {
+	if len(text) > MaxTextBytes {
+		return badRequest("text of %d bytes is over the limit of %d bytes", len(text), MaxTextBytes)
+	}
+	if postType < sn.PostType_POST || postType > sn.PostType_DM {
+		return badRequest("unknown post_type %d (want 0 to %d)", postType, sn.PostType_DM)
+	}
+	if len(mediaIDs) != len(mediaTypes) {
+		return badRequest("The lengths of media_id list and media_type list are not equal")
+	}
+	return nil
+}
+
 // ComposePostService implements sn.ComposePostService: it gathers the
 // post's parts from four services in parallel, then stores the post and
 // writes both timelines in parallel.
@@ -23,6 +44,9 @@ type ComposePostService struct {
 
 // ComposePost implements sn.ComposePostService.
 func (s *ComposePostService) ComposePost(ctx context.Context, reqID int64, username string, userID int64, text string, mediaIDs []int64, mediaTypes []string, postType sn.PostType) error {
+	if err := CheckCompose(text, mediaIDs, mediaTypes, postType); err != nil {
+		return err
+	}
 	var (
 		wg       sync.WaitGroup
 		postID   int64

@@ -3,6 +3,7 @@ package socialnetwork_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -103,14 +104,12 @@ func TestFrontendParameterHandling(t *testing.T) {
 		register(t, frontend, id)
 	}
 	expect(t, "register again", post(t, frontend+"/wrk2-api/user/register", "first_name=a&last_name=b&username=username_1&password=d&user_id=9"),
-		500, "User registration failure: User username_1 already existed\n")
+		409, "User registration failure: User username_1 already existed\n")
 
 	expect(t, "follow by name", post(t, frontend+"/wrk2-api/user/follow", "user_name=username_2&followee_name=username_1"), 200, "")
 	expect(t, "follow by id", post(t, frontend+"/wrk2-api/user/follow", "user_id=3&followee_id=1"), 200, "")
 	expect(t, "follow without followee", post(t, frontend+"/wrk2-api/user/follow", "user_name=username_2"), 400, "Incomplete arguments\n")
-	if got := post(t, frontend+"/wrk2-api/user/follow", "user_name=username_2&followee_name=nobody"); got.status != 500 || !strings.HasPrefix(got.body, "Follow Failed: ") {
-		t.Fatalf("follow unknown user: %d %q", got.status, got.body)
-	}
+	expect(t, "follow unknown user", post(t, frontend+"/wrk2-api/user/follow", "user_name=username_2&followee_name=nobody"), 404, "Follow Failed: User: nobody doesn't exist\n")
 
 	// Login: the API form answers the token; the browser form redirects.
 	got := post(t, frontend+"/wrk2-api/user/login", "username=username_1&password=pw1")
@@ -124,7 +123,7 @@ func TestFrontendParameterHandling(t *testing.T) {
 	if got := post(t, frontend+"/api/user/login", "username=username_1&password=pw1"); got.status != http.StatusFound || got.header.Get("Location") != "/main.html?username=username_1" {
 		t.Fatalf("browser login: %d location %q", got.status, got.header.Get("Location"))
 	}
-	expect(t, "login with wrong password", post(t, frontend+"/wrk2-api/user/login", "username=username_1&password=nope"), 500, "User login failure: Incorrect username or password\n")
+	expect(t, "login with wrong password", post(t, frontend+"/wrk2-api/user/login", "username=username_1&password=nope"), 401, "User login failure: Incorrect username or password\n")
 	expect(t, "login without password", post(t, frontend+"/wrk2-api/user/login", "username=username_1"), 400, "Incomplete arguments\n")
 
 	// Compose: raw (not percent-encoded) body exactly as the wrk2 script sends it.
@@ -133,14 +132,11 @@ func TestFrontendParameterHandling(t *testing.T) {
 	expect(t, "compose", post(t, frontend+"/wrk2-api/post/compose", raw), 200, "Successfully upload post\n")
 	expect(t, "compose without text", post(t, frontend+"/wrk2-api/post/compose", "username=username_1&user_id=1&post_type=0"), 400, "Incomplete arguments\n")
 	expect(t, "compose with bad media", post(t, frontend+"/wrk2-api/post/compose", "username=username_1&user_id=1&text=t&post_type=0&media_ids=[x&media_types=[]"), 400, "Incomplete arguments\n")
-	if got := post(t, frontend+"/wrk2-api/post/compose", `username=username_1&user_id=1&text=t&post_type=0&media_ids=["1"]&media_types=[]`); got.status != 500 || !strings.HasPrefix(got.body, "compost_post failure: ") {
-		t.Fatalf("compose with unequal media lists: %d %q", got.status, got.body)
-	}
+	expect(t, "compose with unequal media lists", post(t, frontend+"/wrk2-api/post/compose", `username=username_1&user_id=1&text=t&post_type=0&media_ids=["1"]&media_types=[]`),
+		400, "compost_post failure: The lengths of media_id list and media_type list are not equal\n")
 
 	expect(t, "timeline without stop", get(t, frontend+"/wrk2-api/home-timeline/read?user_id=2&start=0"), 400, "Incomplete arguments\n")
-	if got := get(t, frontend+"/wrk2-api/user-timeline/read?user_id=2&start=5&stop=1"); got.status != 500 || !strings.HasPrefix(got.body, "Get user-timeline failure: ") {
-		t.Fatalf("reversed page: %d %q", got.status, got.body)
-	}
+	expect(t, "reversed page", get(t, frontend+"/wrk2-api/user-timeline/read?user_id=2&start=5&stop=1"), 400, "Get user-timeline failure: stop 1 is less than start 5\n")
 
 	home := readTimeline(t, frontend, "home-timeline", "2")
 	if len(home) != 1 {
@@ -195,6 +191,119 @@ func TestFrontendParameterHandling(t *testing.T) {
 	if len(paged) != 1 || paged[0]["post_id"] != p["post_id"] {
 		t.Fatalf("page 1..2: %s", page.body)
 	}
+}
+
+// TestFrontendRejectsBadInput: every bad request gets a 4xx and a message
+// that says what was wrong, never a 500, a 200 or an empty body.
+func TestFrontendRejectsBadInput(t *testing.T) {
+	frontend := startInMemory(t)
+	register(t, frontend, "1")
+	register(t, frontend, "2")
+	expect(t, "compose", post(t, frontend+"/wrk2-api/post/compose", "username=username_1&user_id=1&text=first&post_type=0"), 200, "Successfully upload post\n")
+
+	long := strings.Repeat("x", socialnetwork.MaxTextBytes+1)
+	compose := func(text, extra string) string {
+		return url.Values{"username": {"username_1"}, "user_id": {"1"}, "text": {text}, "post_type": {"0"}}.Encode() + extra
+	}
+	cases := []struct {
+		name, method, path, body string
+		status                   int
+		message                  string // the whole body
+	}{
+		{"register twice", "POST", "/wrk2-api/user/register", "first_name=a&last_name=b&username=username_1&password=x&user_id=7",
+			409, "User registration failure: User username_1 already existed\n"},
+		{"register with malformed form", "POST", "/wrk2-api/user/register", "first_name=%zz&last_name=b&username=c&password=d&user_id=7",
+			400, "Incomplete arguments\n"},
+		{"register with non-numeric user_id", "POST", "/wrk2-api/user/register", "first_name=a&last_name=b&username=c&password=d&user_id=seven",
+			400, "Incomplete arguments\n"},
+
+		{"login as unknown user", "POST", "/wrk2-api/user/login", "username=nobody&password=x",
+			404, "User login failure: User: nobody doesn't exist\n"},
+		{"browser login as unknown user", "POST", "/api/user/login", "username=nobody&password=x",
+			404, "User login failure: User: nobody doesn't exist\n"},
+		{"login with wrong password", "POST", "/wrk2-api/user/login", "username=username_1&password=wrong",
+			401, "User login failure: Incorrect username or password\n"},
+
+		{"follow unknown followee", "POST", "/wrk2-api/user/follow", "user_name=username_1&followee_name=nobody",
+			404, "Follow Failed: User: nobody doesn't exist\n"},
+		{"unknown user follows", "POST", "/wrk2-api/user/follow", "user_name=nobody&followee_name=username_1",
+			404, "Follow Failed: User: nobody doesn't exist\n"},
+		{"unfollow unknown followee", "POST", "/wrk2-api/user/unfollow", "user_name=username_1&followee_name=nobody",
+			404, "Unfollow Failed: User: nobody doesn't exist\n"},
+		{"follow with non-numeric ids", "POST", "/wrk2-api/user/follow", "user_id=1&followee_id=two",
+			400, "Incomplete arguments\n"},
+
+		{"compose over the text limit", "POST", "/wrk2-api/post/compose", compose(long, ""),
+			400, fmt.Sprintf("compost_post failure: text of %d bytes is over the limit of %d bytes\n", len(long), socialnetwork.MaxTextBytes)},
+		{"compose with malformed form", "POST", "/wrk2-api/post/compose", "username=username_1&user_id=1&text=%G0&post_type=0",
+			400, "Incomplete arguments\n"},
+		{"compose with non-numeric user_id", "POST", "/wrk2-api/post/compose", "username=username_1&user_id=one&text=t&post_type=0",
+			400, "Incomplete arguments\n"},
+		{"compose with unknown post_type", "POST", "/wrk2-api/post/compose", "username=username_1&user_id=1&text=t&post_type=7",
+			400, "compost_post failure: unknown post_type 7 (want 0 to 3)\n"},
+		{"compose with negative post_type", "POST", "/wrk2-api/post/compose", "username=username_1&user_id=1&text=t&post_type=-1",
+			400, "compost_post failure: unknown post_type -1 (want 0 to 3)\n"},
+		{"compose with media_ids not JSON", "POST", "/wrk2-api/post/compose", compose("t", `&media_ids=["1"&media_types=["png"]`),
+			400, "Incomplete arguments\n"},
+		{"compose with non-numeric media id", "POST", "/wrk2-api/post/compose", compose("t", `&media_ids=["abc"]&media_types=["png"]`),
+			400, "Incomplete arguments\n"},
+		{"compose with media_types not strings", "POST", "/wrk2-api/post/compose", compose("t", `&media_ids=["1"]&media_types=[1]`),
+			400, "Incomplete arguments\n"},
+		{"compose with more types than ids", "POST", "/wrk2-api/post/compose", compose("t", `&media_ids=["1"]&media_types=["png","jpg"]`),
+			400, "compost_post failure: The lengths of media_id list and media_type list are not equal\n"},
+
+		{"user timeline with stop < start", "GET", "/wrk2-api/user-timeline/read?user_id=1&start=5&stop=1", "",
+			400, "Get user-timeline failure: stop 1 is less than start 5\n"},
+		{"home timeline with stop < start", "GET", "/wrk2-api/home-timeline/read?user_id=1&start=5&stop=1", "",
+			400, "Get home-timeline failure: stop 1 is less than start 5\n"},
+		{"user timeline with negative start", "GET", "/wrk2-api/user-timeline/read?user_id=1&start=-1&stop=1", "",
+			400, "Get user-timeline failure: start -1 is negative\n"},
+		{"home timeline page over the limit", "GET", "/wrk2-api/home-timeline/read?user_id=1&start=0&stop=5000", "",
+			400, "Get home-timeline failure: page of 5000 posts is over the limit of 1000\n"},
+		{"timeline with non-numeric user_id", "GET", "/wrk2-api/user-timeline/read?user_id=x&start=0&stop=10", "",
+			400, "Incomplete arguments\n"},
+		{"user timeline of unknown user", "GET", "/wrk2-api/user-timeline/read?user_id=999&start=0&stop=10", "",
+			404, "Get user-timeline failure: User with user_id 999 doesn't exist\n"},
+		{"home timeline of unknown user", "GET", "/wrk2-api/home-timeline/read?user_id=999&start=0&stop=10", "",
+			404, "Get home-timeline failure: User with user_id 999 doesn't exist\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got response
+			if c.method == "GET" {
+				got = get(t, frontend+c.path)
+			} else {
+				got = post(t, frontend+c.path, c.body)
+			}
+			if got.status != c.status || got.body != c.message {
+				t.Fatalf("got %d %q, want %d %q", got.status, got.body, c.status, c.message)
+			}
+			if got.header.Get("Content-Type") != "text/plain" {
+				t.Fatalf("Content-Type %q, want text/plain", got.header.Get("Content-Type"))
+			}
+		})
+	}
+
+	// The limit is inclusive: a text of exactly MaxTextBytes is a post.
+	expect(t, "compose at the text limit", post(t, frontend+"/wrk2-api/post/compose", compose(long[1:], "")), 200, "Successfully upload post\n")
+	if got := readTimeline(t, frontend, "user-timeline", "1"); len(got) != 2 || got[0]["text"] != long[1:] {
+		t.Fatalf("user timeline after the post at the limit has %d posts", len(got))
+	}
+
+	// A registered user without posts, or whose home timeline nobody has
+	// written to, still reads an empty timeline.
+	for _, which := range []string{"user-timeline", "home-timeline"} {
+		expect(t, which+" of a user without posts", get(t, frontend+"/wrk2-api/"+which+"/read?user_id=2&start=0&stop=10"), 200, "[]\n")
+	}
+	// A page past the end is not checked (see Frontend.readTimeline), for
+	// registered and unknown users alike.
+	expect(t, "page past the end", get(t, frontend+"/wrk2-api/user-timeline/read?user_id=1&start=50&stop=60"), 200, "[]\n")
+	expect(t, "later page of unknown user", get(t, frontend+"/wrk2-api/user-timeline/read?user_id=999&start=50&stop=60"), 200, "[]\n")
+	// A user registered after a 404 is found at once (no negative caching).
+	expect(t, "unknown user before registering", get(t, frontend+"/wrk2-api/home-timeline/read?user_id=3&start=0&stop=10"), 404,
+		"Get home-timeline failure: User with user_id 3 doesn't exist\n")
+	register(t, frontend, "3")
+	expect(t, "user just registered", get(t, frontend+"/wrk2-api/home-timeline/read?user_id=3&start=0&stop=10"), 200, "[]\n")
 }
 
 // TestWorkloadRequestsAreAccepted sends every kind of generated request to

@@ -15,8 +15,11 @@ func homeTimelineKey(userID int64) string { return "home-timeline:" + strconv.Fo
 const maxTimelinePage = 1000
 
 func checkPage(start, stop int32) error {
-	if start < 0 || stop < start {
-		return badRequest("bad page: start %d, stop %d", start, stop)
+	if start < 0 {
+		return badRequest("start %d is negative", start)
+	}
+	if stop < start {
+		return badRequest("stop %d is less than start %d", stop, start)
 	}
 	if stop-start > maxTimelinePage {
 		return badRequest("page of %d posts is over the limit of %d", stop-start, maxTimelinePage)

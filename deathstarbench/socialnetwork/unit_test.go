@@ -2,12 +2,18 @@ package socialnetwork
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/apache/thrift/lib/go/thrift"
+
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
+	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 )
 
 func TestIDGeneratorUniqueAndOrdered(t *testing.T) {
@@ -188,5 +194,93 @@ func TestTextReplacesURLsInOrder(t *testing.T) {
 	want := "a " + short[0].ShortenedURL + " b " + short[1].ShortenedURL + " c " + short[2].ShortenedURL
 	if got != want {
 		t.Fatalf("replaceInOrder = %q, want %q", got, want)
+	}
+}
+
+func TestStatusOfErrors(t *testing.T) {
+	cases := []struct {
+		err  error
+		want int
+	}{
+		{badRequest("x"), http.StatusBadRequest},
+		{notFound("x"), http.StatusNotFound},
+		{serviceError(sn.ErrorKind_UNAUTHORIZED, "x"), http.StatusUnauthorized},
+		{serviceError(sn.ErrorKind_CONFLICT, "x"), http.StatusConflict},
+		{serviceError(sn.ErrorKind_INTERNAL, "x"), http.StatusInternalServerError},
+		{serviceError(sn.ErrorKind(42), "x"), http.StatusInternalServerError},
+		{fmt.Errorf("upstream: %w", notFound("x")), http.StatusNotFound},
+		{errors.New("connection refused"), http.StatusInternalServerError},
+		{context.DeadlineExceeded, http.StatusInternalServerError},
+		{thrift.NewTApplicationException(thrift.UNKNOWN_METHOD, "Unknown function GetUsername"), http.StatusInternalServerError},
+	}
+	for _, c := range cases {
+		if got := statusOf(c.err); got != c.want {
+			t.Errorf("statusOf(%v) = %d, want %d", c.err, got, c.want)
+		}
+	}
+}
+
+func errorKind(t *testing.T, err error) sn.ErrorKind {
+	t.Helper()
+	var se *sn.ServiceError
+	if !errors.As(err, &se) {
+		t.Fatalf("%v is not a ServiceError", err)
+	}
+	if se.Message == "" {
+		t.Fatalf("%v has no message", err)
+	}
+	return se.Kind
+}
+
+func TestUserServiceConflictAndGetUsername(t *testing.T) {
+	ctx := context.Background()
+	users := store.NewMemoryCollection()
+	svc := &UserService{Users: users, Cache: store.NewMemoryCache(), SocialGraph: &SocialGraphService{}, IDs: NewIDGenerator(1)}
+	if err := svc.RegisterUserWithId(ctx, 1, "f", "l", "alice", "pw", 42); err != nil {
+		t.Fatal(err)
+	}
+	if kind := errorKind(t, svc.RegisterUserWithId(ctx, 1, "f", "l", "alice", "other", 43)); kind != sn.ErrorKind_CONFLICT {
+		t.Fatalf("second registration of alice: kind %v, want CONFLICT", kind)
+	}
+	if name, err := svc.GetUsername(ctx, 1, 42); err != nil || name != "alice" {
+		t.Fatalf("GetUsername(42) = %q, %v", name, err)
+	}
+	_, err := svc.GetUsername(ctx, 1, 43)
+	if kind := errorKind(t, err); kind != sn.ErrorKind_NOT_FOUND {
+		t.Fatalf("GetUsername of the rejected duplicate's ID: kind %v, want NOT_FOUND", kind)
+	}
+	// The answer is cached: found without the collection.
+	if err := users.Delete(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if name, err := svc.GetUsername(ctx, 1, 42); err != nil || name != "alice" {
+		t.Fatalf("GetUsername(42) from the cache = %q, %v", name, err)
+	}
+}
+
+func TestComposeRejectsBadPostBeforeFanOut(t *testing.T) {
+	// No upstreams: reaching any of them would panic.
+	svc := &ComposePostService{}
+	ctx := context.Background()
+	cases := []struct {
+		name       string
+		text       string
+		mediaIDs   []int64
+		mediaTypes []string
+		postType   sn.PostType
+		want       string
+	}{
+		{"text over the limit", strings.Repeat("a", MaxTextBytes+1), nil, nil, sn.PostType_POST, "limit of 4096 bytes"},
+		{"unknown post type", "hi", nil, nil, sn.PostType(4), "unknown post_type 4"},
+		{"unequal media lists", "hi", []int64{1}, nil, sn.PostType_DM, "not equal"},
+	}
+	for _, c := range cases {
+		err := svc.ComposePost(ctx, 1, "u", 1, c.text, c.mediaIDs, c.mediaTypes, c.postType)
+		if kind := errorKind(t, err); kind != sn.ErrorKind_BAD_REQUEST || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v (kind %v), want BAD_REQUEST mentioning %q", c.name, err, kind, c.want)
+		}
+	}
+	if err := CheckCompose(strings.Repeat("a", MaxTextBytes), []int64{1}, []string{"png"}, sn.PostType_REPLY); err != nil {
+		t.Errorf("a post at the limit: %v", err)
 	}
 }
