@@ -109,9 +109,9 @@ func readV1(paths map[string]string) (Enforced, error) {
 }
 
 // v1Dir finds the mount of a v1 controller, which distributions name "cpu",
-// "cpu,cpuacct" or "cpuacct,cpu".
+// "cpu,cpuacct" or "cpuacct,cpu" (and cpuacct alone or inside "cpu,cpuacct").
 func v1Dir(controller, path string) string {
-	for _, name := range []string{controller, controller + ",cpuacct", "cpuacct," + controller} {
+	for _, name := range []string{controller, controller + ",cpuacct", "cpuacct," + controller, "cpu," + controller} {
 		dir := filepath.Join(Root, name)
 		if _, err := os.Stat(dir); err == nil {
 			return filepath.Join(dir, path)

@@ -51,6 +51,14 @@ dt { font-weight: bold; }
 </tr>
 {{end}}</table>
 
+{{if .TaskCPU}}<h2>CPU per task</h2>
+<p>Which task saturates first: each task's CPU during the measured period, read from its cgroup, as a share of its enforced quota (median over valid repetitions; for several instances, the hottest). Tasks without a quota show cores used.</p>
+<table id="task-cpu">
+<tr><th>configuration</th><th>level</th><th>hottest tasks</th></tr>
+{{range .TaskCPU}}<tr><td>{{.Configuration}}</td><td>{{.Level}}</td><td>{{range $i, $t := .Tasks}}{{if lt $i 4}}{{if $i}} · {{end}}{{$t}}{{end}}{{end}}</td></tr>
+{{end}}</table>
+{{end}}
+
 <h2>Load curves</h2>
 {{range .Load}}<h3>{{.Title}}</h3>
 {{range .Figures}}<figure><a href="{{.File}}"><img src="{{.File}}" alt="{{.Caption}}"></a><figcaption>{{.Caption}}</figcaption></figure>

@@ -76,6 +76,7 @@ type pageData struct {
 	Load        []Section
 	Spectra     []Section
 	Breaking    []results.BreakingPoint
+	TaskCPU     []results.TaskCPULevel
 	Levels      []results.LevelStats
 	GateNames   []string
 	Gates       []GateRow
@@ -93,6 +94,7 @@ func Build(rec *results.SweepRecord, steps []results.StepResult) ([]byte, map[st
 	d := pageData{
 		Rec: rec, Spec: spec, Done: len(steps), Levels: levels,
 		Breaking:  results.WithSustained(results.BreakingPoints(levels), steps, spec.SLO),
+		TaskCPU:   results.SummarizeTaskCPU(steps),
 		Generated: time.Now().UTC().Format("2006-01-02 15:04:05Z"),
 	}
 	for _, k := range sortedKeys(rec.ToolVersions) {

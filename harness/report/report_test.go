@@ -48,6 +48,9 @@ func buildArchive(t *testing.T) (results.Archive, *results.SweepRecord) {
 				{Percentile: 99, ValueMs: p99}, {Percentile: 99.9, ValueMs: p99 * 1.4}, {Percentile: 99.99, ValueMs: p99 * 1.8}, {Percentile: 100, ValueMs: p99 * 2}},
 			Start: start.Add(time.Duration(i) * 12 * time.Second), End: start.Add(time.Duration(i)*12*time.Second + 8*time.Second),
 		}
+		r.Metadata = map[string]any{"task_cpu": []results.TaskCPU{
+			{Task: "taewa", Cores: 0.25 * st.OfferedRPS / 400, LimitCores: 0.25, Utilization: st.OfferedRPS / 400, ThrottledRatio: 0.1},
+		}}
 		if st.ID == "taewa-nomad-vertical-r200-rep2" {
 			r.Valid = false
 			r.Gates[1] = results.Gate{Name: "limits", Passed: false, Detail: "enforced 2 cores, declared 0.25"}
@@ -172,6 +175,8 @@ func TestWriteReport(t *testing.T) {
 		"<td>r200</td><td class=\"num\">40.0 [40.0–40.0]</td>",
 		"enforced 2 cores, declared 0.25",
 		"deadbeef",
+		"<td>taewa-nomad-baseline</td><td>r400</td><td>taewa 100% of 0.25 cores, throttled in 10% of periods</td>",
+		"200.0 [200.0–200.0] (200 200)", // sustained per repetition: both broke at 400
 	} {
 		if !strings.Contains(html, w) {
 			t.Errorf("page lacks %q", w)

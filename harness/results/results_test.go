@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -436,5 +437,37 @@ func TestWithSustainedPerRepetition(t *testing.T) {
 	}
 	if v := bps[1]; fmt.Sprint(v.SustainedReps) != "[0]" || v.Unbroken != 0 {
 		t.Errorf("vertical broke at its lowest level: %v, unbroken %d", v.SustainedReps, v.Unbroken)
+	}
+}
+
+func TestSummarizeTaskCPUFromArchivedSteps(t *testing.T) {
+	start := time.UnixMilli(1_700_000_000_000)
+	var steps []StepResult
+	for rep, util := range []float64{0.9, 0.95, 1.0} {
+		st := experiment.Step{ID: experiment.StepID("sn", "nomad", "baseline", 40, 0, rep+1), App: "sn", Orchestrator: "nomad", Variant: "baseline", OfferedRPS: 40, Rep: rep + 1}
+		r := fakeResult("s", st, start)
+		r.Metadata["task_cpu"] = []TaskCPU{
+			{Task: "text", Cores: 0.03 * util / 2, LimitCores: 0.03, Utilization: util / 2},
+			{Task: "compose-post", Cores: 0.03 * util, LimitCores: 0.03, Utilization: util, ThrottledRatio: 0.5},
+			{Task: "redis", Cores: 0.2},
+		}
+		// As read back from the archive: plain JSON values.
+		b, _ := json.Marshal(r.Metadata)
+		r.Metadata = nil
+		if err := json.Unmarshal(b, &r.Metadata); err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, r)
+	}
+	levels := SummarizeTaskCPU(steps)
+	if len(levels) != 1 || levels[0].Level != "r40" || len(levels[0].Tasks) != 3 {
+		t.Fatalf("got %+v", levels)
+	}
+	hot := levels[0].Tasks[0]
+	if hot.Task != "compose-post" || hot.Utilization != 0.95 || hot.ThrottledRatio != 0.5 || levels[0].Tasks[2].Task != "redis" {
+		t.Fatalf("hottest first, uncapped last: %+v", levels[0].Tasks)
+	}
+	if s := hot.String(); !strings.Contains(s, "compose-post 95% of 0.03 cores") {
+		t.Errorf("text %q", s)
 	}
 }

@@ -160,7 +160,11 @@ func stepLine(sr results.StepResult) string {
 		}
 		return "INVALID (" + strings.Join(failed, "; ") + ")"
 	}
-	return fmt.Sprintf("achieved %.1f/%.0f rps, p50 %.2f ms, p99 %.2f ms, errors %d", sr.AchievedRPS, sr.OfferedRPS, sr.Corrected.P50, sr.Corrected.P99, sr.Errors)
+	line := fmt.Sprintf("achieved %.1f/%.0f rps, p50 %.2f ms, p99 %.2f ms, errors %d", sr.AchievedRPS, sr.OfferedRPS, sr.Corrected.P50, sr.Corrected.P99, sr.Errors)
+	if hot, ok := sr.Metadata["hottest_task"].(string); ok {
+		line += "; hottest: " + hot
+	}
+	return line
 }
 
 // step deploys if needed, verifies, loads, and fills sr; it returns the raw
@@ -236,7 +240,16 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		req.Started = make(chan struct{})
 		fault = r.injectLater(ctx, app, st, req.Started)
 	}
+	sampler := startCPUSampler(lims, time.Second)
 	res, text, err := r.Load.Run(ctx, req)
+	if res != nil {
+		if cpu := sampler.finish(res.Start, res.End); len(cpu) > 0 {
+			sr.Metadata["task_cpu"] = cpu
+			sr.Metadata["hottest_task"] = cpu[0].String()
+		}
+	} else {
+		sampler.finish(time.Time{}, time.Time{})
+	}
 	if fault != nil {
 		// the load has ended, so the injection has either happened or never will
 		select {

@@ -1,0 +1,120 @@
+package sweep
+
+import (
+	"sync"
+	"time"
+
+	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/results"
+)
+
+// cpuSampler reads every task's cgroup CPU accounting once a second while a
+// step's load runs, so the CPU each task used can be cut to the measured
+// period afterwards (the load job's start-up and warm-up fall outside it).
+type cpuSampler struct {
+	lims    []orchestrator.Limits
+	mu      sync.Mutex
+	samples [][]limits.Usage // by task, in time order
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+func startCPUSampler(lims []orchestrator.Limits, every time.Duration) *cpuSampler {
+	s := &cpuSampler{lims: lims, samples: make([][]limits.Usage, len(lims)), stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			s.sample()
+			select {
+			case <-s.stop:
+				s.sample()
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return s
+}
+
+func (s *cpuSampler) sample() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, l := range s.lims {
+		if l.CgroupPath == "" {
+			continue
+		}
+		// A task restarted by a fault gets a new cgroup: its samples end
+		// there, and the window is cut to what was read.
+		if u, err := limits.UsageOf(l.CgroupPath); err == nil {
+			s.samples[i] = append(s.samples[i], u)
+		}
+	}
+}
+
+// finish stops sampling and returns each task's CPU over [from, to], hottest
+// first. It uses the samples inside the window when they span most of it,
+// and the ones just around it otherwise.
+func (s *cpuSampler) finish(from, to time.Time) []results.TaskCPU {
+	close(s.stop)
+	<-s.done
+	var out []results.TaskCPU
+	for i, l := range s.lims {
+		first, last, ok := window(s.samples[i], from, to)
+		if !ok {
+			continue
+		}
+		cores, throttled := first.Between(last)
+		t := results.TaskCPU{Task: l.Task, Group: l.Group, AllocID: l.AllocID, Cores: cores,
+			LimitCores: l.EffectiveCores, ThrottledRatio: throttled, WindowSeconds: last.At.Sub(first.At).Seconds()}
+		// Only a declared limit is one the task can hit (the limits gate has
+		// checked it is enforced); an uncapped task's "effective cores" is
+		// just the node's cpuset.
+		if l.DeclaredCores > 0 && l.EffectiveCores > 0 {
+			t.Utilization = cores / l.EffectiveCores
+		} else {
+			t.LimitCores = 0
+		}
+		out = append(out, t)
+	}
+	results.SortTaskCPU(out)
+	return out
+}
+
+// window picks the pair of samples that best covers [from, to].
+func window(us []limits.Usage, from, to time.Time) (first, last limits.Usage, ok bool) {
+	if len(us) < 2 {
+		return first, last, false
+	}
+	in := -1
+	out := -1
+	for i, u := range us {
+		if in < 0 && !u.At.Before(from) {
+			in = i
+		}
+		if !u.At.After(to) {
+			out = i
+		}
+	}
+	if in >= 0 && out > in && us[out].At.Sub(us[in].At) >= to.Sub(from)/2 {
+		return us[in], us[out], true
+	}
+	// Bracket the window instead: the last sample before it and the first after.
+	lo, hi := 0, len(us)-1
+	for i, u := range us {
+		if !u.At.After(from) {
+			lo = i
+		}
+	}
+	for i := len(us) - 1; i >= 0; i-- {
+		if !us[i].At.Before(to) {
+			hi = i
+		}
+	}
+	if hi <= lo {
+		return first, last, false
+	}
+	return us[lo], us[hi], true
+}
