@@ -9,8 +9,8 @@
 # MHz; with VictoriaMetrics (300) and the load job (500) that fits a 2-core
 # node. Seed 002 drove load with 8 wrk2 threads from a 16-core client; two
 # threads is this machine's equivalent (one per core, shared with the apps).
-# The horizontal variant (experiment 14) is its own sweep below the matrix's
-# CPU budget: uncomment it to run it alone (18 x 2 cores x 0.03 also fits).
+# The horizontal variant (experiment 14) is experiments/social-network-horizontal.hcl:
+# all three at once would not fit.
 #
 # A fresh deployment runs the pack's setup hook, which loads the 962-user
 # dataset (several minutes at this scale) before the first step.
@@ -28,7 +28,6 @@ sweep "social-network" {
   app "social-network" {
     pack     = "social-network"
     variants = ["baseline", "vertical"]
-    # variants = ["horizontal"]
     vars     = { resource_scale = 0.03 }
     rates    = [5, 10, 20, 30, 40, 60, 80, 120]
 
