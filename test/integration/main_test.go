@@ -156,9 +156,9 @@ func eventually(t *testing.T, within time.Duration, what string, check func() er
 	}
 }
 
-// sweepSteps writes spec to a file, runs `orchbench sweep` on it and returns
-// the archived steps of the sweep called name.
-func sweepSteps(t *testing.T, name, spec string) []results.StepResult {
+// sweepSteps writes spec to a file, runs `orchbench sweep` on it (with any
+// extra flags) and returns the archived steps of the sweep called name.
+func sweepSteps(t *testing.T, name, spec string, flags ...string) []results.StepResult {
 	t.Helper()
 	work := t.TempDir()
 	file := filepath.Join(work, name+".hcl")
@@ -166,7 +166,7 @@ func sweepSteps(t *testing.T, name, spec string) []results.StepResult {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(work, "results")
-	must(t, orchbench, "sweep", "-f", file, "--dir", dir, "--reports", filepath.Join(work, "reports"))
+	must(t, orchbench, append([]string{"sweep", "-f", file, "--dir", dir, "--reports", filepath.Join(work, "reports")}, flags...)...)
 	archive := results.Archive{Dir: dir}
 	id, err := archive.Resolve(name)
 	if err != nil {

@@ -161,7 +161,8 @@ func composeReachesFollowers(t *testing.T, frontend string) {
 // killRedisUnderLoad runs a sweep step whose fault kills the Redis task:
 // the sweep completes, the step records the errors, and Nomad restarts Redis.
 func killRedisUnderLoad(t *testing.T, ctx context.Context, ad *nomad.Adapter, job string) {
-	steps := sweepSteps(t, "sn-fault", snFaultSpec)
+	// --keep: the deployment is the test's, and Redis's restart is checked after.
+	steps := sweepSteps(t, "sn-fault", snFaultSpec, "--keep")
 	if len(steps) != 1 {
 		t.Fatalf("want one step, got %d", len(steps))
 	}
