@@ -20,7 +20,7 @@ default:
 demo: tools cluster-up images sweep
 
 # Run the demo sweep (experiments/demo.hcl, Taewa baseline vs vertical) and print where the report and dashboards are
-sweep spec="experiments/demo.hcl" *args="": build
+sweep spec="experiments/demo.hcl" *args: build
     .tools/bin/orchbench sweep -f {{spec}} "${@:2}"
 
 # Continue a sweep that was interrupted, without repeating or losing a step
