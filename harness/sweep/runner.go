@@ -45,7 +45,9 @@ type Runner struct {
 
 	deployments map[string]*deployment
 	mhzPerCore  float64
-	nodes       map[string]map[string]string
+	// setupSpent is the time setup hooks took, kept out of the ETA.
+	setupSpent time.Duration
+	nodes      map[string]map[string]string
 }
 
 // deployment is one configuration's deployed jobs and what was verified once.
@@ -140,7 +142,10 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 		}
 		ran++
 		remaining--
-		eta := time.Duration(float64(time.Since(started)) / float64(ran) * float64(remaining))
+		// Setup hooks (dataset loads) run once per fresh deployment and can
+		// take longer than all steps together, so they are left out of the
+		// per-step pace; the ETA does not foresee deployments still to come.
+		eta := time.Duration(float64(time.Since(started)-r.setupSpent) / float64(ran) * float64(remaining))
 		fmt.Fprintf(r.Out, "[%d/%d] %s: %s · ETA %s%s\n", i+1, len(rec.Plan), st.ID, stepLine(sr), eta.Round(time.Second), pushNote)
 		if sr.Valid && st.Cooldown > 0 {
 			select {
@@ -518,6 +523,8 @@ func (r *Runner) setup(ctx context.Context, dep *deployment, fresh bool) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	began := time.Now()
+	defer func() { r.setupSpent += time.Since(began) }()
 	fmt.Fprintf(r.Out, "setup of %s: orchbench %s\n", dep.app.Job, strings.Join(args, " "))
 	cmd := exec.CommandContext(ctx, bin, args...)
 	// a dataset load takes minutes: show its progress as it comes
