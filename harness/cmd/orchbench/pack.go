@@ -109,6 +109,20 @@ func (f *packFlags) renderJobs(name string, errOut io.Writer) (*pack.Nomad, []*a
 	return n, jobs, nil
 }
 
+// forEachJob renders the pack named in args and calls do on each of its jobs.
+func (f *packFlags) forEachJob(cmd *cobra.Command, args []string, do func(n *pack.Nomad, job *api.Job) error) error {
+	n, jobs, err := f.renderJobs(args[0], cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	for _, job := range jobs {
+		if err := do(n, job); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func newPackCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pack",
@@ -189,18 +203,13 @@ func newPackPlanCmd() *cobra.Command {
 		Short: "Show what running the pack would change in Nomad",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			n, jobs, err := flags.renderJobs(args[0], cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			for _, job := range jobs {
+			return flags.forEachJob(cmd, args, func(n *pack.Nomad, job *api.Job) error {
 				plan, err := n.Plan(job)
-				if err != nil {
-					return err
+				if err == nil {
+					pack.WritePlan(cmd.OutOrStdout(), job, plan)
 				}
-				pack.WritePlan(cmd.OutOrStdout(), job, plan)
-			}
-			return nil
+				return err
+			})
 		},
 	}
 	flags.register(cmd)
@@ -267,22 +276,18 @@ func newPackStatusCmd() *cobra.Command {
 		Long:  "Show the status and allocations of the pack's jobs. Pass the same --var values as for run: they decide the job name.",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			n, jobs, err := flags.renderJobs(args[0], cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			for _, job := range jobs {
+			return flags.forEachJob(cmd, args, func(n *pack.Nomad, job *api.Job) error {
 				j, allocs, err := n.Status(*job.ID)
-				if pack.IsNotFound(err) {
+				switch {
+				case pack.IsNotFound(err):
 					fmt.Fprintf(cmd.OutOrStdout(), "job %q: not running\n", *job.ID)
-					continue
-				}
-				if err != nil {
+					return nil
+				case err != nil:
 					return err
 				}
 				pack.WriteStatus(cmd.OutOrStdout(), j, allocs)
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 	flags.register(cmd)
@@ -297,26 +302,22 @@ func newPackDestroyCmd() *cobra.Command {
 		Long:  "Stop and purge the pack's jobs. Pass the same --var values as for run: they decide the job name.",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, jobs, err := flags.renderJobs(args[0], cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
 			adapter, err := nomad.New("", "")
 			if err != nil {
 				return err
 			}
-			for _, job := range jobs {
+			return flags.forEachJob(cmd, args, func(_ *pack.Nomad, job *api.Job) error {
 				err := adapter.Stop(cmd.Context(), &orchestrator.Deployment{Job: *job.ID})
-				if pack.IsNotFound(err) {
+				switch {
+				case pack.IsNotFound(err):
 					fmt.Fprintf(cmd.OutOrStdout(), "job %s: not running\n", *job.ID)
-					continue
-				}
-				if err != nil {
+					return nil
+				case err != nil:
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "job %s stopped and purged\n", *job.ID)
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 	flags.register(cmd)
