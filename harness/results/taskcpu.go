@@ -87,7 +87,7 @@ func SummarizeTaskCPU(steps []StepResult) []TaskCPULevel {
 	}
 	type acc struct {
 		label               string
-		limit               float64
+		limit               map[string]float64 // the task's quota (the same in every repetition)
 		cores, util, thrott map[string][]float64
 	}
 	groups := map[key]*acc{}
@@ -99,7 +99,7 @@ func SummarizeTaskCPU(steps []StepResult) []TaskCPULevel {
 		k := key{st.Configuration(), levelKey(st.OfferedRPS, st.Users)}
 		g := groups[k]
 		if g == nil {
-			g = &acc{label: LevelStats{OfferedRPS: st.OfferedRPS, Users: st.Users}.Level(),
+			g = &acc{label: LevelStats{OfferedRPS: st.OfferedRPS, Users: st.Users}.Level(), limit: map[string]float64{},
 				cores: map[string][]float64{}, util: map[string][]float64{}, thrott: map[string][]float64{}}
 			groups[k] = g
 		}
@@ -113,19 +113,15 @@ func SummarizeTaskCPU(steps []StepResult) []TaskCPULevel {
 			g.cores[name] = append(g.cores[name], t.Cores)
 			g.util[name] = append(g.util[name], t.Utilization)
 			g.thrott[name] = append(g.thrott[name], t.ThrottledRatio)
-			if t.LimitCores > 0 {
-				g.limit = t.LimitCores
-			}
+			g.limit[name] = t.LimitCores
 		}
 	}
 	var out []TaskCPULevel
 	for k, g := range groups {
 		l := TaskCPULevel{Configuration: k.config, Level: g.label, key: k.level}
 		for name := range g.cores {
-			t := TaskCPU{Task: name, Cores: median(g.cores[name]), Utilization: median(g.util[name]), ThrottledRatio: median(g.thrott[name])}
-			if t.Utilization > 0 {
-				t.LimitCores = t.Cores / t.Utilization
-			}
+			t := TaskCPU{Task: name, Cores: median(g.cores[name]), LimitCores: g.limit[name],
+				Utilization: median(g.util[name]), ThrottledRatio: median(g.thrott[name])}
 			l.Tasks = append(l.Tasks, t)
 		}
 		SortTaskCPU(l.Tasks)

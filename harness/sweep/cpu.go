@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"sync"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/limits"
@@ -13,9 +12,10 @@ import (
 // step's load runs, so the CPU each task used can be cut to the measured
 // period afterwards (the load job's start-up and warm-up fall outside it).
 type cpuSampler struct {
-	lims    []orchestrator.Limits
-	mu      sync.Mutex
-	samples [][]limits.Usage // by task, in time order
+	lims []orchestrator.Limits
+	// samples, by task in time order, are written only by the sampling
+	// goroutine and read by finish after it has ended.
+	samples [][]limits.Usage
 	stop    chan struct{}
 	done    chan struct{}
 }
@@ -40,8 +40,6 @@ func startCPUSampler(lims []orchestrator.Limits, every time.Duration) *cpuSample
 }
 
 func (s *cpuSampler) sample() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	for i, l := range s.lims {
 		if l.CgroupPath == "" {
 			continue
