@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -179,12 +180,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, ctx.Err()
 }
 
-// engine picks the open loop's engine. Goroutines stay the default: in
-// full bench-loadgen runs on the shared 2-core machine the event loop
-// sustained less (13.0k vs 18.7k req/s at p99 <= 100ms) although it used
-// less CPU in fixed-rate A/B runs. The closed loop always uses goroutines.
+// engine picks the open loop's engine. The loop is the default when it has
+// a spare P (see runLoops): in paired bench-loadgen rounds against wrk on
+// the quiet 2-core machine it sustained 0.925 of wrk's throughput at
+// 20.2 µs CPU/request, goroutines at GOMAXPROCS=1 0.85 at 22.8 µs. With
+// one P the loop's blocking epoll costs a P hand-off per wait, so
+// goroutines stay. The closed loop always uses goroutines.
 func (r *run) engine() string {
-	if r.cfg.Closed == nil && r.cfg.Engine == EngineLoop && eventLoopAvailable() {
+	if r.cfg.Closed != nil || !eventLoopAvailable() {
+		return EngineGoroutine
+	}
+	switch r.cfg.Engine {
+	case EngineLoop, EngineGoroutine:
+		return r.cfg.Engine
+	}
+	if runtime.GOMAXPROCS(0) >= 2 {
 		return EngineLoop
 	}
 	return EngineGoroutine
@@ -594,6 +604,7 @@ func (r *run) result(finished time.Time, series []SeriesPoint) *Result {
 		warm.merge(t.warm)
 	}
 	res := &Result{Schema: ResultSchema, Tool: "orchbench-loadgen", Config: cfg.echo(), Start: r.meas, Series: series}
+	res.Config.Engine, res.Config.Procs = r.engine(), runtime.GOMAXPROCS(0)
 	end := r.end
 	if cfg.Closed != nil && finished.Before(end) {
 		end = finished // stopped by a count

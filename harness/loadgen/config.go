@@ -69,10 +69,10 @@ type Config struct {
 	// PreciseTimerMaxRate is the offered rate (req/s) above which waits
 	// use runtime timers even without CoarseTimers (default 5000).
 	PreciseTimerMaxRate float64
-	// Engine runs the open loop on EngineGoroutine (the default: a
-	// goroutine per connection) or EngineLoop (experimental: epoll loops,
-	// Linux only; it wants GOMAXPROCS >= 2). The closed loop always uses
-	// goroutines.
+	// Engine runs the open loop on EngineLoop (epoll loops, as wrk2's;
+	// Linux only), EngineGoroutine (a goroutine per connection) or
+	// EngineAuto ("" too): the loop when GOMAXPROCS >= 2, else goroutines.
+	// The closed loop always uses goroutines.
 	Engine string
 	// Seed makes the per-connection RNGs (and so exp arrivals and Go
 	// workloads) reproducible; 0 picks one from the clock.
@@ -81,6 +81,7 @@ type Config struct {
 
 // Engines of the open loop.
 const (
+	EngineAuto      = "auto"
 	EngineLoop      = "loop"
 	EngineGoroutine = "goroutine"
 )
@@ -138,9 +139,9 @@ func (c *Config) normalize() error {
 		return fmt.Errorf("distribution %q: want fixed or exp", c.Distribution)
 	}
 	switch c.Engine {
-	case "", EngineLoop, EngineGoroutine:
+	case "", EngineAuto, EngineLoop, EngineGoroutine:
 	default:
-		return fmt.Errorf("engine %q: want %s or %s", c.Engine, EngineLoop, EngineGoroutine)
+		return fmt.Errorf("engine %q: want %s, %s or %s", c.Engine, EngineAuto, EngineLoop, EngineGoroutine)
 	}
 	if c.Warmup < 0 {
 		return fmt.Errorf("negative warm-up")

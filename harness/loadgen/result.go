@@ -66,6 +66,10 @@ type ConfigEcho struct {
 	Workload        string   `json:"workload,omitempty"`
 	ConnectionClose bool     `json:"connection_close"`
 	Closed          *Closed  `json:"closed,omitempty"`
+	// Engine and Procs (GOMAXPROCS) say how the load was generated: they
+	// change the generator's own cost per request.
+	Engine string `json:"engine,omitempty"`
+	Procs  int    `json:"procs,omitempty"`
 }
 
 // LatencySummary is one latency distribution in microseconds.
