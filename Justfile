@@ -98,7 +98,7 @@ test-unit:
 
 # Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
 test-integration: tools build
-    cluster/images.sh base taewa orchbench dsb
+    cluster/images.sh pause base taewa orchbench dsb
     go test -tags e2e -count=1 -timeout 10m ./deathstarbench/socialnetwork/e2e/
     go test -tags integration -count=1 -timeout 50m -v ./test/integration/
 
