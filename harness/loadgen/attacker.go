@@ -45,6 +45,9 @@ type run struct {
 	// random, so achieved must be compared with it, not the nominal rate.
 	due    atomic.Int64
 	script *Script
+	// engine is the open loop's engine, chosen once so that the run and
+	// its recorded config cannot disagree.
+	engine string
 }
 
 type thread struct {
@@ -86,6 +89,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	r := &run{cfg: &cfg, target: target, conns: cfg.Connections}
+	r.engine = cfg.pickEngine()
 	if err := checkAllowed(target.DialAddr(), cfg.AllowRemote, cfg.AllowedHosts); err != nil {
 		return nil, err
 	}
@@ -143,7 +147,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 		c.capture = t.script != nil && t.script.hasResponse
-		if !cfg.CoarseTimers && r.engine() == EngineGoroutine {
+		if !cfg.CoarseTimers && r.engine == EngineGoroutine {
 			c.timer = newPreciseTimer()
 		}
 		conns[i] = c
@@ -153,7 +157,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer stopWatch()
 	seriesDone := make(chan struct{})
 	seriesOut := make(chan []SeriesPoint, 1)
-	if r.engine() == EngineLoop {
+	if r.engine == EngineLoop {
 		if err := r.runLoops(conns, func() { go func() { seriesOut <- r.collectSeries(seriesDone) }() }); err != nil {
 			return nil, err
 		}
@@ -180,19 +184,19 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, ctx.Err()
 }
 
-// engine picks the open loop's engine. The loop is the default when it has
+// pickEngine picks the open loop's engine. The loop is the default when it has
 // a spare P (see runLoops): in paired bench-loadgen rounds against wrk on
 // the quiet 2-core machine it sustained 0.925 of wrk's throughput at
 // 20.2 µs CPU/request, goroutines at GOMAXPROCS=1 0.85 at 22.8 µs. With
 // one P the loop's blocking epoll costs a P hand-off per wait, so
 // goroutines stay. The closed loop always uses goroutines.
-func (r *run) engine() string {
-	if r.cfg.Closed != nil || !eventLoopAvailable() {
+func (c *Config) pickEngine() string {
+	if c.Closed != nil || !eventLoopAvailable() {
 		return EngineGoroutine
 	}
-	switch r.cfg.Engine {
+	switch c.Engine {
 	case EngineLoop, EngineGoroutine:
-		return r.cfg.Engine
+		return c.Engine
 	}
 	if runtime.GOMAXPROCS(0) >= 2 {
 		return EngineLoop
@@ -604,7 +608,7 @@ func (r *run) result(finished time.Time, series []SeriesPoint) *Result {
 		warm.merge(t.warm)
 	}
 	res := &Result{Schema: ResultSchema, Tool: "orchbench-loadgen", Config: cfg.echo(), Start: r.meas, Series: series}
-	res.Config.Engine, res.Config.Procs = r.engine(), runtime.GOMAXPROCS(0)
+	res.Config.Engine, res.Config.Procs = r.engine, runtime.GOMAXPROCS(0)
 	end := r.end
 	if cfg.Closed != nil && finished.Before(end) {
 		end = finished // stopped by a count

@@ -10,8 +10,9 @@
 // mixes), registry.go (workloads by name), script.go (wrk's Lua API),
 // attacker.go (the run, the closed loop and the goroutine-per-connection
 // engine), eventloop_linux.go (the default open-loop engine when it has two
-// or more Ps: epoll loops, as wrk's), httpwire.go and wirebuf.go (the allocation-free
-// HTTP/1.1 response parsers, blocking and resumable), timer_linux.go
+// or more Ps: epoll loops, as wrk's), httpwire.go and wirebuf.go (the
+// allocation-free HTTP/1.1 response parsers, blocking and resumable),
+// timer_linux.go
 // (timerfd waits that keep low-rate schedules on time), recorder.go
 // (histograms and counters), result.go (the archived Result), report.go (the
 // wrk2 text report) and wrk2parse.go (reading a real wrk2's output).

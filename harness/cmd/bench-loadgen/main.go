@@ -96,24 +96,23 @@ func serve(args []string) {
 			fmt.Fprintf(w, "%d %d\n", med.Nanoseconds(), len(s))
 			return
 		}
-		began := time.Now()
 		if *sleep > 0 {
 			// nanosleep rather than time.Sleep: the runtime's timers can
 			// wake up to 1 ms late on an idle process, which would be
 			// blamed on the generator in the accuracy check. The thread
 			// blocks, and the runtime hands its P to another thread.
+			began := time.Now()
 			ts := syscall.NsecToTimespec(sleep.Nanoseconds())
 			for syscall.Nanosleep(&ts, &ts) == syscall.EINTR {
 			}
-		}
-		w.Header().Set("Content-Type", "text/plain")
-		if *sleep > 0 {
+			took := time.Since(began)
 			mu.Lock()
 			if len(served) < maxServiceSamples {
-				served = append(served, time.Since(began))
+				served = append(served, took)
 			}
 			mu.Unlock()
 		}
+		w.Header().Set("Content-Type", "text/plain")
 		w.Write(body)
 	}))
 	fmt.Println(ln.Addr().(*net.TCPAddr).Port)
@@ -326,8 +325,15 @@ func medianWrk(runs []wrkRun) (*loadgen.Result, float64) {
 	for i, r := range runs {
 		cpu[i] = r.cpuPerReq
 	}
-	sort.Float64s(cpu)
-	return byRate[len(byRate)/2].res, cpu[len(cpu)/2]
+	return byRate[len(byRate)/2].res, middle(cpu)
+}
+
+// middle sorts xs and returns its middle element (the upper one of an even
+// count): the benchmark's runs are few, and a figure that was measured
+// reads better than an average of two.
+func middle(xs []float64) float64 {
+	sort.Float64s(xs)
+	return xs[len(xs)/2]
 }
 
 // driftOf summarises how much each wrk run differs from the one before it:
@@ -340,8 +346,8 @@ func driftOf(runs []wrkRun) (lo, med, hi float64) {
 	if len(r) == 0 {
 		return 1, 1, 1
 	}
-	sort.Float64s(r)
-	return r[0], r[len(r)/2], r[len(r)-1]
+	med = middle(r)
+	return r[0], med, r[len(r)-1]
 }
 
 // medianTrial is the sustained trial with the median offered rate.
@@ -528,8 +534,7 @@ func bench() error {
 	for _, t := range best {
 		cpuPerReq = append(cpuPerReq, float64(t.use.cpu.Nanoseconds())/float64(t.requests))
 	}
-	sort.Float64s(cpuPerReq)
-	bestCPU := cpuPerReq[len(cpuPerReq)/2]
+	bestCPU := middle(cpuPerReq)
 
 	// 3. Latency accuracy at 20 % of a 10 ms server's capacity.
 	sleeper, err := startServer(10 * time.Millisecond)
