@@ -11,7 +11,7 @@ import (
 
 // ResultSchema is bumped whenever a field of Result changes meaning, so
 // archived results can be read back correctly.
-const ResultSchema = 1
+const ResultSchema = 2
 
 // Result is everything one run measured. It is the archive format of the
 // harness: JSON-tagged, self-describing, and with histograms encoded so they
@@ -45,6 +45,20 @@ type Result struct {
 	Endpoints     []EndpointResult `json:"endpoints"`
 	Series        []SeriesPoint    `json:"series"`
 	Warmup        *WarmupSummary   `json:"warmup,omitempty"`
+
+	// Accounting puts every request due in the measured window in exactly
+	// one bucket (completed, errors, timeouts, unsent).
+	Accounting Accounting `json:"accounting"`
+	// Generator is the generator's own lag and CPU.
+	Generator GeneratorStats `json:"generator"`
+	// Peers are the remote addresses the connections reached (getpeername).
+	Peers []Peer `json:"peers"`
+	// WallSeconds is the time from the start of the measured window until
+	// the generator stopped, the wait for in-flight requests included.
+	WallSeconds float64 `json:"wall_seconds"`
+	// Interrupted is true when the run was stopped (signal, cancellation)
+	// before its schedule ended: the result is partial.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // ConfigEcho repeats the run's settings so an archived result explains itself.
@@ -138,7 +152,12 @@ type EndpointResult struct {
 	Count   int64          `json:"count"`  // completed responses
 	Errors  int64          `json:"errors"` // socket errors and 4xx/5xx
 	Bytes   int64          `json:"bytes"`
-	Latency LatencySummary `json:"latency"` // corrected, 2 significant digits
+	// Completed counts the responses with a status below 400, and
+	// BodyBytes their body bytes (headers excluded): what the responses
+	// gate compares with the probe's body.
+	Completed int64          `json:"completed"`
+	BodyBytes int64          `json:"body_bytes"`
+	Latency   LatencySummary `json:"latency"` // corrected, 2 significant digits
 }
 
 // SeriesPoint is one interval of the per-second series. T is the interval's
