@@ -148,10 +148,10 @@ type ByteStats struct {
 
 // EndpointResult is one row of the per-endpoint breakdown.
 type EndpointResult struct {
-	Label   string         `json:"label"`
-	Count   int64          `json:"count"`  // completed responses
-	Errors  int64          `json:"errors"` // socket errors and 4xx/5xx
-	Bytes   int64          `json:"bytes"`
+	Label  string `json:"label"`
+	Count  int64  `json:"count"`  // completed responses
+	Errors int64  `json:"errors"` // socket errors and 4xx/5xx
+	Bytes  int64  `json:"bytes"`
 	// Completed counts the responses with a status below 400, and
 	// BodyBytes their body bytes (headers excluded): what the responses
 	// gate compares with the probe's body.
