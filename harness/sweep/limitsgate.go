@@ -31,4 +31,3 @@ func LimitsGate(lims []orchestrator.Limits) results.Gate {
 	}
 	return results.Gate{Name: GateLimits, Passed: true, Detail: strings.Join(ok, "; ")}
 }
-

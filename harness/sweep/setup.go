@@ -81,4 +81,3 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		fmt.Fprintf(p.w, "%s%s\n", p.prefix, line)
 	}
 }
-
