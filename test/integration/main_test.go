@@ -4,6 +4,8 @@
 // Nomad, Consul, dockerd and VictoriaMetrics started by the project's own
 // scripts. TestMain brings the cluster up once, and down at the end, and
 // fails if any process the cluster started is left behind.
+// ORCHBENCH_IT_REUSE_CLUSTER=1 runs the tests against a cluster that is
+// already up and leaves it up (for iterating on one test).
 package integration
 
 import (
@@ -47,6 +49,11 @@ func run(m *testing.M) int {
 	if out, err := sh(root, "go", "build", "-o", orchbench, "./harness/cmd/orchbench"); err != nil {
 		fmt.Println(out)
 		return 1
+	}
+	if os.Getenv("ORCHBENCH_IT_REUSE_CLUSTER") == "1" {
+		// a developer iterating on one test against a cluster that is up;
+		// `just test` never sets it, so CI always checks start-up and teardown
+		return m.Run()
 	}
 	// a cluster left over from an earlier run would hide start-up problems
 	sh(root, "cluster/embedded.sh", "down")
