@@ -14,6 +14,12 @@ variable "cpu" {
   description = "MHz reserved for the load generator, so the scheduler keeps that much off the measured tasks."
 }
 
+variable "cpu_hard_limit" {
+  type        = bool
+  default     = false
+  description = "Cap the generator at cpu MHz (the harness registers a capped copy of this job when a spec sets generator_cores)."
+}
+
 job "orchbench-loadgen" {
   type = "batch"
 
@@ -42,8 +48,9 @@ job "orchbench-loadgen" {
         image = var.image
         # the load goes straight to the instances' addresses from Consul, without
         # a NAT hop of its own in between
-        network_mode = "host"
-        args         = ["loadjob", "--out", "/alloc/result.json"]
+        network_mode   = "host"
+        args           = ["loadjob", "--out", "/alloc/result.json"]
+        cpu_hard_limit = var.cpu_hard_limit
       }
 
       resources {

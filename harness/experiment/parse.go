@@ -264,6 +264,8 @@ var appSchema = &hcl.BodySchema{
 		{Name: "path"},
 		{Name: "workload"},
 		{Name: "script"},
+		{Name: "generator_cores"},
+		{Name: "max_generator_lag"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "closed_loop"}, {Type: "probe"}, {Type: "fault"}},
 }
@@ -356,6 +358,12 @@ func (p *parser) app(block *hcl.Block) (App, bool) {
 	}
 	if p.decode(a, "path", &app.Load.Path) && app.Load.Path != "" && !strings.HasPrefix(app.Load.Path, "/") {
 		p.errorf(a["path"].Expr.Range(), "Invalid path", "path must start with \"/\", got %q", app.Load.Path)
+	}
+	if p.decode(a, "generator_cores", &app.Load.GeneratorCores) && app.Load.GeneratorCores < 0 {
+		p.errorf(a["generator_cores"].Expr.Range(), "Invalid generator_cores", "generator_cores must be 0 (no cap) or positive, got %g", app.Load.GeneratorCores)
+	}
+	if _, set := a["max_generator_lag"]; set {
+		app.Load.MaxGeneratorLag = p.duration(a, "max_generator_lag", true)
 	}
 	p.decode(a, "workload", &app.Load.Workload)
 	if p.decode(a, "script", &app.Load.Script) && app.Load.Script != "" {

@@ -122,6 +122,12 @@ type Load struct {
 	Script   string `json:"script,omitempty"`
 	// Think is the closed-loop pause between a response and the next request.
 	Think time.Duration `json:"think_ns,omitempty"`
+	// GeneratorCores caps the load generator's CPU (0: no cap, a
+	// reservation only), so its cost is declared like the app's.
+	GeneratorCores float64 `json:"generator_cores,omitempty"`
+	// MaxGeneratorLag bounds the generator's own send delay (p99); past it
+	// the step is invalid. 0 means the harness default (5 ms).
+	MaxGeneratorLag time.Duration `json:"max_generator_lag_ns,omitempty"`
 }
 
 // SLO decides when a step (and so a configuration at that load) is broken.

@@ -32,7 +32,7 @@ dt { font-weight: bold; }
 <dt>seed</dt><dd>{{.Rec.Seed}}</dd>
 <dt>git</dt><dd>{{or .Rec.GitSHA "unknown"}}</dd>
 <dt>tools</dt><dd>{{join .ToolVersion ", "}}</dd>
-<dt>steps</dt><dd>{{.Done}} of {{len .Rec.Plan}} planned done, {{.Invalid}} invalid (excluded from statistics)</dd>
+<dt>steps</dt><dd>{{.Done}} of {{len .Rec.Plan}} planned done: {{.Broken}} broken (the application failed under load: a measurement), {{.Invalid}} invalid (not what was declared: excluded from statistics, run again by <code>orchbench sweep --resume {{.Rec.ID}}</code>)</dd>
 <dt>SLO</dt><dd>{{if gt .Spec.SLO.P99Ms 0.0}}p99 &le; {{.Spec.SLO.P99Ms}} ms, {{end}}achieved &ge; {{.Spec.SLO.MinAchievedRatio}} &times; offered, error ratio &le; {{.Spec.SLO.MaxErrorRatio}}</dd>
 <dt>report</dt><dd>generated {{.Generated}}</dd>
 </dl>
@@ -66,11 +66,11 @@ dt { font-weight: bold; }
 
 <h2>Statistics per load level</h2>
 <table id="levels">
-<tr><th>configuration</th><th>level</th><th>valid reps</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>achieved rps</th><th>error ratio</th><th>SLO</th></tr>
-{{range .Levels}}<tr{{if .Broken}} class="broken"{{end}}>
-<td>{{.Configuration}}</td><td>{{.Level}}</td><td class="num">{{.Valid}}/{{add .Valid .Invalid}}</td>
+<tr><th>configuration</th><th>level</th><th>measured reps</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>achieved rps</th><th>error ratio</th><th>SLO</th></tr>
+{{range .Levels}}<tr{{if .Breaks}} class="broken"{{end}}>
+<td>{{.Configuration}}</td><td>{{.Level}}</td><td class="num">{{.Measured}}/{{add .Measured (add .Skipped .Invalid)}}</td>
 <td class="num">{{.P50}}</td><td class="num">{{.P90}}</td><td class="num">{{.P99}}</td><td class="num">{{.P999}}</td><td class="num">{{.Achieved}}</td><td class="num">{{pct .ErrorRatio}}</td>
-<td>{{if eq .Valid 0}}no valid data{{else if .Broken}}{{join .Details "; "}}{{else}}ok{{end}}</td>
+<td>{{if not .HasData}}no valid data{{else if .Breaks}}{{join .Details "; "}}{{else}}ok{{end}}</td>
 </tr>
 {{end}}</table>
 
@@ -80,12 +80,12 @@ dt { font-weight: bold; }
 {{end}}{{end}}
 
 <h2>Verification gates</h2>
-<p>Every gate of every step; invalid steps are highlighted and left out of all statistics above.</p>
+<p>Every check of every step. A failed check of the application under load (slo, responses) makes the step <em>broken</em>, a measurement; any other failed gate makes it <em>invalid</em>: highlighted and left out of all statistics above.</p>
 <table id="gates">
-<tr><th>step</th><th>valid</th>{{range .GateNames}}<th>{{.}}</th>{{end}}<th>reasons</th></tr>
-{{range $row := .Gates}}<tr{{if not $row.Valid}} class="invalid"{{end}}>
-<td>{{$row.Step}}</td><td>{{if $row.Valid}}yes{{else}}NO{{end}}</td>
-{{range $.GateNames}}{{with gate $row.Gates .}}<td class="{{if .Passed}}pass{{else}}fail{{end}}" title="{{.Detail}}">{{if .Passed}}pass{{else}}FAIL{{end}}{{with .Detail}}: {{.}}{{end}}</td>{{else}}<td>-</td>{{end}}{{end}}
+<tr><th>step</th><th>outcome</th>{{range .GateNames}}<th>{{.}}</th>{{end}}<th>reasons</th></tr>
+{{range $row := .Gates}}<tr{{if eq $row.Outcome "invalid"}} class="invalid"{{else if eq $row.Outcome "broken"}} class="broken"{{end}}>
+<td>{{$row.Step}}</td><td>{{$row.Outcome}}{{if $row.Skipped}} (skipped){{end}}</td>
+{{range $.GateNames}}{{with gate $row.Gates .}}<td class="{{if .Passed}}pass{{else if .NotChecked}}unchecked{{else}}fail{{end}}" title="{{.Detail}}">{{if .Passed}}pass{{else if .NotChecked}}not checked{{else}}FAIL{{end}}{{with .Detail}}: {{.}}{{end}}</td>{{else}}<td>-</td>{{end}}{{end}}
 <td>{{$row.Reasons}}</td>
 </tr>
 {{end}}</table>

@@ -62,7 +62,8 @@ type Section struct {
 // GateRow is one step in the gates table.
 type GateRow struct {
 	Step    string
-	Valid   bool
+	Outcome results.Outcome
+	Skipped bool
 	Gates   []results.Gate
 	Reasons string
 }
@@ -73,6 +74,7 @@ type pageData struct {
 	Generated   string
 	Done        int
 	Invalid     int
+	Broken      int
 	Load        []Section
 	Spectra     []Section
 	Breaking    []results.BreakingPoint
@@ -137,10 +139,13 @@ func Build(rec *results.SweepRecord, steps []results.StepResult) ([]byte, map[st
 				d.GateNames = append(d.GateNames, g.Name)
 			}
 		}
-		if !r.Valid {
+		switch {
+		case r.Outcome == results.OutcomeInvalid:
 			d.Invalid++
+		case r.Outcome == results.OutcomeBroken && !r.Skipped:
+			d.Broken++
 		}
-		d.Gates = append(d.Gates, GateRow{Step: r.Step, Valid: r.Valid, Gates: r.Gates, Reasons: strings.Join(r.FailedGates(), "; ")})
+		d.Gates = append(d.Gates, GateRow{Step: r.Step, Outcome: r.Outcome, Skipped: r.Skipped, Gates: r.Gates, Reasons: strings.Join(r.Reasons, "; ")})
 	}
 
 	var b strings.Builder
@@ -163,7 +168,7 @@ func loadFigures(app string, levels []results.LevelStats, slo experiment.SLO) []
 	var mine []results.LevelStats
 	closed := false
 	for _, l := range levels {
-		if l.App == app && l.Valid > 0 {
+		if l.App == app && l.Measured > 0 {
 			mine = append(mine, l)
 			closed = closed || l.Users > 0
 		}
@@ -241,10 +246,12 @@ func spectrumChart(config string, steps []results.StepResult) Chart {
 	var series []Series
 	for _, r := range steps {
 		name := experiment.Step{OfferedRPS: r.OfferedRPS, Users: r.Users}.Level() + " rep" + fmt.Sprint(r.Rep)
-		if !r.Valid {
-			name += " (invalid)"
+		if !r.Measured() {
+			name += " (" + string(r.Outcome) + ")"
+		} else if r.Outcome == results.OutcomeBroken {
+			name += " (broken)"
 		}
-		s := Series{Name: name, Dashed: !r.Valid}
+		s := Series{Name: name, Dashed: !r.Measured()}
 		for _, p := range r.Spectrum {
 			if p.Percentile >= 100 || p.Percentile < 0 {
 				continue // the maximum sits at infinity on this axis

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/xml"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ func buildArchive(t *testing.T) (results.Archive, *results.SweepRecord) {
 			p99 = 180 + float64(st.Rep)
 		}
 		r := results.StepResult{
-			Labels: results.LabelsFor(rec.ID, st), Valid: true,
+			Labels:      results.LabelsFor(rec.ID, st),
 			Gates:       []results.Gate{{Name: "healthy", Passed: true}, {Name: "limits", Passed: true}, {Name: "probe", Passed: true}},
 			AchievedRPS: st.OfferedRPS * 0.98, Requests: int64(st.OfferedRPS) * 8,
 			Corrected: results.Latency{P50: p99 / 5, P75: p99 / 4, P90: p99 / 2, P99: p99, P999: p99 * 1.4, Max: p99 * 2},
@@ -52,9 +53,12 @@ func buildArchive(t *testing.T) (results.Archive, *results.SweepRecord) {
 			{Task: "taewa", Cores: 0.25 * st.OfferedRPS / 400, LimitCores: 0.25, Utilization: st.OfferedRPS / 400, ThrottledRatio: 0.1},
 		}}
 		if st.ID == "taewa-nomad-vertical-r200-rep2" {
-			r.Valid = false
 			r.Gates[1] = results.Gate{Name: "limits", Passed: false, Detail: "enforced 2 cores, declared 0.25"}
 		}
+		if p99 > 100 {
+			r.Gates = append(r.Gates, results.Gate{Name: "slo", Breaks: true, Detail: fmt.Sprintf("p99 %.1f ms > 100 ms", p99)})
+		}
+		r.Decide()
 		if err := a.WriteStep(rec.ID, r, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -182,12 +186,16 @@ func TestWriteReport(t *testing.T) {
 			t.Errorf("page lacks %q", w)
 		}
 	}
-	invalidRow := regexp.MustCompile(`<tr class="invalid">\s*<td>taewa-nomad-vertical-r200-rep2</td><td>NO</td>`)
+	invalidRow := regexp.MustCompile(`<tr class="invalid">\s*<td>taewa-nomad-vertical-r200-rep2</td><td>invalid</td>`)
 	if !invalidRow.MatchString(html) {
 		t.Error("invalid step not highlighted")
 	}
 	if n := strings.Count(html, `<tr class="invalid">`); n != 1 {
 		t.Errorf("%d invalid rows, want 1", n)
+	}
+	brokenRow := regexp.MustCompile(`<tr class="broken">\s*<td>taewa-nomad-baseline-r400-rep1</td><td>broken</td>`)
+	if !brokenRow.MatchString(html) {
+		t.Error("broken step not shown as broken")
 	}
 }
 

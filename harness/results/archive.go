@@ -118,6 +118,9 @@ func (a Archive) WriteStep(sweepID string, r StepResult, files map[string][]byte
 	if err := os.Remove(filepath.Join(dir, doneFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	if err := keepEarlierAttempt(dir); err != nil {
+		return err
+	}
 	names := make([]string, 0, len(files))
 	for name := range files {
 		if name != filepath.Base(name) || !idRE.MatchString(name) || name == summaryFile || name == doneFile {
@@ -140,15 +143,52 @@ func (a Archive) WriteStep(sweepID string, r StepResult, files map[string][]byte
 	return writeAtomic(filepath.Join(dir, doneFile), []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"))
 }
 
+// keepEarlierAttempt moves the files of a step run before (an invalid step
+// run again by --resume) into attempt-N/, so nothing measured is lost.
+func keepEarlierAttempt(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, summaryFile)); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	n := 1
+	for {
+		if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("attempt-%d", n))); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		n++
+	}
+	to := filepath.Join(dir, fmt.Sprintf("attempt-%d", n))
+	if err := os.Mkdir(to, 0o755); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			if err := os.Rename(filepath.Join(dir, e.Name()), filepath.Join(to, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // LoadStep reads a step's summary.json, complete or not.
 func (a Archive) LoadStep(sweepID, stepID string) (*StepResult, error) {
 	if err := checkID("step", stepID); err != nil {
 		return nil, err
 	}
-	var r StepResult
-	if err := readJSON(filepath.Join(a.Dir, sweepID, stepID, summaryFile), &r); err != nil {
+	path := filepath.Join(a.Dir, sweepID, stepID, summaryFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
 		return nil, err
 	}
+	var r StepResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r.upgrade(raw)
 	return &r, nil
 }
 

@@ -13,7 +13,8 @@ import (
 // an ascending series of its own, and stopping all of them at the first
 // break of any one would censor the others at a level a noisy step picked,
 // so the medians above it (and the breaking point) could never be measured.
-// Invalid steps say nothing about the configuration and are ignored.
+// Invalid steps say nothing about the configuration and are ignored; a
+// broken step, for whatever reason, stops its repetition.
 type EarlyStop struct {
 	SLO    experiment.SLO
 	broken map[string]brokenAt
@@ -42,12 +43,13 @@ func levelKey(rate float64, users int) float64 {
 
 // Record notes a finished step and reports whether it broke the SLO.
 func (e *EarlyStop) Record(r StepResult) (broke bool, rules []string) {
-	if !r.Valid {
+	if !r.Measured() || r.Outcome != OutcomeBroken {
 		return false, nil
 	}
 	rules, details := Violations(r, e.SLO)
-	if len(rules) == 0 {
-		return false, nil
+	if len(details) == 0 {
+		// broken by a check other than the SLO's medians (responses shrank)
+		details = r.Reasons
 	}
 	k := levelKey(r.OfferedRPS, r.Users)
 	key := repKey(r.Configuration(), r.Rep)

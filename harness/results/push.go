@@ -137,7 +137,11 @@ func Exposition(r StepResult) []byte {
 	if r.Requests > 0 {
 		w.sample("orchbench_step_bytes_per_response", nil, float64(r.Bytes)/float64(r.Requests), end)
 	}
-	w.sample("orchbench_step_valid", nil, boolValue(r.Valid), end)
+	// "valid" in the sense dashboards filter on: the figures are a measurement
+	w.sample("orchbench_step_valid", nil, boolValue(r.Measured()), end)
+	for _, o := range []Outcome{OutcomeValid, OutcomeBroken, OutcomeInvalid} {
+		w.sample("orchbench_step_outcome", []string{"outcome", string(o)}, boolValue(r.Outcome == o), end)
+	}
 	w.sample("orchbench_step_duration_seconds", nil, r.End.Sub(r.Start).Seconds(), end)
 	for _, g := range r.Gates {
 		w.sample("orchbench_step_gate_passed", []string{"gate", g.Name}, boolValue(g.Passed), end)

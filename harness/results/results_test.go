@@ -47,7 +47,7 @@ func fakeResult(sweepID string, st experiment.Step, start time.Time) StepResult 
 	}
 	r := StepResult{
 		Labels:      LabelsFor(sweepID, st),
-		Valid:       true,
+		Outcome:     OutcomeValid,
 		Gates:       []Gate{{Name: "healthy", Passed: true}, {Name: "limits", Passed: true, Detail: "cpu 0.5 = 0.5"}},
 		AchievedRPS: st.OfferedRPS * 0.99,
 		Requests:    int64(st.OfferedRPS * 8), Errors: 1, Bytes: int64(st.OfferedRPS * 8 * 100),
@@ -61,7 +61,17 @@ func fakeResult(sweepID string, st experiment.Step, start time.Time) StepResult 
 		Start:       start,
 		End:         start.Add(8 * time.Second),
 	}
+	judge(&r)
 	return r
+}
+
+// judge gives a made-up step the outcome the runner would: broken when it
+// breaks the SLO, valid otherwise.
+func judge(r *StepResult) {
+	r.Outcome, r.Reasons = OutcomeValid, nil
+	if _, details := Violations(*r, testSLO); len(details) > 0 {
+		r.Outcome, r.Reasons = OutcomeBroken, details
+	}
 }
 
 func TestArchiveRoundTripAndResume(t *testing.T) {
@@ -323,8 +333,9 @@ func TestSummarizeAndBreakingPoints(t *testing.T) {
 	}
 	// An invalid step with absurd figures must not count.
 	bad := fakeResult(rec.ID, experiment.Step{ID: "x", App: "taewa", Orchestrator: "nomad", Variant: "vertical", OfferedRPS: 200, Rep: 9}, start)
-	bad.Valid, bad.Corrected.P99 = false, 10000
+	bad.Corrected.P99 = 10000
 	bad.Gates[1] = Gate{Name: "limits", Passed: false, Detail: "cpu 2 != 0.5"}
+	bad.Decide()
 	steps = append(steps, bad)
 
 	levels := Summarize(steps, testSLO)
@@ -332,7 +343,7 @@ func TestSummarizeAndBreakingPoints(t *testing.T) {
 		t.Fatalf("levels = %d, want 6", len(levels))
 	}
 	v200 := levels[4]
-	if v200.Configuration() != "taewa-nomad-vertical" || v200.Level() != "r200" || v200.Valid != 3 || v200.Invalid != 1 || v200.P99.Median != 20 || v200.Broken() {
+	if v200.Configuration() != "taewa-nomad-vertical" || v200.Level() != "r200" || v200.Measured != 3 || v200.Invalid != 1 || v200.P99.Median != 20 || v200.Breaks() {
 		t.Fatalf("vertical r200 = %+v", v200)
 	}
 	b400 := levels[2]
@@ -363,7 +374,7 @@ func TestSummarizeAndBreakingPoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
-	for _, want := range []string{"taewa-nomad-baseline  r400", "BROKEN: p99 152.0 ms > 100 ms", "not reached up to r400", "x: limits: cpu 2 != 0.5", "19 of 18 planned steps done, 1 invalid"} {
+	for _, want := range []string{"taewa-nomad-baseline  r400", "BROKEN: p99 152.0 ms > 100 ms", "not reached up to r400", "19 of 18 planned steps done: 15 valid, 3 broken, 1 invalid, 0 skipped above a break", "--resume", "x: limits: cpu 2 != 0.5"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("show output lacks %q:\n%s", want, text)
 		}
@@ -384,7 +395,7 @@ func TestEarlyStop(t *testing.T) {
 		t.Fatal("200 rps should meet the SLO")
 	}
 	invalid := fakeResult("s", step("vertical", 100, 1), start)
-	invalid.Valid, invalid.Corrected.P99 = false, 1e6
+	invalid.Outcome, invalid.Corrected.P99 = OutcomeInvalid, 1e6
 	if broke, _ := e.Record(invalid); broke {
 		t.Fatal("an invalid step must not stop a configuration")
 	}
@@ -414,7 +425,11 @@ func TestWithSustainedPerRepetition(t *testing.T) {
 	add := func(variant string, rate float64, rep int, p99 float64, valid bool) {
 		st := experiment.Step{ID: experiment.StepID("taewa", "nomad", variant, rate, 0, rep), App: "taewa", Orchestrator: "nomad", Variant: variant, OfferedRPS: rate, Rep: rep}
 		r := fakeResult("s", st, start)
-		r.Corrected.P99, r.Errors, r.Valid = p99, 0, valid
+		r.Corrected.P99, r.Errors = p99, 0
+		judge(&r)
+		if !valid {
+			r.Outcome = OutcomeInvalid
+		}
 		steps = append(steps, r)
 	}
 	// rep 1 breaks at 200, rep 2 at 400 (an invalid 200 is passed over),

@@ -18,30 +18,35 @@ func FormatShow(w io.Writer, rec *SweepRecord, steps []StepResult) error {
 		slo = rec.Spec.SLO
 		name = rec.Spec.Name
 	}
-	invalid := 0
+	count := map[Outcome]int{}
+	skipped := 0
 	for _, r := range steps {
-		if !r.Valid {
-			invalid++
+		if r.Skipped {
+			skipped++
+			continue
 		}
+		count[r.Outcome]++
 	}
+	invalid := count[OutcomeInvalid]
 	fmt.Fprintf(w, "sweep %s (%s), started %s, seed %d\n", rec.ID, name, rec.Start.UTC().Format("2006-01-02 15:04:05Z"), rec.Seed)
-	fmt.Fprintf(w, "%d of %d planned steps done, %d invalid\n", len(steps), len(rec.Plan), invalid)
+	fmt.Fprintf(w, "%d of %d planned steps done: %d valid, %d broken, %d invalid, %d skipped above a break\n",
+		len(steps), len(rec.Plan), count[OutcomeValid], count[OutcomeBroken], invalid, skipped)
 	fmt.Fprintf(w, "SLO: p99 <= %s ms, achieved >= %g x offered, errors <= %g\n", p99Text(slo.P99Ms), slo.MinAchievedRatio, slo.MaxErrorRatio)
-	fmt.Fprintln(w, "figures: median over valid repetitions [95% bootstrap CI], corrected latency in ms")
+	fmt.Fprintln(w, "figures: median over measured (valid or broken) repetitions [95% bootstrap CI], corrected latency in ms")
 	fmt.Fprintln(w)
 
 	levels := Summarize(steps, slo)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONFIGURATION\tLOAD\tVALID\tP50\tP99\tACHIEVED RPS\tERRORS\tSLO")
+	fmt.Fprintln(tw, "CONFIGURATION\tLOAD\tMEASURED\tP50\tP99\tACHIEVED RPS\tERRORS\tSLO")
 	for _, l := range levels {
 		status := "ok"
 		switch {
-		case l.Valid == 0:
+		case !l.HasData():
 			status = "no valid data"
-		case l.Broken():
+		case l.Breaks():
 			status = "BROKEN: " + joinOr(l.Details, "")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\t%.2f%%\t%s\n", l.Configuration(), l.Level(), l.Valid, l.Valid+l.Invalid,
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\t%.2f%%\t%s\n", l.Configuration(), l.Level(), l.Measured, l.Measured+l.Skipped+l.Invalid,
 			l.P50, l.P99, l.Achieved, 100*l.ErrorRatio, status)
 	}
 	if err := tw.Flush(); err != nil {
@@ -72,10 +77,10 @@ func FormatShow(w io.Writer, rec *SweepRecord, steps []StepResult) error {
 
 	if invalid > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "invalid steps (excluded from statistics):")
+		fmt.Fprintf(w, "invalid steps (excluded from statistics; `orchbench sweep --resume %s` runs them again):\n", rec.ID)
 		for _, r := range steps {
-			if !r.Valid {
-				fmt.Fprintf(w, "  %s: %s\n", r.Step, joinOr(r.FailedGates(), "no gate failed but marked invalid"))
+			if r.Outcome == OutcomeInvalid {
+				fmt.Fprintf(w, "  %s: %s\n", r.Step, joinOr(r.Reasons, "no reason recorded"))
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -82,26 +83,36 @@ const (
 	RuleLatency    = "p99"        // median corrected p99 above slo.p99_ms
 	RuleThroughput = "throughput" // median achieved below min_achieved_ratio × offered
 	RuleErrors     = "errors"     // errors/requests above max_error_ratio
+	RuleResponses  = "responses"  // responses shrank under load in most repetitions
 )
 
-// LevelStats aggregates the valid repetitions of one configuration at one
-// load level.
+// GateResponses is the check that responses under load keep the probe's size.
+const GateResponses = "responses"
+
+// LevelStats aggregates the repetitions of one configuration at one load
+// level.
 type LevelStats struct {
 	App          string  `json:"app"`
 	Orchestrator string  `json:"orchestrator"`
 	Variant      string  `json:"variant"`
 	OfferedRPS   float64 `json:"offered_rps"`
 	Users        int     `json:"users,omitempty"`
-	// Valid and Invalid count repetitions; only valid ones enter the figures.
-	Valid   int `json:"valid"`
-	Invalid int `json:"invalid"`
-	// Corrected latency percentiles (ms) and achieved throughput (req/s).
+	// Measured counts the repetitions whose figures enter the estimates
+	// (outcome valid or broken), Broken those of them that were broken.
+	// Skipped repetitions broke at a lower level and were not run: they
+	// count as broken here, with the worst figures. Invalid ones are out.
+	Measured int `json:"measured"`
+	Broken   int `json:"broken"`
+	Skipped  int `json:"skipped,omitempty"`
+	Invalid  int `json:"invalid"`
+	// Corrected latency percentiles (ms) and achieved throughput (req/s),
+	// over the measured repetitions.
 	P50      Estimate `json:"p50_ms"`
 	P90      Estimate `json:"p90_ms"`
 	P99      Estimate `json:"p99_ms"`
 	P999     Estimate `json:"p999_ms"`
 	Achieved Estimate `json:"achieved_rps"`
-	// ErrorRatio pools the repetitions: Σerrors / Σrequests.
+	// ErrorRatio pools the measured repetitions: Σerrors / Σrequests.
 	ErrorRatio float64 `json:"error_ratio"`
 	// Rules lists the SLO rules this level breaks, with Details explaining each.
 	Rules   []string `json:"rules,omitempty"`
@@ -116,8 +127,12 @@ func (l LevelStats) Level() string {
 	return experiment.Step{OfferedRPS: l.OfferedRPS, Users: l.Users}.Level()
 }
 
-// Broken reports whether any SLO rule fired at this level.
-func (l LevelStats) Broken() bool { return len(l.Rules) > 0 }
+// Breaks reports whether any rule fired at this level.
+func (l LevelStats) Breaks() bool { return len(l.Rules) > 0 }
+
+// HasData reports whether anything is known of the level: a measurement,
+// or repetitions that broke below it.
+func (l LevelStats) HasData() bool { return l.Measured+l.Skipped > 0 }
 
 // Summarize groups steps by configuration and level, ordered by app,
 // orchestrator, variant, then ascending level.
@@ -155,12 +170,23 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 		l := LevelStats{App: k.app, Orchestrator: k.orch, Variant: k.variant, OfferedRPS: k.rate, Users: k.users}
 		var p50, p90, p99, p999, ach, due []float64
 		var reqs, errs int64
+		shrank := 0
 		for _, r := range groups[k] {
-			if !r.Valid {
+			switch {
+			case r.Skipped:
+				l.Skipped++
+				continue
+			case !r.Measured():
 				l.Invalid++
 				continue
 			}
-			l.Valid++
+			l.Measured++
+			if r.Outcome == OutcomeBroken {
+				l.Broken++
+			}
+			if r.failed(GateResponses) {
+				shrank++
+			}
 			p50 = append(p50, r.Corrected.P50)
 			p90 = append(p90, r.Corrected.P90)
 			p99 = append(p99, r.Corrected.P99)
@@ -174,19 +200,62 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 		if reqs > 0 {
 			l.ErrorRatio = float64(errs) / float64(reqs)
 		}
-		if l.Valid > 0 {
-			l.Rules, l.Details = check(slo, MedianCI(due).Median, l.P99.Median, l.Achieved.Median, l.ErrorRatio)
+		if l.HasData() {
+			l.Rules, l.Details = l.check(slo, due, p99, ach, shrank)
 		}
 		out = append(out, l)
 	}
 	return out
 }
 
+// check applies the rules to a level. A repetition skipped above its own
+// break enters the medians as the worst case (infinite p99, nothing
+// achieved): dropping it would leave only the repetitions that held, and
+// the median breaking point would come out a level too high.
+func (l LevelStats) check(slo experiment.SLO, due, p99, achieved []float64, shrank int) (rules, details []string) {
+	var dueRate float64
+	if len(due) > 0 {
+		dueRate = median(due)
+	} else {
+		dueRate = l.OfferedRPS
+	}
+	censoredP99, censoredAch := append([]float64(nil), p99...), append([]float64(nil), achieved...)
+	for range l.Skipped {
+		censoredP99 = append(censoredP99, math.Inf(1))
+		censoredAch = append(censoredAch, 0)
+	}
+	rules, details = check(slo, dueRate, median(censoredP99), median(censoredAch), l.ErrorRatio)
+	if l.Skipped > 0 {
+		for i := range details {
+			details[i] += fmt.Sprintf(" (%d of %d repetitions broke at a lower level)", l.Skipped, l.Skipped+l.Measured)
+		}
+	}
+	if 2*shrank > l.Measured+l.Skipped {
+		rules = append(rules, RuleResponses)
+		details = append(details, fmt.Sprintf("responses shrank under load in %d of %d repetitions", shrank, l.Measured+l.Skipped))
+	}
+	return rules, details
+}
+
+// failed reports whether the step's gate called name ran and failed.
+func (r StepResult) failed(name string) bool {
+	for _, g := range r.Gates {
+		if g.Name == name && !g.Passed && !g.NotChecked {
+			return true
+		}
+	}
+	return false
+}
+
 // check applies the SLO to one set of figures.
 func check(slo experiment.SLO, offered, p99, achieved, errRatio float64) (rules, details []string) {
 	if slo.P99Ms > 0 && p99 > slo.P99Ms {
 		rules = append(rules, RuleLatency)
-		details = append(details, fmt.Sprintf("p99 %.1f ms > %g ms", p99, slo.P99Ms))
+		if math.IsInf(p99, 1) {
+			details = append(details, fmt.Sprintf("p99 > %g ms", slo.P99Ms))
+		} else {
+			details = append(details, fmt.Sprintf("p99 %.1f ms > %g ms", p99, slo.P99Ms))
+		}
 	}
 	// Closed loop has no offered rate, so no throughput target.
 	if offered > 0 && achieved < slo.MinAchievedRatio*offered {
@@ -258,14 +327,16 @@ func BreakingPoints(levels []LevelStats) []BreakingPoint {
 			out = append(out, BreakingPoint{App: l.App, Orchestrator: l.Orchestrator, Variant: l.Variant})
 		}
 		b := &out[j]
-		if l.Valid == 0 {
+		if !l.HasData() {
 			continue
 		}
-		b.MaxMeasured = &levels[i]
+		if l.Measured > 0 {
+			b.MaxMeasured = &levels[i]
+		}
 		if b.Reached {
 			continue
 		}
-		if l.Broken() {
+		if l.Breaks() {
 			b.Reached = true
 			b.OfferedRPS, b.Users = l.OfferedRPS, l.Users
 			b.Rules, b.Details = l.Rules, l.Details
@@ -324,7 +395,7 @@ func (r StepResult) dueRPS() float64 {
 
 // WithSustained fills each breaking point's per-repetition sustained level
 // from the steps: a repetition is walked up its levels in order and stops
-// at the first valid step that breaks the SLO. Invalid steps are passed
+// at the first measured step that is broken. Invalid steps are passed
 // over, as they say nothing about the configuration.
 func WithSustained(bps []BreakingPoint, steps []StepResult, slo experiment.SLO) []BreakingPoint {
 	type repKey struct {
@@ -333,7 +404,7 @@ func WithSustained(bps []BreakingPoint, steps []StepResult, slo experiment.SLO) 
 	}
 	byRep := map[repKey][]StepResult{}
 	for _, st := range steps {
-		if st.Valid {
+		if st.Measured() {
 			k := repKey{st.Configuration(), st.Rep}
 			byRep[k] = append(byRep[k], st)
 		}
@@ -361,7 +432,7 @@ func WithSustained(bps []BreakingPoint, steps []StepResult, slo experiment.SLO) 
 			})
 			sustained, broke := 0.0, false
 			for _, r := range rs {
-				if rules, _ := Violations(r, slo); len(rules) > 0 {
+				if rules, _ := Violations(r, slo); len(rules) > 0 || r.Outcome == OutcomeBroken {
 					broke = true
 					break
 				}

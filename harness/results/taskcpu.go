@@ -93,7 +93,7 @@ func SummarizeTaskCPU(steps []StepResult) []TaskCPULevel {
 	groups := map[key]*acc{}
 	for _, st := range steps {
 		ts := TaskCPUOf(st)
-		if !st.Valid || len(ts) == 0 {
+		if !st.Measured() || len(ts) == 0 {
 			continue
 		}
 		k := key{st.Configuration(), levelKey(st.OfferedRPS, st.Users)}

@@ -34,12 +34,23 @@ func LabelsFor(sweepID string, s experiment.Step) Labels {
 // Configuration is app-orchestrator-variant, as experiment.Step.Configuration.
 func (l Labels) Configuration() string { return l.App + "-" + l.Orchestrator + "-" + l.Variant }
 
-// Gate is one verification check of a step (healthy, limits, probe...).
+// Gate is one check of a step (healthy, limits, probe, slo...).
 type Gate struct {
 	Name   string `json:"name"`
 	Passed bool   `json:"passed"`
 	Detail string `json:"detail,omitempty"`
+	// Breaks marks a check of the application under load (SLO, shrinking
+	// responses): its failure is a measurement, so the step is broken,
+	// not invalid.
+	Breaks bool `json:"breaks,omitempty"`
+	// NotChecked marks a check that could not apply to this step; Detail
+	// says why. It neither passes nor fails the step.
+	NotChecked bool `json:"not_checked,omitempty"`
 }
+
+// GateEarlyStop is the only gate of a step skipped above the level at which
+// its repetition broke.
+const GateEarlyStop = "early-stop"
 
 // Latency summarises one latency distribution, in milliseconds.
 type Latency struct {
@@ -79,20 +90,45 @@ type Second struct {
 	P99Ms    float64 `json:"p99_ms"`
 }
 
+// Accounting puts every request due in the measured window in exactly one
+// bucket: Due = Completed + Errors + Timeouts + Unsent. Unsent requests were
+// never sent because their connection was still busy when the window
+// closed (an overloaded server's backlog): they lower the achieved rate,
+// and are not errors.
+type Accounting struct {
+	Due          int64 `json:"due"`
+	Completed    int64 `json:"completed"`
+	Errors       int64 `json:"errors"`
+	HTTPErrors   int64 `json:"http_errors"`
+	SocketErrors int64 `json:"socket_errors"`
+	Timeouts     int64 `json:"timeouts"`
+	Unsent       int64 `json:"unsent"`
+}
+
+// Balanced reports whether every due request is in exactly one bucket.
+func (a Accounting) Balanced() bool {
+	return a.Errors == a.HTTPErrors+a.SocketErrors && a.Due == a.Completed+a.Errors+a.Timeouts+a.Unsent
+}
+
 // StepResult is a step's summary.json: everything measured and checked.
 type StepResult struct {
 	Labels
-	// Valid is true when every gate passed; invalid steps are archived but
-	// left out of statistics and breaking points.
-	Valid bool   `json:"valid"`
-	Gates []Gate `json:"gates"`
+	// Outcome is valid, broken or invalid, with the failed checks as
+	// Reasons; see Outcome. Invalid steps are archived but left out of
+	// statistics, and run again by a resumed sweep.
+	Outcome Outcome  `json:"outcome"`
+	Reasons []string `json:"reasons,omitempty"`
+	// Skipped steps were not run because the same repetition broke at a
+	// lower level (early stop); they count as broken at their level.
+	Skipped bool   `json:"skipped,omitempty"`
+	Gates   []Gate `json:"gates"`
 
 	AchievedRPS float64 `json:"achieved_rps"`
 	// DueRPS is the rate of requests actually scheduled in the window (random
 	// around the offered rate with exp arrivals); 0 when unknown.
 	DueRPS float64 `json:"due_rps,omitempty"`
-	// Requests counts completed requests including failed ones; Errors
-	// counts failures (socket errors, timeouts, non-2xx/3xx responses).
+	// Requests counts the requests sent (answered, failed or timed out);
+	// Errors the failed ones (4xx/5xx, socket errors, timeouts).
 	Requests int64 `json:"requests"`
 	Errors   int64 `json:"errors"`
 	Bytes    int64 `json:"bytes"`
@@ -103,6 +139,9 @@ type StepResult struct {
 	Uncorrected         Latency         `json:"uncorrected"`
 	Spectrum            []SpectrumPoint `json:"spectrum,omitempty"`
 	UncorrectedSpectrum []SpectrumPoint `json:"uncorrected_spectrum,omitempty"`
+
+	// Accounting says where every request due in the window ended up.
+	Accounting *Accounting `json:"accounting,omitempty"`
 
 	Endpoints    []EndpointStats  `json:"endpoints,omitempty"`
 	StatusCodes  map[string]int64 `json:"status_codes,omitempty"`
@@ -125,11 +164,11 @@ func (r StepResult) ErrorRatio() float64 {
 	return float64(r.Errors) / float64(r.Requests)
 }
 
-// FailedGates lists the gates that did not pass, as "name: detail".
+// FailedGates lists the gates that failed, as "name: detail".
 func (r StepResult) FailedGates() []string {
 	var out []string
 	for _, g := range r.Gates {
-		if !g.Passed {
+		if !g.Passed && !g.NotChecked {
 			s := g.Name
 			if g.Detail != "" {
 				s += ": " + g.Detail

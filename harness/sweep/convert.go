@@ -9,13 +9,19 @@ import (
 
 // measurement copies what the load generator measured into a step result.
 // The archive keeps milliseconds and percent; loadgen counts microseconds and
-// fractions, and counts only completed responses as requests.
+// fractions.
 func measurement(r *results.StepResult, res *loadgen.Result) {
-	socketErrors := res.Errors.Total()
+	a := res.Accounting
+	r.Accounting = &results.Accounting{Due: a.Due, Completed: a.Completed, Errors: a.Errors, HTTPErrors: a.HTTPErrors,
+		SocketErrors: a.SocketErrors, Timeouts: a.Timeouts, Unsent: a.Unsent}
 	r.AchievedRPS = res.AchievedRate
 	r.DueRPS = res.DueRate
-	r.Requests = res.Requests + socketErrors
-	r.Errors = socketErrors + res.Errors.Status
+	if res.DurationSeconds > 0 && a.Due > 0 {
+		r.DueRPS = float64(a.Due) / res.DurationSeconds
+	}
+	// unsent requests are the backlog: they show in achieved < due, not as errors
+	r.Requests = a.Completed + a.Errors + a.Timeouts
+	r.Errors = a.Errors + a.Timeouts
 	r.Bytes = res.Bytes
 	r.Corrected = latency(res.Latency)
 	r.Uncorrected = latency(res.UncorrectedLatency)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
-	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 )
@@ -24,9 +22,12 @@ const (
 	GateProbe     = "probe"
 	GateLoadPath  = "load-path"
 	GateLoad      = "load"
-	GateEarly     = "early-stop"
+	GateEarly     = results.GateEarlyStop
 	GateFault     = "fault"
-	GateResponses = "responses"
+	GateResponses = results.GateResponses
+	GateSLO       = "slo"
+	GateGenerator = "generator"
+	GateDataset   = "dataset"
 )
 
 // Probe is an application's correctness check: a response that proves the
@@ -92,41 +93,56 @@ func (p Probe) Check(ctx context.Context, eps []orchestrator.Endpoint) results.G
 	return g
 }
 
-// check also returns the smallest body seen, the baseline the responses
-// under load are held to.
-func (p Probe) check(ctx context.Context, eps []orchestrator.Endpoint) (results.Gate, int) {
-	smallest := -1
+// probeSeen is what the probe saw besides its verdict: the smallest body,
+// which responses under load are held to, and the slowest answer, the
+// unloaded latency the connections' capacity is judged by.
+type probeSeen struct {
+	Body    int
+	Slowest time.Duration
+}
+
+func (p Probe) check(ctx context.Context, eps []orchestrator.Endpoint) (results.Gate, probeSeen) {
+	seen := probeSeen{Body: -1}
 	client := &http.Client{Timeout: 10 * time.Second}
 	var sizes []string
+	fail := func(format string, args ...any) (results.Gate, probeSeen) {
+		return results.Gate{Name: GateProbe, Detail: fmt.Sprintf(format, args...)}, probeSeen{}
+	}
+	if len(eps) == 0 {
+		return fail("no registered instance to probe")
+	}
 	for _, ep := range eps {
 		url := "http://" + ep.HostPort() + p.Path
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
-			return results.Gate{Name: GateProbe, Detail: err.Error()}, 0
+			return fail("%v", err)
 		}
+		began := time.Now()
 		resp, err := client.Do(req)
 		if err != nil {
-			return results.Gate{Name: GateProbe, Detail: fmt.Sprintf("GET %s: %v", url, err)}, 0
+			return fail("GET %s: %v", url, err)
 		}
 		body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 		resp.Body.Close()
+		took := time.Since(began)
 		if err != nil {
-			return results.Gate{Name: GateProbe, Detail: fmt.Sprintf("GET %s: %v", url, err)}, 0
+			return fail("GET %s: %v", url, err)
 		}
 		switch {
 		case resp.StatusCode != p.Status:
-			return results.Gate{Name: GateProbe, Detail: fmt.Sprintf("GET %s: status %d, want %d", url, resp.StatusCode, p.Status)}, 0
+			return fail("GET %s: status %d, want %d", url, resp.StatusCode, p.Status)
 		case len(body) < p.MinBytes:
-			return results.Gate{Name: GateProbe, Detail: fmt.Sprintf("GET %s: %d bytes, want at least %d (dataset not loaded?)", url, len(body), p.MinBytes)}, 0
+			return fail("GET %s: %d bytes, want at least %d (dataset not loaded?)", url, len(body), p.MinBytes)
 		case p.Regex != nil && !p.Regex.Match(body):
-			return results.Gate{Name: GateProbe, Detail: fmt.Sprintf("GET %s: body %q does not match %s", url, clip(body, 80), p.Regex)}, 0
+			return fail("GET %s: body %q does not match %s", url, clip(body, 80), p.Regex)
 		}
-		sizes = append(sizes, fmt.Sprintf("%s %d bytes", ep.HostPort(), len(body)))
-		if smallest < 0 || len(body) < smallest {
-			smallest = len(body)
+		sizes = append(sizes, fmt.Sprintf("%s %d bytes in %s", ep.HostPort(), len(body), took.Round(10*time.Microsecond)))
+		if seen.Body < 0 || len(body) < seen.Body {
+			seen.Body = len(body)
 		}
+		seen.Slowest = max(seen.Slowest, took)
 	}
-	return results.Gate{Name: GateProbe, Passed: true, Detail: "GET " + p.Path + ": " + strings.Join(sizes, ", ")}, smallest
+	return results.Gate{Name: GateProbe, Passed: true, Detail: "GET " + p.Path + ": " + strings.Join(sizes, ", ")}, seen
 }
 
 func clip(b []byte, n int) string {
@@ -134,50 +150,4 @@ func clip(b []byte, n int) string {
 		return string(b[:n]) + "…"
 	}
 	return string(b)
-}
-
-// ResponsesGate holds the responses under load to the probe: an endpoint the
-// probe exercised must answer on average at least half the probe's size (an
-// emptied cache or store shows as tiny answers), and non-2xx/3xx responses
-// must stay within 1 % (errors are not a measurement of the app's speed).
-func ResponsesGate(p Probe, probeBytes int, res *loadgen.Result) results.Gate {
-	path, _, _ := strings.Cut(p.Path, "?")
-	var notes []string
-	for _, e := range res.Endpoints {
-		label := e.Label
-		if i := strings.IndexByte(label, ' '); i >= 0 {
-			label = label[i+1:] // "GET /path" labels
-		}
-		label, _, _ = strings.Cut(label, "?")
-		if label != path || e.Count == 0 {
-			continue
-		}
-		mean := float64(e.Bytes) / float64(e.Count)
-		if mean < float64(probeBytes)/2 {
-			return results.Gate{Name: GateResponses, Detail: fmt.Sprintf("%s answered %.0f bytes on average under load, less than half the probe's %d", e.Label, mean, probeBytes)}
-		}
-		notes = append(notes, fmt.Sprintf("%s %.0f bytes on average (probe %d)", e.Label, mean, probeBytes))
-	}
-	total := res.Requests
-	if total > 0 && float64(res.Errors.Status)/float64(total) > 0.01 {
-		return results.Gate{Name: GateResponses, Detail: fmt.Sprintf("%d of %d responses were not 2xx/3xx (%v)", res.Errors.Status, total, res.StatusCodes)}
-	}
-	notes = append(notes, fmt.Sprintf("%d non-2xx/3xx of %d", res.Errors.Status, total))
-	return results.Gate{Name: GateResponses, Passed: true, Detail: strings.Join(notes, "; ")}
-}
-
-// LoadPathGate makes sure load goes straight to the instances the registry
-// knows, not through a tunnel or proxy that would measure itself instead
-// (the testbed we replace sent load through an SSH tunnel).
-func LoadPathGate(target string, eps []orchestrator.Endpoint) results.Gate {
-	for _, ep := range eps {
-		if ep.HostPort() == target {
-			kind := "node address"
-			if ip := net.ParseIP(ep.Address); ip != nil && ip.IsLoopback() {
-				kind = "loopback"
-			}
-			return results.Gate{Name: GateLoadPath, Passed: true, Detail: fmt.Sprintf("direct to %s instance %s (%s)", ep.Service, target, kind)}
-		}
-	}
-	return results.Gate{Name: GateLoadPath, Detail: fmt.Sprintf("target %s is not a registered instance of the deployment", target)}
 }

@@ -29,6 +29,10 @@ type LoadRequest struct {
 	// Started, when set, is closed as the generator starts, so a fault can
 	// be timed against the load rather than against the dispatch.
 	Started chan struct{}
+	// GeneratorCores caps the generator's CPU (0: a reservation only);
+	// MHzPerCore turns it into Nomad's MHz.
+	GeneratorCores float64
+	MHzPerCore     float64
 }
 
 func (r LoadRequest) started() {
@@ -58,6 +62,9 @@ type LocalRunner struct {
 func (LocalRunner) Name() string { return "local" }
 
 func (l LocalRunner) Run(ctx context.Context, req LoadRequest) (*loadgen.Result, []byte, error) {
+	if req.GeneratorCores > 0 {
+		return nil, nil, fmt.Errorf("generator_cores = %g needs the nomad load runner (--load-runner nomad): the local runner cannot cap the generator's CPU", req.GeneratorCores)
+	}
 	bin := l.Binary
 	if bin == "" {
 		var err error
@@ -83,10 +90,12 @@ func (l LocalRunner) Run(ctx context.Context, req LoadRequest) (*loadgen.Result,
 		runErr = cmd.Wait()
 	}
 	res, err := readResult(out)
+	if runErr != nil {
+		// a partial result is still returned, to be archived: the step is
+		// invalid, but what was measured is kept
+		return res, raw.Bytes(), fmt.Errorf("load generator: %v: %s", runErr, lastLine(raw.String()))
+	}
 	if err != nil {
-		if runErr != nil {
-			return nil, raw.Bytes(), fmt.Errorf("load generator: %v: %s", runErr, lastLine(raw.String()))
-		}
 		return nil, raw.Bytes(), err
 	}
 	return res, raw.Bytes(), nil
@@ -122,41 +131,61 @@ type NomadRunner struct {
 	Image   string
 	// Progress receives a line when the job is (re)registered.
 	Progress io.Writer
-	jobID    string
+	// jobs maps a generator CPU cap (MHz, 0 for none) to its registered job.
+	jobs map[int]string
 }
 
 func (*NomadRunner) Name() string { return "nomad" }
 
-// ensureJob registers the parameterized job (idempotent: same spec, same version).
-func (n *NomadRunner) ensureJob() error {
-	if n.jobID != "" {
-		return nil
+// ensureJob registers the parameterized job for a generator CPU cap
+// (idempotent: same spec, same version). A capped generator is a job of its
+// own, because a parameterized job's resources are fixed at registration.
+func (n *NomadRunner) ensureJob(req LoadRequest) (string, error) {
+	capMHz := 0
+	if req.GeneratorCores > 0 {
+		if req.MHzPerCore <= 0 {
+			return "", fmt.Errorf("generator_cores = %g: the node's MHz per core is unknown", req.GeneratorCores)
+		}
+		capMHz = max(1, int(req.GeneratorCores*req.MHzPerCore+0.5))
+	}
+	if id, ok := n.jobs[capMHz]; ok {
+		return id, nil
 	}
 	src, err := os.ReadFile(n.JobFile)
 	if err != nil {
-		return err
+		return "", err
 	}
-	job, err := n.Client.Jobs().ParseHCLOpts(&api.JobsParseRequest{
-		JobHCL: string(src), Variables: fmt.Sprintf("image = %q\n", n.Image), Canonicalize: true,
-	})
+	vars := fmt.Sprintf("image = %q\n", n.Image)
+	if capMHz > 0 {
+		vars += fmt.Sprintf("cpu = %d\ncpu_hard_limit = true\n", capMHz)
+	}
+	job, err := n.Client.Jobs().ParseHCLOpts(&api.JobsParseRequest{JobHCL: string(src), Variables: vars, Canonicalize: true})
 	if err != nil {
-		return fmt.Errorf("%s: %w", n.JobFile, err)
+		return "", fmt.Errorf("%s: %w", n.JobFile, err)
+	}
+	if capMHz > 0 {
+		id := fmt.Sprintf("%s-cpu%d", *job.ID, capMHz)
+		job.ID, job.Name = &id, &id
 	}
 	if _, _, err := n.Client.Jobs().Register(job, nil); err != nil {
-		return fmt.Errorf("register %s: %w", *job.ID, err)
+		return "", fmt.Errorf("register %s: %w", *job.ID, err)
 	}
-	n.jobID = *job.ID
-	return nil
+	if n.jobs == nil {
+		n.jobs = map[int]string{}
+	}
+	n.jobs[capMHz] = *job.ID
+	return *job.ID, nil
 }
 
 func (n *NomadRunner) Run(ctx context.Context, req LoadRequest) (*loadgen.Result, []byte, error) {
-	if err := n.ensureJob(); err != nil {
+	jobID, err := n.ensureJob(req)
+	if err != nil {
 		return nil, nil, err
 	}
 	args, _ := json.Marshal(append(append([]string{}, req.Args...), req.URL))
-	resp, _, err := n.Client.Jobs().Dispatch(n.jobID, map[string]string{"args": string(args), "step": req.StepID}, nil, "", nil)
+	resp, _, err := n.Client.Jobs().Dispatch(jobID, map[string]string{"args": string(args), "step": req.StepID}, nil, "", nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("dispatch %s: %w", n.jobID, err)
+		return nil, nil, fmt.Errorf("dispatch %s: %w", jobID, err)
 	}
 	child := resp.DispatchedJobID
 	// the dispatched job is only a vehicle; its result lives in the archive
@@ -169,16 +198,44 @@ func (n *NomadRunner) Run(ctx context.Context, req LoadRequest) (*loadgen.Result
 	}
 	raw := n.cat(alloc, "alloc/logs/load.stdout.0")
 	raw = append(raw, n.cat(alloc, "alloc/logs/load.stderr.0")...)
+	failure := allocFailure(alloc)
 	rc, err := n.Client.AllocFS().Cat(alloc, "alloc/result.json", nil)
 	if err != nil {
-		return nil, raw, fmt.Errorf("load job %s (alloc %s) left no result: %v: %s", child, orchestrator.ShortID(alloc.ID), err, lastLine(string(raw)))
+		if failure == "" {
+			failure = "left no result: " + err.Error()
+		}
+		return nil, raw, fmt.Errorf("load job %s (alloc %s) %s: %s", child, orchestrator.ShortID(alloc.ID), failure, lastLine(string(raw)))
 	}
 	defer rc.Close()
 	var res loadgen.Result
 	if err := json.NewDecoder(rc).Decode(&res); err != nil {
 		return nil, raw, fmt.Errorf("load job %s: result: %w", child, err)
 	}
+	if failure != "" {
+		// kept for the archive; the step is invalid
+		return &res, raw, fmt.Errorf("load job %s (alloc %s) %s", child, orchestrator.ShortID(alloc.ID), failure)
+	}
 	return &res, raw, nil
+}
+
+// allocFailure says how a finished load allocation failed ("" when its task
+// exited 0): a generator killed mid-run may still have written a partial
+// result, which must not pass for a complete one.
+func allocFailure(alloc *api.Allocation) string {
+	if alloc.ClientStatus != "complete" {
+		return "ended " + alloc.ClientStatus
+	}
+	for task, ts := range alloc.TaskStates {
+		if ts.Failed {
+			return "task " + task + " failed"
+		}
+		for _, ev := range ts.Events {
+			if ev.Type == api.TaskTerminated && ev.ExitCode != 0 {
+				return fmt.Sprintf("task %s exited %d (signal %d)", task, ev.ExitCode, ev.Signal)
+			}
+		}
+	}
+	return ""
 }
 
 func (n *NomadRunner) cat(alloc *api.Allocation, path string) []byte {

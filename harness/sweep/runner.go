@@ -55,32 +55,46 @@ type deployment struct {
 
 // Summary is what a finished sweep says about itself.
 type Summary struct {
-	Steps, Valid, Invalid, Skipped, Resumed int
-	PushFailures                            int
+	Steps, Valid, Broken, Invalid, Skipped, Resumed int
+	// Rerun counts invalid steps of an earlier run measured again.
+	Rerun        int
+	PushFailures int
 }
 
-// Run executes every step of rec.Plan not already complete in the archive.
+// Run executes every step of rec.Plan not already settled in the archive:
+// never run, interrupted, or invalid (what ran then was not what was
+// declared, so it is measured again; the earlier attempt is kept).
 func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, error) {
 	var sum Summary
 	if r.HealthTimeout == 0 {
 		r.HealthTimeout = 5 * time.Minute
 	}
 	r.deployments = map[string]*deployment{}
-	done, err := r.Archive.CompletedSteps(rec.ID)
+	archived, err := r.Archive.CompletedSteps(rec.ID)
 	if err != nil {
 		return sum, err
 	}
 	early := results.NewEarlyStop(rec.Spec.SLO)
+	done := map[string]bool{}
 	for _, st := range rec.Plan {
-		if done[st.ID] {
-			if prev, err := r.Archive.LoadStep(rec.ID, st.ID); err == nil {
-				early.Record(*prev)
-			}
-			sum.Resumed++
+		if !archived[st.ID] {
+			continue
 		}
+		prev, err := r.Archive.LoadStep(rec.ID, st.ID)
+		if err != nil {
+			return sum, fmt.Errorf("archived step %s: %w", st.ID, err)
+		}
+		if !prev.Settled() {
+			sum.Rerun++
+			continue
+		}
+		done[st.ID] = true
+		early.Record(*prev)
+		sum.Resumed++
 	}
-	if sum.Resumed > 0 {
-		fmt.Fprintf(r.Out, "resuming sweep %s: %d of %d steps already in the archive\n", rec.ID, sum.Resumed, len(rec.Plan))
+	if sum.Resumed > 0 || sum.Rerun > 0 {
+		fmt.Fprintf(r.Out, "resuming sweep %s: %d of %d steps settled in the archive; %d invalid ones run again (earlier attempts kept)\n",
+			rec.ID, sum.Resumed, len(rec.Plan), sum.Rerun)
 	}
 	defer r.stopAll()
 
@@ -99,7 +113,9 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 		sr := results.StepResult{Labels: results.LabelsFor(rec.ID, st), Metadata: map[string]any{}, Start: time.Now().UTC()}
 		var raw map[string][]byte
 		if skip, why := early.Skip(st); rec.Spec.EarlyStop && skip {
+			// counted as broken at its level: its repetition already broke below
 			sr.Gates = []results.Gate{{Name: GateEarly, Detail: "skipped: " + why}}
+			sr.Skipped, sr.Outcome, sr.Reasons = true, results.OutcomeBroken, []string{"skipped: " + why}
 			sum.Skipped++
 		} else {
 			raw = r.step(ctx, rec, st, &sr)
@@ -117,9 +133,11 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 		early.Record(sr)
 		sum.Steps++
 		switch {
-		case sr.Valid:
+		case sr.Skipped:
+		case sr.Outcome == results.OutcomeValid:
 			sum.Valid++
-		case len(sr.Gates) == 1 && sr.Gates[0].Name == GateEarly:
+		case sr.Outcome == results.OutcomeBroken:
+			sum.Broken++
 		default:
 			sum.Invalid++
 		}
@@ -144,7 +162,7 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 		// per-step pace; the ETA does not foresee deployments still to come.
 		eta := time.Duration(float64(time.Since(started)-r.setupSpent) / float64(ran) * float64(remaining))
 		fmt.Fprintf(r.Out, "[%d/%d] %s: %s · ETA %s%s\n", i+1, len(rec.Plan), st.ID, stepLine(sr), eta.Round(time.Second), pushNote)
-		if sr.Valid && st.Cooldown > 0 {
+		if sr.Measured() && st.Cooldown > 0 {
 			select {
 			case <-ctx.Done():
 				return sum, ctx.Err()
@@ -156,179 +174,17 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 }
 
 func stepLine(sr results.StepResult) string {
-	if failed := sr.FailedGates(); len(failed) > 0 {
-		if len(sr.Gates) == 1 && sr.Gates[0].Name == GateEarly {
-			return sr.Gates[0].Detail
-		}
-		return "INVALID (" + strings.Join(failed, "; ") + ")"
+	switch {
+	case sr.Skipped:
+		return strings.Join(sr.Reasons, "; ")
+	case sr.Outcome == results.OutcomeInvalid:
+		return sr.OutcomeText() + "; `sweep --resume` runs it again"
 	}
-	line := fmt.Sprintf("achieved %.1f/%.0f rps, p50 %.2f ms, p99 %.2f ms, errors %d", sr.AchievedRPS, sr.OfferedRPS, sr.Corrected.P50, sr.Corrected.P99, sr.Errors)
+	line := fmt.Sprintf("achieved %.1f/%.1f rps due, p50 %.2f ms, p99 %.2f ms, errors %d", sr.AchievedRPS, sr.DueRPS, sr.Corrected.P50, sr.Corrected.P99, sr.Errors)
 	if hot, ok := sr.Metadata["hottest_task"].(string); ok {
 		line += "; hottest: " + hot
 	}
-	return line
-}
-
-// step deploys if needed, verifies, loads, and fills sr; it returns the raw
-// files to archive beside the summary.
-func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experiment.Step, sr *results.StepResult) map[string][]byte {
-	files := map[string][]byte{}
-	gate := func(g results.Gate) bool {
-		sr.Gates = append(sr.Gates, g)
-		return g.Passed
-	}
-	dep, err := r.deploy(ctx, st, sr)
-	if !gate(healthGate(dep, err)) {
-		return files
-	}
-	app := dep.app
-	sr.Metadata["job"] = app.Job
-	sr.Metadata["job_version"] = app.Version
-	sr.Metadata["deploy_seconds"] = app.DeployDuration.Seconds()
-	sr.Metadata["mhz_per_core"] = r.mhzPerCore
-	if r.nodes == nil {
-		r.nodes, _ = r.Nomad.NodeAttributes(ctx)
-	}
-	sr.Metadata["nodes"] = r.nodes
-	for k, v := range app.Meta {
-		if strings.HasPrefix(k, "orchbench_") {
-			sr.Metadata[k] = v
-		}
-	}
-	var lims []orchestrator.Limits
-	for _, d := range dep.jobs {
-		l, err := r.Nomad.Limits(ctx, d)
-		if err != nil {
-			gate(results.Gate{Name: GateLimits, Detail: err.Error()})
-			return files
-		}
-		lims = append(lims, l...)
-	}
-	sr.Metadata["limits"] = lims
-	if !gate(LimitsGate(lims)) {
-		return files
-	}
-	service := app.Meta["orchbench_service"]
-	eps, err := r.Nomad.Endpoints(ctx, app, service)
-	if err != nil {
-		gate(results.Gate{Name: GateProbe, Detail: err.Error()})
-		return files
-	}
-	sr.Metadata["endpoints"] = eps
-	probe, err := probeFor(st, app.Meta)
-	if err != nil {
-		gate(results.Gate{Name: GateProbe, Detail: err.Error()})
-		return files
-	}
-	probeGate, probeBytes := probe.check(ctx, eps)
-	if !gate(probeGate) {
-		return files
-	}
-	path := st.Load.Path
-	if path == "" {
-		path = app.Meta["orchbench_load_path"]
-	}
-	if path == "" {
-		path = "/"
-	}
-	req := LoadRequest{StepID: st.ID, URL: "http://" + eps[0].HostPort() + path, Args: loadArgs(rec, st, eps), Bound: st.Warmup + st.Duration + 2*time.Minute}
-	if !gate(LoadPathGate(eps[0].HostPort(), eps)) {
-		return files
-	}
-	sr.Metadata["load_runner"] = r.Load.Name()
-	sr.Metadata["load_command"] = req.CommandLine()
-	var fault <-chan faultRecord
-	if st.Fault != nil {
-		req.Started = make(chan struct{})
-		fault = r.injectLater(ctx, app, st, req.Started)
-	}
-	sampler := startCPUSampler(lims, time.Second)
-	res, text, err := r.Load.Run(ctx, req)
-	if res != nil {
-		if cpu := sampler.finish(res.Start, res.End); len(cpu) > 0 {
-			sr.Metadata["task_cpu"] = cpu
-			sr.Metadata["hottest_task"] = cpu[0].String()
-		}
-	} else {
-		sampler.finish(time.Time{}, time.Time{})
-	}
-	if fault != nil {
-		// the load has ended, so the injection has either happened or never will
-		select {
-		case f := <-fault:
-			if res != nil && !f.At.IsZero() {
-				f.Seconds = f.At.Sub(res.Start).Seconds()
-			}
-			sr.Metadata["fault"] = f
-			if f.Error != "" {
-				gate(results.Gate{Name: GateFault, Detail: f.Error})
-			} else {
-				gate(results.Gate{Name: GateFault, Passed: true, Detail: fmt.Sprintf("%s on %s at %.1f s into the measurement", f.Kind, f.Service, f.Seconds)})
-			}
-		case <-time.After(5 * time.Second):
-			gate(results.Gate{Name: GateFault, Detail: "the fault was not injected before the load ended (after is longer than the run?)"})
-		}
-	}
-	if len(text) > 0 {
-		files["raw.txt"] = text
-	}
-	if err != nil {
-		gate(results.Gate{Name: GateLoad, Detail: err.Error()})
-		return files
-	}
-	measurement(sr, res)
-	gate(ResponsesGate(probe, probeBytes, res))
-	gate(results.Gate{Name: GateLoad, Passed: true, Detail: fmt.Sprintf("%d requests in %.1f s by the %s load runner", res.Requests, res.DurationSeconds, r.Load.Name())})
-	if b, err := json.MarshalIndent(res, "", "  "); err == nil {
-		files["loadgen.json"] = b
-	}
-	if res.Latency.Histogram != "" {
-		files["histogram.hdr"] = []byte(res.Latency.Histogram + "\n")
-	}
-	sr.Valid = true
-	for _, g := range sr.Gates {
-		sr.Valid = sr.Valid && g.Passed
-	}
-	return files
-}
-
-// faultRecord is what happened when a fault was injected during load.
-type faultRecord struct {
-	Kind    string    `json:"kind"`
-	Service string    `json:"service"`
-	At      time.Time `json:"at"`
-	// Seconds is the injection time from the start of the measured period.
-	Seconds float64 `json:"seconds"`
-	Error   string  `json:"error,omitempty"`
-}
-
-// injectLater injects the step's fault once the load has run for warm-up
-// plus Fault.After, and reports what it did.
-func (r *Runner) injectLater(ctx context.Context, app *orchestrator.Deployment, st experiment.Step, started <-chan struct{}) <-chan faultRecord {
-	out := make(chan faultRecord, 1)
-	service := st.Fault.Service
-	if service == "" {
-		service = app.Meta["orchbench_service"]
-	}
-	go func() {
-		rec := faultRecord{Kind: st.Fault.Kind, Service: service}
-		select {
-		case <-started:
-		case <-ctx.Done():
-			return
-		}
-		select {
-		case <-time.After(st.Warmup + st.Fault.After):
-		case <-ctx.Done():
-			return
-		}
-		rec.At = time.Now().UTC()
-		if err := r.Nomad.InjectFault(ctx, app, orchestrator.Fault{Kind: st.Fault.Kind, Service: service}); err != nil {
-			rec.Error = err.Error()
-		}
-		out <- rec
-	}()
-	return out
+	return sr.OutcomeText() + ": " + line
 }
 
 func healthGate(dep *deployment, err error) results.Gate {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
-	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 )
@@ -79,16 +78,6 @@ func TestLimitsGate(t *testing.T) {
 	}
 }
 
-func TestLoadPathGate(t *testing.T) {
-	eps := []orchestrator.Endpoint{{Service: "taewa", Address: "127.0.0.1", Port: 2000}}
-	if g := LoadPathGate("127.0.0.1:2000", eps); !g.Passed {
-		t.Fatal(g.Detail)
-	}
-	if g := LoadPathGate("127.0.0.1:2222", eps); g.Passed {
-		t.Fatal("a target that is not an instance passed")
-	}
-}
-
 func TestLoadArgsAllowOnlyTheDeploymentsInstances(t *testing.T) {
 	rec := &results.SweepRecord{Seed: 1}
 	st := experiment.Step{OfferedRPS: 100, Duration: 5 * time.Second, Load: experiment.Load{Threads: 2, Connections: 8, Distribution: "exp"}}
@@ -101,30 +90,5 @@ func TestLoadArgsAllowOnlyTheDeploymentsInstances(t *testing.T) {
 	}
 	if strings.Contains(args, "--allow-host 127.0.0.1") {
 		t.Errorf("loopback needs no allowance: %q", args)
-	}
-}
-
-func TestResponsesGateHoldsLoadToTheProbe(t *testing.T) {
-	probe := Probe{Path: "/wrk2-api/home-timeline/read?user_id=1&start=0&stop=10"}
-	res := &loadgen.Result{Requests: 1000, Endpoints: []loadgen.EndpointResult{
-		{Label: "/wrk2-api/home-timeline/read", Count: 600, Bytes: 600 * 11000},
-		{Label: "/wrk2-api/post/compose", Count: 100, Bytes: 100 * 120},
-	}}
-	if g := ResponsesGate(probe, 11700, res); !g.Passed {
-		t.Fatalf("full timelines refused: %s", g.Detail)
-	}
-	res.Endpoints[0].Bytes = 600 * 200 // the empty timelines of the testbed we replace
-	if g := ResponsesGate(probe, 11700, res); g.Passed || !strings.Contains(g.Detail, "less than half the probe's 11700") {
-		t.Fatalf("empty timelines passed: %+v", g)
-	}
-	res.Endpoints[0].Bytes = 600 * 11000
-	res.Errors.Status = 20
-	if g := ResponsesGate(probe, 11700, res); g.Passed || !strings.Contains(g.Detail, "20 of 1000 responses were not 2xx/3xx") {
-		t.Fatalf("2 %% errors passed: %+v", g)
-	}
-	// "GET /" labels of single-path loads match a probe on "/?n=..."
-	taewa := &loadgen.Result{Requests: 10, Endpoints: []loadgen.EndpointResult{{Label: "GET /", Count: 10, Bytes: 10 * 150}}}
-	if g := ResponsesGate(Probe{Path: "/?n=1000"}, 44, taewa); !g.Passed || !strings.Contains(g.Detail, "GET / 150 bytes") {
-		t.Fatalf("taewa: %+v", g)
 	}
 }

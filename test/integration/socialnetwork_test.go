@@ -177,8 +177,8 @@ func killRedisUnderLoad(t *testing.T, ctx context.Context, ad *nomad.Adapter, jo
 	if s.Errors == 0 {
 		t.Errorf("Redis was killed under load but the step recorded no errors (status codes %v)", s.StatusCodes)
 	}
-	t.Logf("step valid=%v failed gates=%v; %d errors of %d requests, status codes %v, error classes %v",
-		s.Valid, s.FailedGates(), s.Errors, s.Requests, s.StatusCodes, s.ErrorClasses)
+	t.Logf("step %s %v; %d errors of %d requests, status codes %v, error classes %v",
+		s.Outcome, s.Reasons, s.Errors, s.Requests, s.StatusCodes, s.ErrorClasses)
 
 	// Nomad restarts the task in place and Consul sees it healthy again.
 	dep := deploymentOf(t, ad, job)

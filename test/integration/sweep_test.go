@@ -152,10 +152,13 @@ func TestSweepResumeGatesAndPush(t *testing.T) {
 		}
 		switch s.App {
 		case "taewa":
-			if !s.Valid || s.Requests == 0 || s.AchievedRPS < 0.8*s.OfferedRPS {
-				t.Errorf("%s: want a valid measurement near %g rps, got valid=%v achieved=%.1f gates=%v", s.Step, s.OfferedRPS, s.Valid, s.AchievedRPS, s.FailedGates())
+			if s.Outcome != results.OutcomeValid || s.Requests == 0 || s.AchievedRPS < 0.8*s.OfferedRPS {
+				t.Errorf("%s: want a valid measurement near %g rps, got %s achieved=%.1f reasons=%v", s.Step, s.OfferedRPS, s.Outcome, s.AchievedRPS, s.Reasons)
 			}
-			for _, name := range []string{"healthy", "limits", "probe", "load-path", "load"} {
+			if s.Accounting == nil || !s.Accounting.Balanced() {
+				t.Errorf("%s: requests unaccounted for: %+v", s.Step, s.Accounting)
+			}
+			for _, name := range []string{"healthy", "limits", "probe", "load", "load-path", "generator", "responses", "slo"} {
 				if !gates[name].Passed {
 					t.Errorf("%s: gate %s did not pass: %s", s.Step, name, gates[name].Detail)
 				}
@@ -164,12 +167,12 @@ func TestSweepResumeGatesAndPush(t *testing.T) {
 				t.Errorf("%s: load ran on %v, want the Nomad batch job", s.Step, s.Metadata["load_runner"])
 			}
 		case "badlimits":
-			if s.Valid || gates["limits"].Passed || !strings.Contains(gates["limits"].Detail, "the variant declares 0.250") {
-				t.Errorf("%s: the limits gate should refuse a wrong CPU quota: valid=%v %+v", s.Step, s.Valid, gates["limits"])
+			if s.Outcome != results.OutcomeInvalid || gates["limits"].Passed || !strings.Contains(gates["limits"].Detail, "the variant declares 0.250") {
+				t.Errorf("%s: the limits gate should refuse a wrong CPU quota: %s %+v", s.Step, s.Outcome, gates["limits"])
 			}
 		case "emptyprobe":
-			if s.Valid || gates["probe"].Passed || !strings.Contains(gates["probe"].Detail, "want at least 4096") {
-				t.Errorf("%s: the probe gate should refuse a short answer: valid=%v %+v", s.Step, s.Valid, gates["probe"])
+			if s.Outcome != results.OutcomeInvalid || gates["probe"].Passed || !strings.Contains(gates["probe"].Detail, "want at least 4096") {
+				t.Errorf("%s: the probe gate should refuse a short answer: %s %+v", s.Step, s.Outcome, gates["probe"])
 			}
 		}
 	}

@@ -135,8 +135,11 @@ func executeSweep(cmd *cobra.Command, f sweepFlags, rec *results.SweepRecord) er
 		fmt.Fprintf(out, "sweep stopped: %v\nfinished steps are archived; continue with: orchbench sweep --resume %s\n", err, rec.ID)
 		return err
 	}
-	fmt.Fprintf(out, "\nsweep %s: %d steps run (%d valid, %d invalid, %d skipped above a breaking point), %d from an earlier run\n",
-		rec.ID, sum.Steps, sum.Valid, sum.Invalid, sum.Skipped, sum.Resumed)
+	fmt.Fprintf(out, "\nsweep %s: %d steps run (%d valid, %d broken, %d invalid, %d skipped above a breaking point: counted as broken), %d from an earlier run\n",
+		rec.ID, sum.Steps, sum.Valid, sum.Broken, sum.Invalid, sum.Skipped, sum.Resumed)
+	if sum.Invalid > 0 {
+		fmt.Fprintf(out, "%d invalid steps did not measure what was declared; `orchbench sweep --resume %s` runs them again\n", sum.Invalid, rec.ID)
+	}
 	steps, err := archive.LoadSteps(rec.ID)
 	if err != nil {
 		return err

@@ -1,0 +1,48 @@
+package sweep
+
+import (
+	"context"
+	"time"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+)
+
+// faultRecord is what happened when a fault was injected during load.
+type faultRecord struct {
+	Kind    string    `json:"kind"`
+	Service string    `json:"service"`
+	At      time.Time `json:"at"`
+	// Seconds is the injection time from the start of the measured period.
+	Seconds float64 `json:"seconds"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// injectLater injects the step's fault once the load has run for warm-up
+// plus Fault.After, and reports what it did.
+func (r *Runner) injectLater(ctx context.Context, app *orchestrator.Deployment, st experiment.Step, started <-chan struct{}) <-chan faultRecord {
+	out := make(chan faultRecord, 1)
+	service := st.Fault.Service
+	if service == "" {
+		service = app.Meta["orchbench_service"]
+	}
+	go func() {
+		rec := faultRecord{Kind: st.Fault.Kind, Service: service}
+		select {
+		case <-started:
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case <-time.After(st.Warmup + st.Fault.After):
+		case <-ctx.Done():
+			return
+		}
+		rec.At = time.Now().UTC()
+		if err := r.Nomad.InjectFault(ctx, app, orchestrator.Fault{Kind: st.Fault.Kind, Service: service}); err != nil {
+			rec.Error = err.Error()
+		}
+		out <- rec
+	}()
+	return out
+}

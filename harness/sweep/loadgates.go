@@ -1,0 +1,198 @@
+package sweep
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/loadgen"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/results"
+)
+
+// The checks of a step's load run. Each one can fail, and each names what
+// it saw; tests in loadgates_test.go make every one of them fail.
+
+// DefaultMaxGeneratorLag bounds the generator's own send delay (p99): past
+// it the generator, not the application, set the pace.
+const DefaultMaxGeneratorLag = 5 * time.Millisecond
+
+// CompleteGate accepts a load run only when the generator ran its whole
+// schedule: it exited cleanly, was not interrupted, accounted for every
+// request due, and measured for the planned duration.
+func CompleteGate(res *loadgen.Result, runErr error, planned time.Duration, runner string) results.Gate {
+	g := results.Gate{Name: GateLoad}
+	switch {
+	case runErr != nil:
+		g.Detail = runErr.Error()
+	case res == nil:
+		g.Detail = "the load generator left no result"
+	case res.Interrupted:
+		g.Detail = fmt.Sprintf("the load generator was interrupted after %.1f s of %.1f s", res.WallSeconds, planned.Seconds())
+	case res.DurationSeconds+0.001 < planned.Seconds():
+		g.Detail = fmt.Sprintf("measured %.1f s of the planned %.1f s", res.DurationSeconds, planned.Seconds())
+	case res.WallSeconds+0.001 < res.DurationSeconds:
+		g.Detail = fmt.Sprintf("the generator ran %.1f s, shorter than its %.1f s window", res.WallSeconds, res.DurationSeconds)
+	case !res.Accounting.Balanced():
+		g.Detail = "requests unaccounted for: " + res.Accounting.String()
+	default:
+		g.Passed = true
+		g.Detail = fmt.Sprintf("%.1f s by the %s load runner; %s", res.WallSeconds, runner, res.Accounting)
+	}
+	return g
+}
+
+// GeneratorGate marks a step invalid when the generator was too busy to
+// send on time: then its own queue, not the application, shaped the
+// latency. wrk2 cannot tell this apart; the lag measurement can.
+func GeneratorGate(res *loadgen.Result, bound time.Duration) results.Gate {
+	g := results.Gate{Name: GateGenerator}
+	gen := res.Generator
+	if gen.LagSamples == 0 {
+		g.NotChecked = true
+		g.Detail = "no request was sent in the measured window, so no lag was measured"
+		return g
+	}
+	p99 := time.Duration(gen.LagP99Us) * time.Microsecond
+	desc := fmt.Sprintf("send lag p99 %s, max %s over %d sends; %.2f cores", p99, time.Duration(gen.LagMaxUs)*time.Microsecond, gen.LagSamples, gen.CPUCores)
+	if p99 > bound {
+		g.Detail = fmt.Sprintf("generator saturated: %s (bound %s)", desc, bound)
+		return g
+	}
+	g.Passed = true
+	g.Detail = desc
+	return g
+}
+
+// LoadPathGate compares the addresses the generator's connections really
+// reached (getpeername on each socket) with the registered instances of the
+// measured service. A proxy, tunnel or port-forward in the path shows up as
+// a peer that is not an instance: the testbed we replace sent its
+// Kubernetes load through an SSH tunnel and measured the tunnel.
+func LoadPathGate(peers []loadgen.Peer, eps []orchestrator.Endpoint) results.Gate {
+	g := results.Gate{Name: GateLoadPath}
+	if len(peers) == 0 {
+		g.NotChecked = true
+		g.Detail = "no connection was established, so the path could not be seen"
+		return g
+	}
+	registered := map[string]string{}
+	for _, ep := range eps {
+		registered[ep.HostPort()] = ep.Service
+	}
+	var direct, stray []string
+	for _, p := range peers {
+		if svc, ok := registered[p.Addr]; ok {
+			direct = append(direct, fmt.Sprintf("%s (%s, %d connections)", p.Addr, svc, p.Connections))
+		} else {
+			stray = append(stray, fmt.Sprintf("%s (%d connections)", p.Addr, p.Connections))
+		}
+	}
+	if len(stray) > 0 {
+		known := make([]string, 0, len(registered))
+		for addr := range registered {
+			known = append(known, addr)
+		}
+		sort.Strings(known)
+		g.Detail = fmt.Sprintf("connections reached %s, which is not a registered instance (registered: %s): a proxy or tunnel in the path?",
+			strings.Join(stray, ", "), strings.Join(known, ", "))
+		return g
+	}
+	g.Passed = true
+	g.Detail = "every connection went straight to an instance: " + strings.Join(direct, ", ")
+	return g
+}
+
+// ResponsesGate holds the response bodies under load to the probe's: an
+// endpoint the probe covers must answer on average at least half the
+// probe's body (an emptied cache or store shows as short answers). Failing
+// it is a measurement of the application (broken), as is any other way of
+// failing under load. Headers are not counted: they alone would fill half
+// of a small probe.
+func ResponsesGate(p Probe, probeBody int, res *loadgen.Result) results.Gate {
+	g := results.Gate{Name: GateResponses, Breaks: true}
+	path := pathOnly(p.Path)
+	if probeBody == 0 {
+		g.NotChecked = true
+		g.Detail = fmt.Sprintf("the probe's body (GET %s) is empty, so there is no size to hold responses to", p.Path)
+		return g
+	}
+	var seen, shrunk, held []string
+	for _, e := range res.Endpoints {
+		label := e.Label
+		if i := strings.IndexByte(label, ' '); i >= 0 {
+			label = label[i+1:] // "GET /path" labels
+		}
+		seen = append(seen, e.Label)
+		if pathOnly(label) != path {
+			continue
+		}
+		if e.Completed == 0 {
+			held = append(held, fmt.Sprintf("%s: no completed response", e.Label))
+			continue
+		}
+		mean := float64(e.BodyBytes) / float64(e.Completed)
+		text := fmt.Sprintf("%s: %.0f body bytes on average (probe %d)", e.Label, mean, probeBody)
+		if mean < float64(probeBody)/2 {
+			shrunk = append(shrunk, text)
+		} else {
+			held = append(held, text)
+		}
+	}
+	switch {
+	case len(shrunk) > 0:
+		g.Detail = "responses shrank under load: " + strings.Join(shrunk, "; ")
+	case len(held) == 0:
+		g.NotChecked = true
+		g.Detail = fmt.Sprintf("no endpoint of the load is the probe's path %s (endpoints: %s)", path, strings.Join(seen, ", "))
+	default:
+		g.Passed = true
+		g.Detail = strings.Join(held, "; ")
+	}
+	return g
+}
+
+func pathOnly(p string) string {
+	p, _, _ = strings.Cut(p, "?")
+	return p
+}
+
+// SLOGate applies the sweep's SLO to the step alone: its failure means the
+// application failed under this load, a measurement (broken).
+func SLOGate(sr results.StepResult, slo experiment.SLO) results.Gate {
+	_, details := results.Violations(sr, slo)
+	if len(details) > 0 {
+		return results.Gate{Name: GateSLO, Breaks: true, Detail: strings.Join(details, "; ")}
+	}
+	return results.Gate{Name: GateSLO, Breaks: true, Passed: true, Detail: fmt.Sprintf("p99 %.1f ms, achieved %.1f of %.1f rps due, error ratio %.4f", sr.Corrected.P99, sr.AchievedRPS, sr.DueRPS, sr.ErrorRatio())}
+}
+
+// LittleCheck warns when the connections cannot carry the offered rate at
+// the latency expected: each connection has one request outstanding, so
+// it carries at most 1/latency requests a second (Little's law). Past that,
+// requests wait for a free connection, and the corrected latency grows
+// from the generator's own head-of-line waiting, not the application's.
+// The expected latency is the slowest probe answer before load.
+type LittleCheck struct {
+	Connections int     `json:"connections"`
+	OfferedRPS  float64 `json:"offered_rps"`
+	ProbeMs     float64 `json:"probe_ms"`
+	// CapacityRPS is what the connections carry at ProbeMs.
+	CapacityRPS float64 `json:"capacity_rps"`
+	Warning     string  `json:"warning,omitempty"`
+}
+
+func littleCheck(connections int, offered float64, probe time.Duration) LittleCheck {
+	c := LittleCheck{Connections: connections, OfferedRPS: offered, ProbeMs: probe.Seconds() * 1000}
+	if offered <= 0 || connections <= 0 || probe <= 0 {
+		return c
+	}
+	c.CapacityRPS = float64(connections) / probe.Seconds()
+	if c.CapacityRPS < offered {
+		c.Warning = fmt.Sprintf("%d connections at the unloaded latency of %.1f ms carry at most %.0f rps, less than the %.0f offered: latency will grow from waiting for a free connection, not from the application; raise connections",
+			connections, c.ProbeMs, c.CapacityRPS, offered)
+	}
+	return c
+}

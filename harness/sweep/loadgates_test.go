@@ -1,0 +1,143 @@
+package sweep
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/loadgen"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/results"
+)
+
+// Every check of the load run, made to fail on a deliberately wrong result
+// and to pass on a right one. The integration tests make the same checks
+// fail on a real cluster (test/integration/validity_test.go).
+
+func TestLoadPathGateReadsTheWire(t *testing.T) {
+	eps := []orchestrator.Endpoint{{Service: "taewa", Address: "127.0.0.1", Port: 2000}, {Service: "taewa", Address: "127.0.0.1", Port: 2001}}
+	direct := []loadgen.Peer{{Addr: "127.0.0.1:2000", Connections: 8}, {Addr: "127.0.0.1:2001", Connections: 8}}
+	if g := LoadPathGate(direct, eps); !g.Passed || !strings.Contains(g.Detail, "127.0.0.1:2001 (taewa, 8 connections)") {
+		t.Fatalf("direct load refused: %+v", g)
+	}
+	// the generator was aimed at a registered address, but a forwarder
+	// (or a script's own address) is what the sockets reached
+	proxied := []loadgen.Peer{{Addr: "127.0.0.1:2000", Connections: 8}, {Addr: "127.0.0.1:39999", Connections: 8}}
+	g := LoadPathGate(proxied, eps)
+	if g.Passed || g.NotChecked || g.Breaks || !strings.Contains(g.Detail, "127.0.0.1:39999 (8 connections), which is not a registered instance") {
+		t.Fatalf("a proxy in the path passed: %+v", g)
+	}
+	if g := LoadPathGate(nil, eps); !g.NotChecked || g.Passed {
+		t.Fatalf("no connection at all must say not checked: %+v", g)
+	}
+}
+
+func TestResponsesGateComparesBodies(t *testing.T) {
+	probe := Probe{Path: "/wrk2-api/home-timeline/read?user_id=1&start=0&stop=10"}
+	res := &loadgen.Result{Endpoints: []loadgen.EndpointResult{
+		{Label: "/wrk2-api/home-timeline/read", Count: 600, Completed: 600, BodyBytes: 600 * 11000, Bytes: 600 * 11200},
+		{Label: "/wrk2-api/post/compose", Count: 100, Completed: 100, BodyBytes: 100 * 20},
+	}}
+	if g := ResponsesGate(probe, 11700, res); !g.Passed || !g.Breaks {
+		t.Fatalf("full timelines refused: %+v", g)
+	}
+	res.Endpoints[0].BodyBytes = 600 * 200 // the empty timelines of the testbed we replace
+	g := ResponsesGate(probe, 11700, res)
+	if g.Passed || !g.Breaks || !strings.Contains(g.Detail, "200 body bytes on average (probe 11700)") {
+		t.Fatalf("empty timelines passed: %+v", g)
+	}
+	// A small app: 150 bytes on the wire are headers plus a 44-byte body.
+	// Counting headers, an empty body (~110 header bytes) would pass.
+	empty := &loadgen.Result{Endpoints: []loadgen.EndpointResult{{Label: "GET /", Count: 10, Completed: 10, Bytes: 10 * 110, BodyBytes: 0}}}
+	if g := ResponsesGate(Probe{Path: "/?n=1000"}, 44, empty); g.Passed || g.NotChecked {
+		t.Fatalf("empty bodies behind full headers passed: %+v", g)
+	}
+	full := &loadgen.Result{Endpoints: []loadgen.EndpointResult{{Label: "GET /", Count: 10, Completed: 10, Bytes: 10 * 154, BodyBytes: 10 * 44}}}
+	if g := ResponsesGate(Probe{Path: "/?n=1000"}, 44, full); !g.Passed || !strings.Contains(g.Detail, "GET /: 44 body bytes") {
+		t.Fatalf("taewa: %+v", g)
+	}
+	// when it cannot apply it says why instead of passing
+	other := &loadgen.Result{Endpoints: []loadgen.EndpointResult{{Label: "GET /other", Count: 10, Completed: 10, BodyBytes: 10}}}
+	if g := ResponsesGate(Probe{Path: "/?n=1"}, 44, other); g.Passed || !g.NotChecked || !strings.Contains(g.Detail, "no endpoint of the load is the probe's path /") {
+		t.Fatalf("unmatched probe path: %+v", g)
+	}
+	if g := ResponsesGate(Probe{Path: "/"}, 0, full); g.Passed || !g.NotChecked {
+		t.Fatalf("empty probe body: %+v", g)
+	}
+}
+
+func TestGeneratorGate(t *testing.T) {
+	res := &loadgen.Result{Generator: loadgen.GeneratorStats{LagSamples: 1000, LagP99Us: 300, LagMaxUs: 2000, CPUCores: 0.3}}
+	if g := GeneratorGate(res, DefaultMaxGeneratorLag); !g.Passed {
+		t.Fatalf("a generator on time refused: %+v", g)
+	}
+	res.Generator.LagP99Us = 48_000
+	g := GeneratorGate(res, DefaultMaxGeneratorLag)
+	if g.Passed || g.Breaks || !strings.Contains(g.Detail, "generator saturated: send lag p99 48ms") {
+		t.Fatalf("a saturated generator passed: %+v", g)
+	}
+	if g := GeneratorGate(&loadgen.Result{}, DefaultMaxGeneratorLag); !g.NotChecked {
+		t.Fatalf("nothing sent: %+v", g)
+	}
+}
+
+func TestCompleteGate(t *testing.T) {
+	whole := func() *loadgen.Result {
+		return &loadgen.Result{DurationSeconds: 10, WallSeconds: 10.2,
+			Accounting: loadgen.Accounting{Due: 100, Completed: 90, Errors: 4, HTTPErrors: 3, SocketErrors: 1, Timeouts: 2, Unsent: 4}}
+	}
+	if g := CompleteGate(whole(), nil, 10*time.Second, "nomad"); !g.Passed || !strings.Contains(g.Detail, "100 due = 90 completed") {
+		t.Fatalf("a whole run refused: %+v", g)
+	}
+	for name, c := range map[string]struct {
+		res  *loadgen.Result
+		err  error
+		want string
+	}{
+		"exit status":  {whole(), errors.New("load job x (alloc 1234) task load exited 137 (signal 9)"), "exited 137"},
+		"no result":    {nil, nil, "left no result"},
+		"interrupted":  {func() *loadgen.Result { r := whole(); r.Interrupted, r.WallSeconds = true, 4; return r }(), nil, "interrupted after 4.0 s of 10.0 s"},
+		"short window": {func() *loadgen.Result { r := whole(); r.DurationSeconds = 6; return r }(), nil, "measured 6.0 s of the planned 10.0 s"},
+		"unaccounted":  {func() *loadgen.Result { r := whole(); r.Accounting.Due = 120; return r }(), nil, "120 due != 90 completed"},
+	} {
+		g := CompleteGate(c.res, c.err, 10*time.Second, "nomad")
+		if g.Passed || g.Breaks || !strings.Contains(g.Detail, c.want) {
+			t.Errorf("%s: %+v, want a failure naming %q", name, g, c.want)
+		}
+	}
+}
+
+func TestSLOGateBreaksNotInvalidates(t *testing.T) {
+	slo := experiment.SLO{P99Ms: 100, MinAchievedRatio: 0.95, MaxErrorRatio: 0.01}
+	ok := results.StepResult{Labels: results.Labels{OfferedRPS: 100}, DueRPS: 100, AchievedRPS: 99, Requests: 1000, Errors: 5, Corrected: results.Latency{P99: 20}}
+	if g := SLOGate(ok, slo); !g.Passed {
+		t.Fatalf("%+v", g)
+	}
+	// 5 % of answers were 503: the application failed, a measurement
+	errs := ok
+	errs.Errors = 50
+	g := SLOGate(errs, slo)
+	if g.Passed || !g.Breaks || !strings.Contains(g.Detail, "error ratio 0.0500 > 0.01") {
+		t.Fatalf("503s: %+v", g)
+	}
+	sr := results.StepResult{Gates: []results.Gate{{Name: GateHealthy, Passed: true}, g}}
+	sr.Decide()
+	if sr.Outcome != results.OutcomeBroken {
+		t.Fatalf("a step with 5 %% errors is %s, want broken", sr.Outcome)
+	}
+}
+
+func TestLittleCheck(t *testing.T) {
+	// 8 connections at 10 ms carry 800 rps
+	if c := littleCheck(8, 500, 10*time.Millisecond); c.Warning != "" || c.CapacityRPS != 800 {
+		t.Fatalf("%+v", c)
+	}
+	if c := littleCheck(8, 1000, 10*time.Millisecond); !strings.Contains(c.Warning, "carry at most 800 rps, less than the 1000 offered") {
+		t.Fatalf("%+v", c)
+	}
+	if c := littleCheck(8, 1000, 0); c.Warning != "" {
+		t.Fatalf("no latency known, no verdict: %+v", c)
+	}
+}

@@ -1,0 +1,174 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/loadgen"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/results"
+)
+
+// step deploys if needed, verifies, loads, and fills sr, ending with its
+// outcome decided; it returns the raw files to archive beside the summary.
+// A gate that fails before the load stops the step there: what would be
+// measured is not what was declared.
+func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experiment.Step, sr *results.StepResult) map[string][]byte {
+	files := map[string][]byte{}
+	defer sr.Decide()
+	gate := func(g results.Gate) bool {
+		sr.Gates = append(sr.Gates, g)
+		return g.Passed || g.NotChecked
+	}
+	dep, err := r.deploy(ctx, st, sr)
+	if !gate(healthGate(dep, err)) {
+		return files
+	}
+	app := dep.app
+	r.recordDeployment(ctx, sr, app)
+	var lims []orchestrator.Limits
+	for _, d := range dep.jobs {
+		l, err := r.Nomad.Limits(ctx, d)
+		if err != nil {
+			gate(results.Gate{Name: GateLimits, Detail: err.Error()})
+			return files
+		}
+		lims = append(lims, l...)
+	}
+	sr.Metadata["limits"] = lims
+	if !gate(LimitsGate(lims)) {
+		return files
+	}
+	service := app.Meta["orchbench_service"]
+	eps, err := r.Nomad.Endpoints(ctx, app, service)
+	if err != nil {
+		gate(results.Gate{Name: GateProbe, Detail: err.Error()})
+		return files
+	}
+	sr.Metadata["endpoints"] = eps
+	probe, err := probeFor(st, app.Meta)
+	if err != nil {
+		gate(results.Gate{Name: GateProbe, Detail: err.Error()})
+		return files
+	}
+	probeGate, probed := probe.check(ctx, eps)
+	if !gate(probeGate) {
+		return files
+	}
+
+	path := st.Load.Path
+	if path == "" {
+		path = app.Meta["orchbench_load_path"]
+	}
+	if path == "" {
+		path = "/"
+	}
+	req := LoadRequest{StepID: st.ID, URL: "http://" + eps[0].HostPort() + path, Args: loadArgs(rec, st, eps),
+		Bound: st.Warmup + st.Duration + 2*time.Minute, GeneratorCores: st.Load.GeneratorCores}
+	if req.GeneratorCores > 0 {
+		if r.mhzPerCore == 0 {
+			r.mhzPerCore, _, _ = r.Nomad.NodeCPU(ctx)
+		}
+		req.MHzPerCore = r.mhzPerCore
+	}
+	sr.Metadata["load_runner"] = r.Load.Name()
+	sr.Metadata["load_command"] = req.CommandLine()
+	if st.Users == 0 {
+		little := littleCheck(max(st.Load.Connections, 1), st.OfferedRPS, probed.Slowest)
+		sr.Metadata["little"] = little
+		if little.Warning != "" {
+			fmt.Fprintf(r.Out, "  warning: %s: %s\n", st.ID, little.Warning)
+		}
+	}
+	var fault <-chan faultRecord
+	if st.Fault != nil {
+		req.Started = make(chan struct{})
+		fault = r.injectLater(ctx, app, st, req.Started)
+	}
+	sampler := startCPUSampler(lims, time.Second)
+	res, text, runErr := r.Load.Run(ctx, req)
+	if res != nil {
+		if cpu := sampler.finish(res.Start, res.End); len(cpu) > 0 {
+			sr.Metadata["task_cpu"] = cpu
+			sr.Metadata["hottest_task"] = cpu[0].String()
+		}
+	} else {
+		sampler.finish(time.Time{}, time.Time{})
+	}
+	if fault != nil {
+		r.faultGate(sr, gate, fault, res)
+	}
+	if len(text) > 0 {
+		files["raw.txt"] = text
+	}
+	// a partial result is kept in the archive too: nothing measured is lost
+	if res != nil {
+		if b, err := json.MarshalIndent(res, "", "  "); err == nil {
+			files["loadgen.json"] = b
+		}
+		if res.Latency.Histogram != "" {
+			files["histogram.hdr"] = []byte(res.Latency.Histogram + "\n")
+		}
+		measurement(sr, res)
+	}
+	if !gate(CompleteGate(res, runErr, st.Duration, r.Load.Name())) {
+		return files
+	}
+	// a fault may have replaced an instance during the load: its new
+	// address is as legitimate a peer as the old one
+	if after, err := r.Nomad.Endpoints(ctx, app, service); err == nil {
+		eps = append(eps, after...)
+	}
+	sr.Metadata["peers"] = res.Peers
+	gate(LoadPathGate(res.Peers, eps))
+	bound := st.Load.MaxGeneratorLag
+	if bound == 0 {
+		bound = DefaultMaxGeneratorLag
+	}
+	sr.Metadata["generator"] = res.Generator
+	gate(GeneratorGate(res, bound))
+	gate(ResponsesGate(probe, probed.Body, res))
+	gate(SLOGate(*sr, rec.Spec.SLO))
+	return files
+}
+
+// recordDeployment notes what was deployed and on which nodes.
+func (r *Runner) recordDeployment(ctx context.Context, sr *results.StepResult, app *orchestrator.Deployment) {
+	sr.Metadata["job"] = app.Job
+	sr.Metadata["job_version"] = app.Version
+	sr.Metadata["deploy_seconds"] = app.DeployDuration.Seconds()
+	sr.Metadata["mhz_per_core"] = r.mhzPerCore
+	if r.nodes == nil {
+		r.nodes, _ = r.Nomad.NodeAttributes(ctx)
+	}
+	sr.Metadata["nodes"] = r.nodes
+	for k, v := range app.Meta {
+		if strings.HasPrefix(k, "orchbench_") {
+			sr.Metadata[k] = v
+		}
+	}
+}
+
+// faultGate waits for the injection to report and records it: a fault that
+// was declared and not injected means the step did not run as declared.
+func (r *Runner) faultGate(sr *results.StepResult, gate func(results.Gate) bool, fault <-chan faultRecord, res *loadgen.Result) {
+	// the load has ended, so the injection has either happened or never will
+	select {
+	case f := <-fault:
+		if res != nil && !f.At.IsZero() {
+			f.Seconds = f.At.Sub(res.Start).Seconds()
+		}
+		sr.Metadata["fault"] = f
+		if f.Error != "" {
+			gate(results.Gate{Name: GateFault, Detail: f.Error})
+		} else {
+			gate(results.Gate{Name: GateFault, Passed: true, Detail: fmt.Sprintf("%s on %s at %.1f s into the measurement", f.Kind, f.Service, f.Seconds)})
+		}
+	case <-time.After(5 * time.Second):
+		gate(results.Gate{Name: GateFault, Detail: "the fault was not injected before the load ended (after is longer than the run?)"})
+	}
+}
