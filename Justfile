@@ -87,20 +87,21 @@ nomad *args:
 consul *args:
     .tools/bin/consul "$@"
 
-# All tests: unit tests, then the integration tests on a real embedded cluster
-test: test-unit test-integration
+# All tests: unit tests, then the integration tests on a real embedded cluster; a test missing what it needs fails here, never skips
+test: tools test-unit test-integration
 
-# Go and Node unit tests (no cluster needed)
+# Go and Node unit tests (no cluster; needs `just tools` for VictoriaMetrics, redis and memcached)
 test-unit:
     go vet ./...
-    go test ./...
+    go vet -tags integration,e2e ./test/... ./deathstarbench/...
+    ORCHBENCH_TEST_STRICT=1 go test ./...
     node --test apps/taewa
 
 # Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
 test-integration: tools build
     cluster/images.sh pause base taewa orchbench dsb
-    go test -tags e2e -count=1 -timeout 10m ./deathstarbench/socialnetwork/e2e/
-    go test -tags integration -count=1 -timeout 50m -v ./test/integration/
+    ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/socialnetwork/e2e/
+    ORCHBENCH_TEST_STRICT=1 go test -tags integration -count=1 -timeout 50m -v ./test/integration/
 
 # gofmt and go vet
 lint:

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orchbench/orchbench/harness/testenv"
 )
 
 // writePack creates packs/<name>/variables.hcl following the variant convention.
@@ -379,7 +381,7 @@ func TestPackVariantsFromValidateHelper(t *testing.T) {
 func TestRepositoryPacks(t *testing.T) {
 	packs := filepath.Join("..", "..", "packs")
 	if _, err := os.Stat(filepath.Join(packs, "taewa")); err != nil {
-		t.Skip("packs/taewa not in this checkout")
+		testenv.Missing(t, "packs/taewa not in this checkout")
 	}
 	got, err := PackVariants(packs)("taewa")
 	if err != nil || !reflect.DeepEqual(got, []string{"baseline", "vertical", "horizontal", "unlimited"}) {

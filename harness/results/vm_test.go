@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/orchbench/orchbench/harness/testenv"
 )
 
 // vmBinary is the VictoriaMetrics the repository's tool installer pins.
@@ -36,7 +38,7 @@ func TestPushTwiceToRealVictoriaMetricsHasNoDuplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("VictoriaMetrics binary absent (%v); install it with the repository's tool installer", err)
+		testenv.Missing(t, "VictoriaMetrics binary absent (%v); `just tools` builds it", err)
 	}
 	if testing.Short() {
 		t.Skip("starts a VictoriaMetrics server")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/testenv"
 )
 
 func TestWindowPrefersSamplesInsideTheMeasuredPeriod(t *testing.T) {
@@ -38,7 +39,7 @@ func TestWindowPrefersSamplesInsideTheMeasuredPeriod(t *testing.T) {
 func TestCPUSamplerMeasuresOwnCgroup(t *testing.T) {
 	e, err := limits.ForPID(os.Getpid())
 	if err != nil {
-		t.Skip("no readable cgroup:", err)
+		testenv.Missing(t, "no readable cgroup: %v", err)
 	}
 	lims := []orchestrator.Limits{{Placement: orchestrator.Placement{Task: "self", DeclaredCores: 4}, EffectiveCores: 4, CgroupPath: e.CgroupPath}}
 	s := startCPUSampler(lims, 100*time.Millisecond)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork"
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/dataset"
+	"github.com/orchbench/orchbench/harness/testenv"
 )
 
 func freePort(t *testing.T) int {
@@ -104,7 +105,7 @@ func waitTCP(t *testing.T, name, addr string) {
 func requireBinary(t *testing.T, name string) string {
 	path, err := exec.LookPath(name)
 	if err != nil {
-		t.Skipf("%s not installed (apt-get install -y redis-server memcached): %v", name, err)
+		testenv.Missing(t, "%s not installed (`just tools` installs redis-server and memcached): %v", name, err)
 	}
 	return path
 }
