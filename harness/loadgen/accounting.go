@@ -1,6 +1,9 @@
 package loadgen
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Accounting says where every request due in the measured window ended up.
 // Each due request ends in exactly one bucket, whatever the engine, so
@@ -10,6 +13,21 @@ import "fmt"
 // holds for every result; Balanced checks it. In closed loop nothing is due
 // on a schedule: Due counts the requests the users started in the window and
 // Unsent is 0.
+//
+// A request is due when its scheduled time falls in [start, end) of the
+// measured window; warm-up requests are left out (see Result.Warmup). Both
+// engines count Due from the schedule alone, so on the same fixed-arrival
+// schedule, or the same exp seed, they give the same Due.
+//
+// An interrupted run (Result.Interrupted) closes the window at the
+// interruption: requests scheduled after it are not due; those overdue and
+// not sent are Unsent; those in flight are cut at once and counted as
+// Timeouts (error class "cancelled").
+//
+// The wrk-style counters agree with it: Completed + HTTPErrors =
+// Result.Requests, HTTPErrors = Errors.Status, Timeouts = Errors.Timeout +
+// Errors.Classes["connect_timeout"], and SocketErrors = Errors.Connect +
+// Errors.Read + Errors.Write - Errors.Classes["connect_timeout"].
 type Accounting struct {
 	Due int64 `json:"due"`
 	// Completed are responses with a status below 400; their latency is
@@ -22,7 +40,7 @@ type Accounting struct {
 	SocketErrors int64 `json:"socket_errors"`
 	// Timeouts were sent (or being connected) and not answered within the
 	// timeout, including requests still in flight when the window closed,
-	// which are waited for up to the timeout.
+	// which are waited for up to the timeout, and connects that timed out.
 	Timeouts int64 `json:"timeouts"`
 	// Unsent were due in the window but never sent, because their
 	// connection was still busy with earlier requests when it closed (the
@@ -69,4 +87,14 @@ type GeneratorStats struct {
 type Peer struct {
 	Addr        string `json:"addr"`
 	Connections int64  `json:"connections"`
+}
+
+// String is the one-line form of the text report: "lag p99 85us, max
+// 1.20ms; CPU 0.31 cores".
+func (g GeneratorStats) String() string {
+	lag := "no sends"
+	if g.LagSamples > 0 {
+		lag = fmt.Sprintf("lag p99 %s, max %s", strings.TrimSpace(formatTimeUs(float64(g.LagP99Us))), strings.TrimSpace(formatTimeUs(float64(g.LagMaxUs))))
+	}
+	return fmt.Sprintf("%s; CPU %.2f cores", lag, g.CPUCores)
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"net"
 	"runtime"
@@ -23,27 +22,35 @@ const (
 	// sleepSlice bounds how long a connection sleeps before re-checking
 	// whether the run was cancelled.
 	sleepSlice = 100 * time.Millisecond
-	// maxGrace is how long in-flight requests may finish after the last
-	// send; they are cut (and not counted) after that.
-	maxGrace = time.Second
+	// reqSeedSalt separates a connection's request RNG (Go workloads, think
+	// times) from its arrivals RNG, so exp arrivals, and with them Due, do
+	// not depend on how many requests were actually built.
+	reqSeedSalt = 0x9e3779b97f4a7c15
 )
 
 type run struct {
-	cfg     *Config
-	target  Target
-	sched   Schedule // open loop only; begins with the warm-up segment
-	start   time.Time
-	meas    time.Time // end of warm-up
-	end     time.Time // no new request after this
-	hardEnd time.Time // in-flight requests are abandoned after this
-	threads []*thread
-	conns   int
-	stop    atomic.Bool
-	budget  atomic.Int64 // closed loop: requests left when MaxRequests is set
-	// due counts open-loop requests whose scheduled time fell in the
-	// measured window, sent or not: with exp arrivals their number is
-	// random, so achieved must be compared with it, not the nominal rate.
-	due    atomic.Int64
+	cfg    *Config
+	ctx    context.Context
+	target Target
+	sched  Schedule // open loop only; begins with the warm-up segment
+	start  time.Time
+	meas   time.Time // end of warm-up
+	end    time.Time // nothing scheduled at or after this is due
+	// hardEnd bounds socket deadlines: a request sent before the end is
+	// waited for up to the timeout, and no longer.
+	hardEnd time.Time
+	// measNs and endNs are meas and end in ns after start, the engines'
+	// time base.
+	measNs, endNs int64
+	threads       []*thread
+	all           []*conn
+	conns         int
+	stop          atomic.Bool
+	// stopAt is when the run was interrupted; it is written before stop
+	// is set and read only after stop was seen set.
+	stopAt time.Time
+	budget atomic.Int64 // closed loop: requests left when MaxRequests is set
+	cpu    cpuMark
 	script *Script
 	// engine is the open loop's engine, chosen once so that the run and
 	// its recorded config cannot disagree.
@@ -62,19 +69,29 @@ type thread struct {
 }
 
 type conn struct {
-	r        *run
-	t        *thread
-	idx      int
-	addr     string
+	r    *run
+	t    *thread
+	idx  int
+	addr string
+	// mu guards nc and its deadline against interrupt's wake-up; the
+	// owning goroutine reads them without it.
+	mu       sync.Mutex
 	nc       net.Conn
 	br       *bufio.Reader
-	rng      *rand.Rand
+	rng      *rand.Rand // arrivals (exp distribution)
+	reqRng   *rand.Rand // requests (Go workloads) and think times
 	src      requestSource
 	resp     response
 	deadline time.Time
 	capture  bool
 	s        sample
 	timer    *preciseTimer // nil: time.Sleep only
+	// freeAt is when the connection last became free (previous response
+	// or failure, ns after start): the origin of lag, and what tells a
+	// busy connection at the end of the window from an idle one.
+	freeAt int64
+	tally  windowTally
+	peers  peerTally
 }
 
 // Run executes one load run and returns its result. It always ends: open
@@ -88,7 +105,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{cfg: &cfg, target: target, conns: cfg.Connections}
+	r := &run{cfg: &cfg, ctx: ctx, target: target, conns: cfg.Connections}
 	r.engine = cfg.pickEngine()
 	if err := checkAllowed(target.DialAddr(), cfg.AllowRemote, cfg.AllowedHosts); err != nil {
 		return nil, err
@@ -138,7 +155,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for i := range conns {
 		// Connections are dealt to threads in blocks, as wrk does.
 		t := r.threads[i*cfg.Threads/cfg.Connections]
-		c := &conn{r: r, t: t, idx: i, addr: t.addr, rng: rand.New(rand.NewPCG(seed, uint64(i)))}
+		c := &conn{r: r, t: t, idx: i, addr: t.addr,
+			rng: rand.New(rand.NewPCG(seed, uint64(i))), reqRng: rand.New(rand.NewPCG(seed^reqSeedSalt, uint64(i)))}
 		if len(cfg.Hosts) > 0 && (t.script == nil || t.script.addr == "") {
 			c.addr = cfg.Hosts[i%len(cfg.Hosts)]
 		}
@@ -153,16 +171,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		conns[i] = c
 	}
 
-	stopWatch := context.AfterFunc(ctx, func() { r.stop.Store(true) })
+	r.all = conns
+	stopWatch := context.AfterFunc(ctx, func() { r.interrupt(conns) })
 	defer stopWatch()
 	seriesDone := make(chan struct{})
 	seriesOut := make(chan []SeriesPoint, 1)
+	cpuMarked := make(chan struct{})
+	started := func() {
+		go func() { seriesOut <- r.collectSeries(seriesDone) }()
+		go func() { r.cpu.markAt(r.meas, seriesDone); close(cpuMarked) }()
+	}
 	if r.engine == EngineLoop {
-		if err := r.runLoops(conns, func() { go func() { seriesOut <- r.collectSeries(seriesDone) }() }); err != nil {
+		if err := r.runLoops(conns, started); err != nil {
 			return nil, err
 		}
 	} else {
-		r.runGoroutines(conns, func() { go func() { seriesOut <- r.collectSeries(seriesDone) }() })
+		r.runGoroutines(conns, started)
 	}
 	if cfg.Closed == nil {
 		// A trailing idle phase sends nothing but is still part of the
@@ -174,6 +198,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	finished := time.Now()
 	close(seriesDone)
 	series := <-seriesOut
+	<-cpuMarked
+	r.cpu.end()
 
 	res := r.result(finished, series)
 	if r.script != nil {
@@ -209,11 +235,8 @@ func (r *run) startClock() {
 	r.start = time.Now()
 	r.meas = r.start.Add(r.cfg.Warmup)
 	r.end = r.meas.Add(r.cfg.Duration)
-	grace := r.cfg.Timeout
-	if grace > maxGrace {
-		grace = maxGrace
-	}
-	r.hardEnd = r.end.Add(grace)
+	r.hardEnd = r.end.Add(r.cfg.Timeout)
+	r.measNs, r.endNs = int64(r.cfg.Warmup), int64(r.cfg.Warmup+r.cfg.Duration)
 }
 
 func (r *run) runGoroutines(conns []*conn, started func()) {
@@ -307,12 +330,22 @@ func withConnectionClose(raw []byte) []byte {
 
 func (c *conn) dial() error {
 	d := net.Dialer{Timeout: c.r.cfg.Timeout}
-	nc, err := d.Dial("tcp", c.addr)
+	nc, err := d.DialContext(c.r.ctx, "tcp", c.addr)
 	if err != nil {
 		return err
 	}
+	c.mu.Lock()
+	if c.r.stop.Load() {
+		c.mu.Unlock()
+		nc.Close()
+		return errStopped
+	}
 	c.nc = nc
 	c.deadline = time.Time{}
+	c.mu.Unlock()
+	if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+		c.peers.add(ta.AddrPort())
+	}
 	if c.br == nil {
 		c.br = bufio.NewReaderSize(nc, readBufferSize)
 	} else {
@@ -323,8 +356,10 @@ func (c *conn) dial() error {
 
 func (c *conn) close() {
 	if c.nc != nil {
+		c.mu.Lock()
 		c.nc.Close()
 		c.nc = nil
+		c.mu.Unlock()
 	}
 }
 
@@ -343,12 +378,12 @@ func (c *conn) halted() bool { return c.r.stop.Load() || c.t.stopped.Load() }
 // is noticed; it reports false when the run was stopped meanwhile.
 func (c *conn) sleepUntil(at time.Time) bool {
 	for {
+		if c.halted() {
+			return false
+		}
 		d := time.Until(at)
 		if d <= 0 {
 			return true
-		}
-		if c.halted() {
-			return false
 		}
 		if d > sleepSlice {
 			d = sleepSlice
@@ -376,58 +411,27 @@ func (c *conn) nextHit(h float64, first bool) float64 {
 
 func (c *conn) runOpen() {
 	r := c.r
-	h := c.nextHit(0, true)
-	for ; ; h = c.nextHit(h, false) {
-		off, ok := r.sched.TimeOf(h)
-		if !ok || c.halted() {
+	for h := c.nextHit(0, true); ; h = c.nextHit(h, false) {
+		next, ok := c.take(h)
+		if !ok {
 			return
 		}
-		due := r.start.Add(off)
-		if due.After(r.end) {
+		ready := r.start.Add(time.Duration(max(next.at, c.freeAt)))
+		if !c.sleepUntil(ready) {
+			c.dropQueued(h)
 			return
 		}
-		if !due.Before(r.meas) {
-			r.due.Add(1)
-		}
-		raw, label, err := c.src.next(c.rng)
-		if err != nil {
-			c.t.stopped.Store(true)
-			return
-		}
-		if c.t.script != nil && c.t.script.hasDelay {
-			due = due.Add(c.t.script.delay())
-		}
-		if !c.sleepUntil(due) {
-			return
-		}
-		if !time.Now().Before(r.end) {
-			// Behind schedule at the end: what was not sent is not
-			// completed, which shows as achieved < due; it was still due.
-			c.countUnsent(h)
-			return
-		}
-		c.exchange(due, raw, label, due.Before(r.meas))
-	}
-}
-
-// countUnsent counts this connection's hits after h that fell due in the
-// window but were never sent because it was behind schedule.
-func (c *conn) countUnsent(h float64) {
-	r := c.r
-	for h = c.nextHit(h, false); ; h = c.nextHit(h, false) {
-		off, ok := r.sched.TimeOf(h)
-		if !ok || r.start.Add(off).After(r.end) {
-			return
-		}
-		r.due.Add(1)
+		c.exchange(r.start.Add(time.Duration(next.at)), ready, next.raw, next.label, !next.measured)
 	}
 }
 
 func (c *conn) runClosed() {
 	r := c.r
 	cl := r.cfg.Closed
+	ready := r.start // when the user means to send next: the origin of lag
 	if cl.SpawnRate > 0 {
-		if !c.sleepUntil(r.start.Add(secondsToDur(float64(c.idx) / cl.SpawnRate))) {
+		ready = r.start.Add(secondsToDur(float64(c.idx) / cl.SpawnRate))
+		if !c.sleepUntil(ready) {
 			return
 		}
 	}
@@ -447,12 +451,16 @@ func (c *conn) runClosed() {
 			}
 			iterations++
 		}
-		raw, label, err := c.src.next(c.rng)
+		raw, label, err := c.src.next(c.reqRng)
 		if err != nil {
 			c.t.stopped.Store(true)
 			return
 		}
-		c.exchange(time.Now(), raw, label, warm)
+		if !warm {
+			c.tally.due++ // started in the window; nothing is ever unsent
+		}
+		// A user waits for its reply, so latency runs from the actual send.
+		c.exchange(time.Now(), ready, raw, label, warm)
 		think := cl.ThinkMin
 		if cl.ThinkMax > cl.ThinkMin {
 			think += time.Duration(c.rng.Int64N(int64(cl.ThinkMax-cl.ThinkMin) + 1))
@@ -460,39 +468,46 @@ func (c *conn) runClosed() {
 		if c.t.script != nil && c.t.script.hasDelay {
 			think += c.t.script.delay()
 		}
-		if think > 0 && !c.sleepUntil(time.Now().Add(think)) {
+		ready = r.start.Add(time.Duration(c.freeAt) + think)
+		// A failure may have set a retry pause (in freeAt) even without
+		// think time; without a think or a pause there is nothing to wait.
+		if (think > 0 || c.s.failed) && !c.sleepUntil(ready) {
 			return
 		}
 	}
 }
 
-// exchange sends one request and reads its response. due is the scheduled
-// send time, from which the corrected latency is measured.
-func (c *conn) exchange(due time.Time, raw []byte, label string, warm bool) {
+// exchange sends one request and reads its response. due is the intended
+// send time, from which the corrected latency is measured, and ready the
+// moment the request could have gone out (due, or later if the connection
+// was busy), from which the generator's lag is.
+func (c *conn) exchange(due, ready time.Time, raw []byte, label string, warm bool) {
 	r := c.r
 	s := &c.s
 	*s = sample{label: label}
 	sent := time.Now()
+	s.lag = max(sent.Sub(ready), 0)
 	if c.nc == nil {
 		if err := c.dial(); err != nil {
 			c.fail("connect", err, warm)
-			// A refused connect returns at once; without a pause a
-			// connection behind schedule would spin on the dead port.
-			c.sleepUntil(time.Now().Add(time.Millisecond))
 			return
 		}
 	}
 	// Deadlines are refreshed only when they would cut this request short;
 	// the 10 % slack makes that rare without letting a request wait much
-	// longer than the timeout.
+	// longer than the timeout. Past the end the slack is dropped, so the
+	// drain waits for in-flight requests no longer than the timeout.
 	if limit := sent.Add(r.cfg.Timeout); c.deadline.Before(limit) {
 		dl := limit.Add(r.cfg.Timeout / 10)
 		if dl.After(r.hardEnd) {
 			dl = r.hardEnd
+			if limit.After(dl) {
+				dl = limit
+			}
 		}
-		if !dl.Equal(c.deadline) {
-			c.deadline = dl
-			c.nc.SetDeadline(dl)
+		if !dl.Equal(c.deadline) && !c.setDeadline(dl) {
+			c.fail("write", errStopped, warm)
+			return
 		}
 	}
 	if _, err := c.nc.Write(raw); err != nil {
@@ -503,15 +518,12 @@ func (c *conn) exchange(due time.Time, raw []byte, label string, warm bool) {
 	err := readResponse(c.br, head, c.capture, &c.resp)
 	done := time.Now()
 	if err != nil {
-		if !done.Before(r.hardEnd) || r.stop.Load() {
-			c.close() // cut at the end of the run, not a failure
-			return
-		}
 		c.fail("read", err, warm)
 		return
 	}
+	c.freeAt = int64(done.Sub(r.start))
 	s.corrected, s.uncorrected = done.Sub(due), done.Sub(sent)
-	s.status, s.bytes = c.resp.status, c.resp.bytes
+	s.status, s.bytes, s.bodyBytes = c.resp.status, c.resp.bytes, c.resp.bodyBytes
 	c.record(warm)
 	if c.capture {
 		c.t.script.response(c.resp.status, c.resp.headers, c.resp.body)
@@ -521,12 +533,18 @@ func (c *conn) exchange(due time.Time, raw []byte, label string, warm bool) {
 	}
 }
 
+// fail records a failed request. One cut by the interruption is a
+// timeout of class "cancelled": sent, and never answered.
 func (c *conn) fail(op string, err error, warm bool) {
 	c.close()
-	if c.r.stop.Load() {
-		return
+	c.freeAt = int64(time.Since(c.r.start))
+	if op == "connect" {
+		c.freeAt += int64(retryPause)
 	}
 	c.s.failed, c.s.failedOp, c.s.class = true, op, classify(op, err)
+	if c.r.stopped() {
+		c.s.class = errCancelled
+	}
 	c.record(warm)
 }
 
@@ -547,107 +565,4 @@ func (c *conn) record(warm bool) {
 		t.iv.hist.RecordValue(clampUs(s.corrected.Microseconds()))
 	}
 	t.mu.Unlock()
-}
-
-// collectSeries closes an interval every SeriesInterval, aligned on the run
-// start, until done is closed; the last, partial interval is kept too.
-func (r *run) collectSeries(done <-chan struct{}) []SeriesPoint {
-	step := r.cfg.SeriesInterval
-	merged := newLatencyHist()
-	var out []SeriesPoint
-	from := r.start
-	timer := time.NewTimer(time.Until(from.Add(step)))
-	defer timer.Stop()
-	for {
-		last := false
-		to := from.Add(step)
-		select {
-		case <-timer.C:
-		case <-done:
-			last = true
-			to = time.Now()
-		}
-		p := SeriesPoint{T: from.Sub(r.meas).Seconds(), Seconds: to.Sub(from).Seconds(), Warmup: from.Before(r.meas)}
-		var completed int64
-		for _, t := range r.threads {
-			t.mu.Lock()
-			completed += t.iv.completed
-			p.Errors += t.iv.errors
-			p.Bytes += t.iv.bytes
-			merged.Merge(t.iv.hist)
-			t.iv.hist.Reset()
-			t.iv.completed, t.iv.errors, t.iv.bytes = 0, 0, 0
-			t.mu.Unlock()
-		}
-		if p.Seconds > 0 {
-			p.AchievedRate = float64(completed) / p.Seconds
-			if r.sched != nil {
-				p.OfferedRate = (r.sched.Hits(to.Sub(r.start)) - r.sched.Hits(from.Sub(r.start))) / p.Seconds
-			}
-		}
-		if merged.TotalCount() > 0 {
-			p.P50, p.P99 = merged.ValueAtPercentile(50), merged.ValueAtPercentile(99)
-		}
-		merged.Reset()
-		if p.Seconds > 0.001 || completed > 0 || p.Errors > 0 {
-			out = append(out, p)
-		}
-		if last {
-			return out
-		}
-		from = to
-		timer.Reset(time.Until(from.Add(step)))
-	}
-}
-
-func (r *run) result(finished time.Time, series []SeriesPoint) *Result {
-	cfg := r.cfg
-	meas, warm := newRecorder(cfg.MaxEndpoints*len(r.threads)), newRecorder(cfg.MaxEndpoints*len(r.threads))
-	for _, t := range r.threads {
-		meas.merge(t.meas)
-		warm.merge(t.warm)
-	}
-	res := &Result{Schema: ResultSchema, Tool: "orchbench-loadgen", Config: cfg.echo(), Start: r.meas, Series: series}
-	res.Config.Engine, res.Config.Procs = r.engine, runtime.GOMAXPROCS(0)
-	end := r.end
-	if cfg.Closed != nil && finished.Before(end) {
-		end = finished // stopped by a count
-	}
-	if end.Before(r.meas) {
-		end = r.meas
-	}
-	res.End = end
-	res.DurationSeconds = end.Sub(r.meas).Seconds()
-	meas.fill(res)
-	if res.DurationSeconds > 0 {
-		res.AchievedRate = float64(res.Requests) / res.DurationSeconds
-		if r.sched != nil {
-			res.OfferedRate = (r.sched.Hits(r.sched.Duration()) - r.sched.Hits(cfg.Warmup)) / res.DurationSeconds
-			res.DueRate = float64(r.due.Load()) / res.DurationSeconds
-		}
-	}
-	if cfg.Warmup > 0 {
-		w := &WarmupSummary{DurationSeconds: cfg.Warmup.Seconds(), Requests: warm.requests, Errors: warm.errorCounts()}
-		w.AchievedRate = float64(warm.requests) / cfg.Warmup.Seconds()
-		if r.sched != nil {
-			w.OfferedRate = r.sched.Hits(cfg.Warmup) / cfg.Warmup.Seconds()
-		}
-		if warm.corrected.TotalCount() > 0 {
-			w.P50, w.P99, w.Max = warm.corrected.ValueAtPercentile(50), warm.corrected.ValueAtPercentile(99), warm.corrected.Max()
-		}
-		res.Warmup = w
-	}
-	return res
-}
-
-// String is a one-line summary for logs.
-func (res *Result) String() string {
-	p99 := int64(0)
-	for _, p := range res.Latency.Percentiles {
-		if p.Percentile == 99 {
-			p99 = p.Value
-		}
-	}
-	return fmt.Sprintf("%d requests in %.2fs, %.1f req/s (offered %.1f), p99 %dus, errors %d",
-		res.Requests, res.DurationSeconds, res.AchievedRate, res.OfferedRate, p99, res.Errors.Total())
 }

@@ -26,10 +26,7 @@ const (
 	maxHeadBuffer = 1 << 20
 	// timeoutScan is how often in-flight requests are checked against the
 	// timeout: finer would cost a scan per wake-up for nothing.
-	timeoutScan = 10 * time.Millisecond
-	// retryPause keeps a connection whose connect failed from spinning on a
-	// dead port while it is behind schedule.
-	retryPause     = time.Millisecond
+	timeoutScan    = 10 * time.Millisecond
 	sysEpollPwait2 = 441
 	// batchSlack lets a wait for the next send end this much later above
 	// PreciseTimerMaxRate, so one wake-up sends several requests: at
@@ -51,25 +48,25 @@ const (
 
 type loopConn struct {
 	*conn
-	fd      int
-	li      int32 // index in the loop, carried by its epoll events
-	gen     int32 // tells a stale event for a closed fd from the new one
-	st      lcState
-	h       float64
-	due     int64 // scheduled send, ns since run start (latency origin)
-	key     int64 // heap order: due, or later after a failed connect
-	sent    int64
-	warm    bool
-	head    bool
-	raw     []byte
-	label   string
-	out     []byte
-	buf     []byte
-	rd, wr  int
-	p       bufParser
-	sa      syscall.Sockaddr
-	family  int
-	started bool // the schedule position h is valid
+	fd     int
+	li     int32 // index in the loop, carried by its epoll events
+	gen    int32 // tells a stale event for a closed fd from the new one
+	st     lcState
+	h      float64
+	due    int64 // scheduled send, ns since run start (latency origin)
+	key    int64 // heap order and lag origin: max(due, freeAt)
+	sent   int64
+	lag    int64 // sent - key
+	warm   bool
+	head   bool
+	raw    []byte
+	label  string
+	out    []byte
+	buf    []byte
+	rd, wr int
+	p      bufParser
+	sa     syscall.Sockaddr
+	family int
 }
 
 type loop struct {
@@ -205,6 +202,7 @@ func (l *loop) connect(c *loopConn) error {
 	switch err {
 	case nil:
 		c.st = lcIdle
+		l.notePeer(c)
 	case syscall.EINPROGRESS:
 		c.st = lcConnecting
 		ev.Events = syscall.EPOLLOUT
@@ -228,8 +226,16 @@ func (l *loop) connected(c *loopConn) error {
 	if err != nil {
 		return os.NewSyscallError("connect", err)
 	}
+	l.notePeer(c)
 	ev := syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLRDHUP, Fd: c.li, Pad: c.gen}
 	return os.NewSyscallError("epoll_ctl", syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_MOD, c.fd, &ev))
+}
+
+// notePeer counts the address the connect really reached (getpeername).
+func (l *loop) notePeer(c *loopConn) {
+	if sa, err := syscall.Getpeername(c.fd); err == nil {
+		c.peers.add(sockaddrPort(sa))
+	}
 }
 
 func (l *loop) closeFd(c *loopConn) {
@@ -278,31 +284,31 @@ func (l *loop) wait(ns int64) int {
 	return int(n)
 }
 
-// run is one loop's whole measured period.
+// run is one loop's whole measured period, and the drain after it: a
+// request in flight at the end is waited for until answered or timed out.
 func (l *loop) run() {
 	r := l.r
 	for _, c := range l.conns {
 		c.h = c.nextHit(0, true)
-		c.started = true
 		l.plan(c)
 	}
-	end, hardEnd := int64(r.end.Sub(r.start)), int64(r.hardEnd.Sub(r.start))
 	nextScan := int64(timeoutScan)
-	for !r.stop.Load() {
+	for {
+		if r.stop.Load() {
+			l.cut()
+			return
+		}
 		now := l.now()
 		for len(l.heap) > 0 && l.heap[0].key <= now {
-			l.send(l.pop(), now, end)
+			l.send(l.pop(), now)
 		}
 		if now >= nextScan {
-			l.expire(now, hardEnd)
+			l.expire(now)
 			nextScan = now + int64(timeoutScan)
 		}
 		inflight := l.inflight()
 		if len(l.heap) == 0 && inflight == 0 {
 			return
-		}
-		if now >= hardEnd {
-			return // in-flight requests are cut, as by the goroutine engine
 		}
 		wait := int64(sleepSlice)
 		if len(l.heap) > 0 {
@@ -313,7 +319,7 @@ func (l *loop) run() {
 			wait = min(wait, next-now)
 		}
 		if inflight > 0 {
-			wait = min(wait, nextScan-now, hardEnd-now)
+			wait = min(wait, nextScan-now)
 		}
 		n := l.wait(max(wait, 0))
 		for i := 0; i < n; i++ {
@@ -323,6 +329,22 @@ func (l *loop) run() {
 			}
 		}
 	}
+}
+
+// cut ends the loop on interruption: requests in flight are cut (timeouts
+// of class "cancelled"), those queued are unsent.
+func (l *loop) cut() {
+	for _, c := range l.conns {
+		switch c.st {
+		case lcIdle:
+			c.dropQueued(c.h)
+		case lcConnecting, lcWriting, lcReading:
+			l.fail(c, "read", errStopped)
+			c.abandon(c.nextHit(c.h, false))
+		}
+		c.st = lcDone
+	}
+	l.heap = l.heap[:0]
 }
 
 func (l *loop) inflight() int {
@@ -335,34 +357,17 @@ func (l *loop) inflight() int {
 	return k
 }
 
-// plan takes the connection's next hit, as runOpen's loop head does, and
+// plan takes the connection's next hit, as runOpen's loop does, and
 // queues it; a finished schedule retires the connection.
 func (l *loop) plan(c *loopConn) {
-	r := l.r
 	c.st = lcDone
-	off, ok := r.sched.TimeOf(c.h)
-	if !ok || c.halted() {
+	next, ok := c.take(c.h)
+	if !ok {
 		return
 	}
-	due := int64(off)
-	if due > int64(r.end.Sub(r.start)) {
-		return
-	}
-	if due >= int64(r.meas.Sub(r.start)) {
-		r.due.Add(1)
-	}
-	raw, label, err := c.src.next(c.rng)
-	if err != nil {
-		c.t.stopped.Store(true)
-		return
-	}
-	if c.t.script != nil && c.t.script.hasDelay {
-		due += int64(c.t.script.delay())
-	}
-	c.raw, c.label, c.due, c.st = raw, label, due, lcIdle
-	c.warm = due < int64(r.meas.Sub(r.start))
-	c.head = len(raw) > 5 && string(raw[:5]) == "HEAD "
-	c.key = max(due, c.key)
+	c.raw, c.label, c.due, c.warm, c.st = next.raw, next.label, next.at, !next.measured, lcIdle
+	c.head = len(next.raw) > 5 && string(next.raw[:5]) == "HEAD "
+	c.key = max(next.at, c.freeAt)
 	l.push(c)
 }
 
@@ -371,20 +376,13 @@ func (l *loop) next(c *loopConn) {
 	l.plan(c)
 }
 
-func (l *loop) send(c *loopConn, now, end int64) {
-	if now >= end {
-		c.countUnsent(c.h)
-		c.st = lcDone
-		return
-	}
-	c.sent = now
+func (l *loop) send(c *loopConn, now int64) {
+	c.sent, c.lag = now, now-c.key
 	c.p.reset(&c.resp, c.head, c.capture)
 	c.out = c.raw
 	if c.fd < 0 {
 		if err := l.connect(c); err != nil {
-			l.fail(c, "connect", err)
-			c.key = now + int64(retryPause)
-			l.next(c)
+			l.failNext(c, "connect", err)
 			return
 		}
 		if c.st == lcConnecting {
@@ -461,7 +459,7 @@ func (l *loop) read(c *loopConn) {
 		return
 	}
 	if err != nil {
-		l.readFailed(c, os.NewSyscallError("read", err))
+		l.failNext(c, "read", os.NewSyscallError("read", err))
 		return
 	}
 	if n == 0 {
@@ -473,14 +471,14 @@ func (l *loop) read(c *loopConn) {
 		if c.resp.bytes > 0 || c.rd < c.wr {
 			eof = io.ErrUnexpectedEOF
 		}
-		l.readFailed(c, eof)
+		l.failNext(c, "read", eof)
 		return
 	}
 	c.wr += n
 	used, perr := c.p.feed(c.buf[c.rd:c.wr], &c.resp)
 	c.rd += used
 	if perr != nil {
-		l.readFailed(c, perr)
+		l.failNext(c, "read", perr)
 		return
 	}
 	if c.p.st == psDone {
@@ -488,20 +486,12 @@ func (l *loop) read(c *loopConn) {
 	}
 }
 
-func (l *loop) readFailed(c *loopConn, err error) {
-	if l.now() >= int64(l.r.hardEnd.Sub(l.r.start)) || l.r.stop.Load() {
-		l.closeFd(c) // cut at the end of the run, not a failure
-		l.next(c)
-		return
-	}
-	l.failNext(c, "read", err)
-}
-
 func (l *loop) complete(c *loopConn) {
 	done := l.now()
+	c.freeAt = done
 	s := &c.s
 	*s = sample{label: c.label, corrected: time.Duration(done - c.due), uncorrected: time.Duration(done - c.sent),
-		status: c.resp.status, bytes: c.resp.bytes}
+		status: c.resp.status, bytes: c.resp.bytes, bodyBytes: c.resp.bodyBytes, lag: time.Duration(c.lag)}
 	c.record(c.warm)
 	if c.capture {
 		c.t.script.response(c.resp.status, c.resp.headers, c.resp.body)
@@ -514,7 +504,7 @@ func (l *loop) complete(c *loopConn) {
 
 func (l *loop) fail(c *loopConn, op string, err error) {
 	l.closeFd(c)
-	c.s = sample{label: c.label}
+	c.s = sample{label: c.label, lag: time.Duration(c.lag)}
 	c.conn.fail(op, err, c.warm)
 }
 
@@ -525,10 +515,10 @@ func (l *loop) failNext(c *loopConn, op string, err error) {
 
 // expire fails requests older than the timeout, as the goroutine engine's
 // socket deadlines do.
-func (l *loop) expire(now, hardEnd int64) {
+func (l *loop) expire(now int64) {
 	limit := now - int64(l.r.cfg.Timeout)
 	for _, c := range l.conns {
-		if (c.st == lcConnecting || c.st == lcWriting || c.st == lcReading) && c.sent <= limit && now < hardEnd {
+		if (c.st == lcConnecting || c.st == lcWriting || c.st == lcReading) && c.sent <= limit {
 			op := "read"
 			if c.st == lcConnecting {
 				op = "connect"

@@ -40,12 +40,20 @@ const (
 	errWriteOther
 	errMalformedResponse
 	errTimeout
+	// errCancelled is a request in flight when the run was interrupted:
+	// cut, not waited for. It counts as a timeout.
+	errCancelled
 	numErrClasses
 )
 
 var errClassNames = [numErrClasses]string{
 	"connect_refused", "connect_timeout", "connect_other", "reset", "eof",
-	"read_other", "write_other", "malformed_response", "timeout",
+	"read_other", "write_other", "malformed_response", "timeout", "cancelled",
+}
+
+// timedOut tells Accounting's timeouts from its socket errors.
+func (c errClass) timedOut() bool {
+	return c == errTimeout || c == errConnectTimeout || c == errCancelled
 }
 
 // classify maps a failure to a class. op is the step that failed: "connect",
@@ -81,19 +89,26 @@ func classify(op string, err error) errClass {
 // sample is one finished request as the connection loop reports it.
 type sample struct {
 	corrected, uncorrected time.Duration
-	status                 int
-	bytes                  int64
-	label                  string
-	failed                 bool
-	class                  errClass
-	failedOp               string // which wrk2 bucket a failure belongs to
+	// lag is the send's delay past the moment it could have gone out.
+	lag       time.Duration
+	status    int
+	bytes     int64
+	bodyBytes int64
+	label     string
+	failed    bool
+	class     errClass
+	failedOp  string // which wrk2 bucket a failure belongs to
 }
 
 // recorder aggregates one phase (warm-up or measured) of one thread. Its
 // size is fixed by the histogram ranges, whatever the run length.
 type recorder struct {
 	corrected, uncorrected *hdr.Histogram
+	lag                    *hdr.Histogram // µs, every send
 	requests, bytes        int64
+	// timeouts and socketErrors split the failures the way Accounting
+	// does (wrk's counters put connect timeouts under connect).
+	timeouts, socketErrors int64
 	respMin, respMax       int64
 	status                 [maxStatusTracked]int64
 	statusOther            int64
@@ -107,6 +122,7 @@ type wrkErrors struct{ connect, read, write, timeout, status int64 }
 
 type endpointRec struct {
 	count, errors, bytes int64
+	completed, bodyBytes int64 // status < 400 only
 	hist                 *hdr.Histogram
 }
 
@@ -114,6 +130,7 @@ func newRecorder(maxEndpoints int) *recorder {
 	return &recorder{
 		corrected:    newLatencyHist(),
 		uncorrected:  newLatencyHist(),
+		lag:          newLagHist(),
 		respMin:      -1,
 		endpoints:    make(map[string]*endpointRec),
 		maxEndpoints: maxEndpoints,
@@ -137,11 +154,17 @@ func (r *recorder) endpoint(label string) *endpointRec {
 
 func (r *recorder) record(s *sample) {
 	e := r.endpoint(s.label)
+	r.lag.RecordValue(lagUs(s.lag))
 	if s.failed {
 		r.errs[s.class]++
 		e.errors++
+		if s.class.timedOut() {
+			r.timeouts++
+		} else {
+			r.socketErrors++
+		}
 		switch {
-		case s.class == errTimeout:
+		case s.class == errTimeout || s.class == errCancelled:
 			r.wrkErrs.timeout++
 		case s.failedOp == "connect":
 			r.wrkErrs.connect++
@@ -172,6 +195,9 @@ func (r *recorder) record(s *sample) {
 		// wrk counts only 4xx/5xx here despite the report's wording.
 		r.wrkErrs.status++
 		e.errors++
+	} else {
+		e.completed++
+		e.bodyBytes += s.bodyBytes
 	}
 	e.count++
 	e.bytes += s.bytes
@@ -181,7 +207,10 @@ func (r *recorder) record(s *sample) {
 func (r *recorder) merge(o *recorder) {
 	r.corrected.Merge(o.corrected)
 	r.uncorrected.Merge(o.uncorrected)
+	r.lag.Merge(o.lag)
 	r.requests += o.requests
+	r.timeouts += o.timeouts
+	r.socketErrors += o.socketErrors
 	r.bytes += o.bytes
 	if o.respMin >= 0 && (r.respMin < 0 || o.respMin < r.respMin) {
 		r.respMin = o.respMin
@@ -210,6 +239,8 @@ func (r *recorder) merge(o *recorder) {
 		m.count += e.count
 		m.errors += e.errors
 		m.bytes += e.bytes
+		m.completed += e.completed
+		m.bodyBytes += e.bodyBytes
 		m.hist.Merge(e.hist)
 	}
 }
@@ -228,4 +259,17 @@ func clampUs(us int64) int64 {
 		return histHighest
 	}
 	return us
+}
+
+// accounting is the recorded part of Accounting: every request that was
+// sent. Due and Unsent come from the connections' schedules.
+func (r *recorder) accounting() Accounting {
+	a := Accounting{
+		Completed:    r.requests - r.wrkErrs.status,
+		HTTPErrors:   r.wrkErrs.status,
+		SocketErrors: r.socketErrors,
+		Timeouts:     r.timeouts,
+	}
+	a.Errors = a.HTTPErrors + a.SocketErrors
+	return a
 }

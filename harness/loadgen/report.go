@@ -52,6 +52,14 @@ func WriteText(w io.Writer, res *Result, opts ReportOptions) error {
 	if e.Status > 0 {
 		fmt.Fprintf(&b, "  Non-2xx or 3xx responses: %d\n", e.Status)
 	}
+	if res.Tool != "wrk2" {
+		// Indented like wrk's own detail lines, which wrk2 parsers skip.
+		fmt.Fprintf(&b, "  Accounting: %s\n", res.Accounting)
+		fmt.Fprintf(&b, "  Generator: %s\n", res.Generator)
+	}
+	if res.Interrupted {
+		b.WriteString("  Interrupted: the run was stopped early; these figures are partial\n")
+	}
 	fmt.Fprintf(&b, "Requests/sec: %9.2f\n", res.AchievedRate)
 	transfer := 0.0
 	if res.DurationSeconds > 0 {
@@ -109,6 +117,12 @@ func writeExtended(b *strings.Builder, res *Result) {
 	}
 	rb := res.ResponseBytes
 	fmt.Fprintf(b, "  Response bytes: mean %.1f, min %d, max %d\n", rb.Mean, rb.Min, rb.Max)
+	if len(res.Peers) > 0 {
+		b.WriteString("  Peers (connections by the address the sockets reached):\n")
+		for _, p := range res.Peers {
+			fmt.Fprintf(b, "    %-45s %8d\n", p.Addr, p.Connections)
+		}
+	}
 	if len(res.Endpoints) > 0 {
 		fmt.Fprintf(b, "  %-40s %10s %8s %10s %10s %10s\n", "Endpoint", "Count", "Errors", "p50", "p99", "Max")
 		for _, e := range res.Endpoints {

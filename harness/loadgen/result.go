@@ -273,7 +273,8 @@ func (r *recorder) fill(res *Result) {
 	res.Endpoints = []EndpointResult{}
 	for _, l := range labels {
 		e := r.endpoints[l]
-		res.Endpoints = append(res.Endpoints, EndpointResult{Label: l, Count: e.count, Errors: e.errors, Bytes: e.bytes, Latency: Summarize(e.hist)})
+		res.Endpoints = append(res.Endpoints, EndpointResult{Label: l, Count: e.count, Errors: e.errors, Bytes: e.bytes,
+			Completed: e.completed, BodyBytes: e.bodyBytes, Latency: Summarize(e.hist)})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -125,11 +126,22 @@ func runLoad(cmd *cobra.Command, f loadFlags, args []string) error {
 	if f.procs > 0 {
 		runtime.GOMAXPROCS(f.procs)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM is how Nomad stops the load job: like Ctrl-C it ends the
+	// run early, and the partial result is still written.
+	base := cmd.Context()
+	if base == nil {
+		base = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(base, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, runErr := loadgen.Run(ctx, cfg)
 	if res == nil {
 		return runErr
+	}
+	if res.Interrupted {
+		// Non-zero exit, so a caller never takes the partial result for
+		// a whole one; errors of the server, by contrast, are measurements.
+		runErr = fmt.Errorf("load interrupted after %.1fs of %.1fs: the result written is partial", res.DurationSeconds, res.Config.DurationSeconds)
 	}
 	if f.outFile != "" {
 		data, err := json.MarshalIndent(res, "", "  ")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -29,11 +31,43 @@ func init() {
 			if err != nil {
 				return err
 			}
-			load := exec.Command(self, append(append([]string{"load", "-o", out}, args[:len(args)-1]...), args[len(args)-1])...)
+			load := exec.Command(self, append([]string{"load", "-o", out}, args...)...)
 			load.Stdout, load.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			return load.Run()
+			return runForwardingSignals(load)
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "/alloc/result.json", "where the JSON result goes")
 	rootCmd.AddCommand(cmd)
+}
+
+// runForwardingSignals runs the load child and passes SIGINT and SIGTERM
+// on to it: the task's stop signal reaches only this process (PID 1 of the
+// container), and the child must see it to write its partial result. A
+// stopped job fails even if the child finished in the same instant, so a
+// kill never passes for a complete run.
+func runForwardingSignals(load *exec.Cmd) error {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	if err := load.Start(); err != nil {
+		return err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- load.Wait() }()
+	var got os.Signal
+	for {
+		select {
+		case sig := <-sigs:
+			got = sig
+			load.Process.Signal(sig)
+		case err := <-exited:
+			if err != nil {
+				return fmt.Errorf("load: %w", err)
+			}
+			if got != nil {
+				return fmt.Errorf("stopped by %v", got)
+			}
+			return nil
+		}
+	}
 }
