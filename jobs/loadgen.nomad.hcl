@@ -23,8 +23,9 @@ variable "cpu_hard_limit" {
 job "orchbench-loadgen" {
   type = "batch"
 
+  # the payload, when given, is the step's wrk Lua script
   parameterized {
-    payload       = "forbidden"
+    payload       = "optional"
     meta_required = ["args", "step"]
     meta_optional = ["timeout"]
   }
@@ -43,6 +44,10 @@ job "orchbench-loadgen" {
 
     task "load" {
       driver = "docker"
+
+      dispatch_payload {
+        file = "script.lua"
+      }
 
       config {
         image = var.image

@@ -266,6 +266,7 @@ var appSchema = &hcl.BodySchema{
 		{Name: "script"},
 		{Name: "generator_cores"},
 		{Name: "max_generator_lag"},
+		{Name: "engine"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "closed_loop"}, {Type: "probe"}, {Type: "fault"}},
 }
@@ -358,6 +359,9 @@ func (p *parser) app(block *hcl.Block) (App, bool) {
 	}
 	if p.decode(a, "path", &app.Load.Path) && app.Load.Path != "" && !strings.HasPrefix(app.Load.Path, "/") {
 		p.errorf(a["path"].Expr.Range(), "Invalid path", "path must start with \"/\", got %q", app.Load.Path)
+	}
+	if p.decode(a, "engine", &app.Load.Engine) && !slices.Contains([]string{"auto", "loop", "goroutine"}, app.Load.Engine) {
+		p.errorf(a["engine"].Expr.Range(), "Invalid engine", "engine must be \"auto\", \"loop\" or \"goroutine\", got %q", app.Load.Engine)
 	}
 	if p.decode(a, "generator_cores", &app.Load.GeneratorCores) && app.Load.GeneratorCores < 0 {
 		p.errorf(a["generator_cores"].Expr.Range(), "Invalid generator_cores", "generator_cores must be 0 (no cap) or positive, got %g", app.Load.GeneratorCores)

@@ -122,6 +122,9 @@ type Load struct {
 	Script   string `json:"script,omitempty"`
 	// Think is the closed-loop pause between a response and the next request.
 	Think time.Duration `json:"think_ns,omitempty"`
+	// Engine is the open-loop engine of the generator (auto, loop,
+	// goroutine); empty means auto.
+	Engine string `json:"engine,omitempty"`
 	// GeneratorCores caps the load generator's CPU (0: no cap, a
 	// reservation only), so its cost is declared like the app's.
 	GeneratorCores float64 `json:"generator_cores,omitempty"`

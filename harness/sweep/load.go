@@ -182,8 +182,12 @@ func (n *NomadRunner) Run(ctx context.Context, req LoadRequest) (*loadgen.Result
 	if err != nil {
 		return nil, nil, err
 	}
-	args, _ := json.Marshal(append(append([]string{}, req.Args...), req.URL))
-	resp, _, err := n.Client.Jobs().Dispatch(jobID, map[string]string{"args": string(args), "step": req.StepID}, nil, "", nil)
+	loadArgs, payload, err := shipScript(req.Args)
+	if err != nil {
+		return nil, nil, err
+	}
+	args, _ := json.Marshal(append(loadArgs, req.URL))
+	resp, _, err := n.Client.Jobs().Dispatch(jobID, map[string]string{"args": string(args), "step": req.StepID}, payload, "", nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dispatch %s: %w", jobID, err)
 	}
@@ -216,6 +220,34 @@ func (n *NomadRunner) Run(ctx context.Context, req LoadRequest) (*loadgen.Result
 		return &res, raw, fmt.Errorf("load job %s (alloc %s) %s", child, orchestrator.ShortID(alloc.ID), failure)
 	}
 	return &res, raw, nil
+}
+
+// scriptInJob is where the load job's dispatch_payload puts a Lua script.
+const scriptInJob = "/local/script.lua"
+
+// maxScriptPayload is Nomad's limit on a dispatch payload.
+const maxScriptPayload = 16 << 10
+
+// shipScript moves a wrk Lua script (-s PATH) into the dispatch payload,
+// since the job's container cannot see the harness's files, and points the
+// generator at the copy. A script that loads other files cannot travel so.
+func shipScript(args []string) ([]string, []byte, error) {
+	out := append([]string{}, args...)
+	for i := 0; i+1 < len(out); i++ {
+		if out[i] != "-s" && out[i] != "--script" {
+			continue
+		}
+		src, err := os.ReadFile(out[i+1])
+		if err != nil {
+			return nil, nil, fmt.Errorf("load script: %w", err)
+		}
+		if len(src) > maxScriptPayload {
+			return nil, nil, fmt.Errorf("load script %s is %d bytes; the Nomad load job carries at most %d (use --load-runner local)", out[i+1], len(src), maxScriptPayload)
+		}
+		out[i+1] = scriptInJob
+		return out, src, nil
+	}
+	return out, nil, nil
 }
 
 // allocFailure says how a finished load allocation failed ("" when its task

@@ -211,6 +211,9 @@ func loadArgs(rec *results.SweepRecord, st experiment.Step, eps []orchestrator.E
 			args = append(args, "-D", l.Distribution)
 		}
 	}
+	if l.Engine != "" {
+		args = append(args, "--engine", l.Engine)
+	}
 	if l.Script != "" {
 		args = append(args, "-s", l.Script)
 	}
