@@ -1,0 +1,359 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/orchbench/orchbench/harness/results"
+)
+
+// Every gate must be able to fail. One sweep runs a deliberately wrong
+// setup per configuration on the real cluster, and each must end with the
+// right outcome and a reason that names what was wrong:
+//
+//	proxied            load through a TCP forwarder            invalid (load-path)
+//	emptybody          200 with an empty body under load       broken  (responses)
+//	overload-loop      1.2x the capacity, epoll-loop engine     broken  (throughput)
+//	overload-goroutine the same with the goroutine engine      broken  (throughput), same due count
+//	errors503          5 % of answers are 503                  broken  (errors, max_error_ratio)
+//	starved            the generator capped at 0.1 core        invalid (generator saturated)
+//	killed             the load job killed mid-step            invalid (load)
+//	quota              the unlimited variant with a CPU quota  invalid (limits)
+//
+// The faulty servers are test/integration/testdata/faulty-server.js, run
+// by the taewa pack's exec driver, so they are scheduled, registered and
+// checked like the real service. The Redis-flush case (dataset gate) is
+// TestReusedDeploymentIsVerified.
+const validitySpec = `
+sweep "validity" {
+  seed          = 11
+  repetitions   = 1
+  deploy        = "per-configuration"
+  warmup        = "1s"
+  duration      = "4s"
+  cooldown      = "0s"
+  early_stop    = false
+  orchestrators = ["nomad"]
+
+  app "proxied" {
+    pack        = "taewa"
+    variants    = ["baseline"]
+    vars        = { resource_scale = 0.25, job_name = "taewa-proxied" }
+    rates       = [20]
+    threads     = 1
+    connections = 2
+    # wrk's own way to aim a thread elsewhere: here, at a forwarder
+    script      = "FORWARD_LUA"
+  }
+  app "emptybody" {
+    pack        = "taewa"
+    variants    = ["unlimited"]
+    vars        = { driver = "exec", resource_scale = 0.25, app_source = "FAULTY", job_name = "faulty-empty" }
+    path        = "/?fault=empty"
+    rates       = [50]
+    threads     = 1
+    connections = 4
+  }
+  app "overload-loop" {
+    pack        = "taewa"
+    variants    = ["unlimited"]
+    vars        = { driver = "exec", resource_scale = 0.25, app_source = "FAULTY", job_name = "faulty-queue-loop" }
+    path        = "/?fault=queue20"
+    rates       = [60]
+    threads     = 2
+    connections = 8
+    engine      = "loop"
+  }
+  app "overload-goroutine" {
+    pack        = "taewa"
+    variants    = ["unlimited"]
+    vars        = { driver = "exec", resource_scale = 0.25, app_source = "FAULTY", job_name = "faulty-queue-goroutine" }
+    path        = "/?fault=queue20"
+    rates       = [60]
+    threads     = 2
+    connections = 8
+    engine      = "goroutine"
+  }
+  app "errors503" {
+    pack        = "taewa"
+    variants    = ["unlimited"]
+    vars        = { driver = "exec", resource_scale = 0.25, app_source = "FAULTY", job_name = "faulty-503" }
+    path        = "/?fault=503"
+    rates       = [100]
+    threads     = 1
+    connections = 4
+  }
+  app "starved" {
+    pack            = "taewa"
+    variants        = ["unlimited"]
+    vars            = { driver = "exec", resource_scale = 0.25, app_source = "FAULTY", job_name = "faulty-starved" }
+    path            = "/"
+    rates           = [3000]
+    threads         = 2
+    connections     = 32
+    generator_cores = 0.1
+  }
+  app "killed" {
+    pack        = "taewa"
+    variants    = ["baseline"]
+    vars        = { resource_scale = 0.25, job_name = "taewa-killed" }
+    rates       = [20]
+    threads     = 1
+    connections = 2
+  }
+  app "quota" {
+    pack        = "taewa"
+    variants    = ["unlimited"]
+    vars        = { resource_scale = 0.25, job_name = "taewa-quota" }
+    rates       = [20]
+    threads     = 1
+    connections = 2
+  }
+  slo {
+    p99_ms             = 1000
+    min_achieved_ratio = 0.95
+    max_error_ratio    = 0.01
+  }
+}
+`
+
+type wantOutcome struct {
+	outcome results.Outcome
+	gate    string // the check that must have failed
+	detail  string // and what its detail must name
+}
+
+func TestEveryGateCanFail(t *testing.T) {
+	work := t.TempDir()
+	faulty, err := filepath.Abs(filepath.Join("testdata", "faulty-server.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fwd := startForwarder(t, "taewa-proxied")
+	script := fmt.Sprintf("function setup(thread)\n  thread.addr = %q\nend\n", fwd)
+	if err := os.WriteFile(filepath.Join(work, "forward.lua"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := strings.ReplaceAll(validitySpec, `"FAULTY"`, fmt.Sprintf("%q", faulty))
+	spec = strings.ReplaceAll(spec, `"FORWARD_LUA"`, fmt.Sprintf("%q", filepath.Join(work, "forward.lua")))
+	specFile := filepath.Join(work, "validity.hcl")
+	if err := os.WriteFile(specFile, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// The unlimited variant, deployed ahead, then given a CPU quota behind
+	// Nomad's back: the sweep reuses the running job and must notice.
+	must(t, orchbench, "pack", "run", "taewa", "--wait", "--var", "variant=unlimited", "--var", "job_name=taewa-quota", "--var", "resource_scale=0.25")
+	t.Cleanup(func() {
+		sh(root, orchbench, "pack", "destroy", "taewa", "--var", "variant=unlimited", "--var", "job_name=taewa-quota")
+	})
+	must(t, "docker", "update", "--cpus", "0.5", containerOf(t, "taewa-quota", "taewa"))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	killed := make(chan string, 1)
+	go killLoadJobOf(ctx, t, "killed-", 2*time.Second, killed)
+
+	dir := filepath.Join(work, "results")
+	must(t, orchbench, "sweep", "-f", specFile, "--dir", dir, "--reports", filepath.Join(work, "reports"))
+	select {
+	case alloc := <-killed:
+		t.Logf("killed load allocation %s mid-step", alloc)
+	default:
+		t.Fatal("the load job of the killed step was never found to kill")
+	}
+
+	archive := results.Archive{Dir: dir}
+	id, err := archive.Resolve("validity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := archive.LoadSteps(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]wantOutcome{
+		"proxied":            {results.OutcomeInvalid, "load-path", fwd + " (2 connections), which is not a registered instance"},
+		"emptybody":          {results.OutcomeBroken, "responses", "0 body bytes on average (probe 44)"},
+		"overload-loop":      {results.OutcomeBroken, "slo", "achieved"},
+		"overload-goroutine": {results.OutcomeBroken, "slo", "achieved"},
+		"errors503":          {results.OutcomeBroken, "slo", "error ratio"},
+		"starved":            {results.OutcomeInvalid, "generator", "generator saturated"},
+		"killed":             {results.OutcomeInvalid, "load", "load job"},
+		"quota":              {results.OutcomeInvalid, "limits", "taewa-quota"},
+	}
+	if len(steps) != len(want) {
+		t.Fatalf("archived %d steps, want %d", len(steps), len(want))
+	}
+	due := map[string]int64{}
+	for _, s := range steps {
+		w, ok := want[s.App]
+		if !ok {
+			t.Errorf("unexpected step %s", s.Step)
+			continue
+		}
+		var failed *results.Gate
+		for i, g := range s.Gates {
+			if g.Name == w.gate && !g.Passed && !g.NotChecked {
+				failed = &s.Gates[i]
+			}
+		}
+		switch {
+		case s.Outcome != w.outcome:
+			t.Errorf("%s: outcome %s %v, want %s by the %s gate", s.App, s.Outcome, s.Reasons, w.outcome, w.gate)
+		case failed == nil:
+			t.Errorf("%s: the %s gate did not fail: %+v", s.App, w.gate, s.Gates)
+		case !strings.Contains(failed.Detail, w.detail):
+			t.Errorf("%s: %s gate says %q, want it to name %q", s.App, w.gate, failed.Detail, w.detail)
+		default:
+			t.Logf("%s: %s, %s: %s", s.App, s.Outcome, failed.Name, failed.Detail)
+		}
+		if s.Accounting != nil {
+			if !s.Accounting.Balanced() {
+				t.Errorf("%s: due != completed + errors + timeouts + unsent: %+v", s.App, *s.Accounting)
+			}
+			due[s.App] = s.Accounting.Due
+		} else if s.App != "killed" && s.App != "quota" {
+			t.Errorf("%s: no accounting archived", s.App)
+		}
+	}
+	// the schedule decides what is due, not the engine
+	if due["overload-loop"] == 0 || due["overload-loop"] != due["overload-goroutine"] {
+		t.Errorf("due at 1.2x capacity: loop %d, goroutine %d; want equal and non-zero", due["overload-loop"], due["overload-goroutine"])
+	}
+	for _, s := range steps {
+		if strings.HasPrefix(s.App, "overload-") && s.Accounting != nil && s.Accounting.Unsent == 0 {
+			t.Errorf("%s: a server offered 1.2x its capacity left no backlog: %+v", s.App, *s.Accounting)
+		}
+	}
+}
+
+// startForwarder relays TCP connections to a healthy instance of service,
+// found in Consul at each accept: the proxy the load-path gate must see.
+func startForwarder(t *testing.T, service string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			in, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer in.Close()
+				target, err := consulInstance(service)
+				if err != nil {
+					return
+				}
+				outConn, err := net.DialTimeout("tcp", target, 2*time.Second)
+				if err != nil {
+					return
+				}
+				defer outConn.Close()
+				var wg sync.WaitGroup
+				wg.Add(2)
+				go func() { defer wg.Done(); io.Copy(outConn, in); outConn.(*net.TCPConn).CloseWrite() }()
+				go func() { defer wg.Done(); io.Copy(in, outConn); in.(*net.TCPConn).CloseWrite() }()
+				wg.Wait()
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+func consulInstance(service string) (string, error) {
+	resp, err := http.Get("http://127.0.0.1:8500/v1/health/service/" + service + "?passing=true")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var entries []struct {
+		Service struct {
+			Address string
+			Port    int
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&entries); err != nil || len(entries) == 0 {
+		return "", fmt.Errorf("no passing instance of %s (%v)", service, err)
+	}
+	return net.JoinHostPort(entries[0].Service.Address, fmt.Sprint(entries[0].Service.Port)), nil
+}
+
+// containerOf names the docker container of a job's task (Nomad names it
+// <task>-<alloc ID>).
+func containerOf(t *testing.T, job, task string) string {
+	t.Helper()
+	c, err := api.NewClient(api.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocs, _, err := c.Jobs().Allocations(job, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range allocs {
+		if a.ClientStatus == "running" {
+			return task + "-" + a.ID
+		}
+	}
+	t.Fatalf("no running allocation of %s", job)
+	return ""
+}
+
+// killLoadJobOf SIGKILLs the load task of the first dispatched load job
+// whose step starts with stepPrefix once it has run for after, and reports
+// the allocation.
+func killLoadJobOf(ctx context.Context, t *testing.T, stepPrefix string, after time.Duration, killed chan<- string) {
+	c, err := api.NewClient(api.DefaultConfig())
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	for ctx.Err() == nil {
+		time.Sleep(200 * time.Millisecond)
+		jobs, _, err := c.Jobs().PrefixList("orchbench-loadgen/dispatch-")
+		if err != nil {
+			continue
+		}
+		for _, j := range jobs {
+			job, _, err := c.Jobs().Info(j.ID, nil)
+			if err != nil || !strings.HasPrefix(job.Meta["step"], stepPrefix) {
+				continue
+			}
+			allocs, _, err := c.Jobs().Allocations(j.ID, false, nil)
+			if err != nil || len(allocs) == 0 || allocs[0].ClientStatus != "running" {
+				continue
+			}
+			time.Sleep(after)
+			alloc, _, err := c.Allocations().Info(allocs[0].ID, nil)
+			if err != nil {
+				t.Errorf("load alloc: %v", err)
+				return
+			}
+			if err := c.Allocations().Signal(alloc, nil, "load", "SIGKILL"); err != nil {
+				t.Errorf("kill the load task: %v", err)
+				return
+			}
+			killed <- alloc.ID
+			return
+		}
+	}
+}
