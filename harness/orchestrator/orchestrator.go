@@ -49,21 +49,56 @@ type Placement struct {
 	DeclaredCores float64 `json:"declared_cores"`
 	// DeclaredMemoryMiB is the hard memory limit the pack intended; 0 means none.
 	DeclaredMemoryMiB int `json:"declared_memory_mib"`
+	// CPUMode is how the pack has the CPU intent enforced (meta
+	// orchbench_cpu_mode, else inferred from the driver and resources):
+	// CPUModeQuota, CPUModeShares, CPUModeCPUSet or CPUModeUnenforced.
+	CPUMode string `json:"cpu_mode,omitempty"`
 	// Image is the container image and its ID when the driver has one.
 	Image   string `json:"image,omitempty"`
 	ImageID string `json:"image_id,omitempty"`
 }
 
+// How a task's CPU intent is enforced, as packs declare it in orchbench_cpu_mode.
+const (
+	// CPUModeQuota: a CFS quota of the declared cores (docker with cpu_hard_limit).
+	CPUModeQuota = "quota"
+	// CPUModeShares: no cap, the reservation only weighs the task against others.
+	CPUModeShares = "shares"
+	// CPUModeCPUSet: an exclusive cpuset of the declared whole cores (exec with cores).
+	CPUModeCPUSet = "cpuset"
+	// CPUModeUnenforced: a cap is declared but the driver can only reserve it
+	// (exec with fractional cores), so it cannot hold.
+	CPUModeUnenforced = "unenforced"
+)
+
 // Limits are the CPU and memory limits the kernel actually enforces on a task,
 // read back from its cgroup.
 type Limits struct {
 	Placement
-	// EffectiveCores is CFS quota ÷ period, or the cpuset size when no quota is set; 0 means unlimited.
+	// EffectiveCores is the tightest CPU cap of any kind (the task's quota,
+	// an enclosing cgroup's quota, the cpuset size); 0 means none was found.
 	EffectiveCores float64 `json:"effective_cores"`
 	CPUSet         string  `json:"cpuset,omitempty"`
-	// MemoryLimitMiB is the cgroup memory limit; 0 means unlimited.
+	// MemoryLimitMiB is the cgroup memory limit rounded down; 0 means unlimited.
 	MemoryLimitMiB int    `json:"memory_limit_mib"`
 	CgroupPath     string `json:"cgroup_path"`
+
+	CgroupVersion int `json:"cgroup_version,omitempty"`
+	// QuotaCores is the task's own CFS quota ÷ period; 0 means no quota.
+	QuotaCores float64 `json:"quota_cores"`
+	// CFSQuotaUS is -1 when no quota is set (cgroup v1's notation for v2's "max").
+	CFSQuotaUS  int64 `json:"cfs_quota_us"`
+	CFSPeriodUS int64 `json:"cfs_period_us,omitempty"`
+	// AncestorQuotaCores is the tightest quota of a cgroup enclosing the
+	// task's, which caps it too; 0 means none.
+	AncestorQuotaCores  float64 `json:"ancestor_quota_cores,omitempty"`
+	AncestorQuotaCgroup string  `json:"ancestor_quota_cgroup,omitempty"`
+	CPUSetSize          int     `json:"cpuset_size,omitempty"`
+	// MemoryLimitBytes is the exact hard limit; 0 means none.
+	MemoryLimitBytes         int64  `json:"memory_limit_bytes"`
+	MemoryCgroupPath         string `json:"memory_cgroup_path,omitempty"`
+	AncestorMemoryLimitBytes int64  `json:"ancestor_memory_limit_bytes,omitempty"`
+	AncestorMemoryCgroup     string `json:"ancestor_memory_cgroup,omitempty"`
 }
 
 // Fault is something done to a running deployment during load, for the HA variants.

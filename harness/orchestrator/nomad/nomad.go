@@ -12,15 +12,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
-	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 )
 
@@ -477,143 +474,6 @@ func (a *Adapter) Endpoints(ctx context.Context, d *orchestrator.Deployment, ser
 		return nil, fmt.Errorf("consul: no passing instance of service %q belongs to job %s version %d", service, d.Job, d.Version)
 	}
 	return out, nil
-}
-
-// Placements lists every task of the current allocations with what the pack declared for it.
-func (a *Adapter) Placements(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Placement, error) {
-	job, _, err := a.Client.Jobs().Info(d.Job, qo(ctx))
-	if err != nil {
-		return nil, fmt.Errorf("nomad: job %s: %w", d.Job, err)
-	}
-	mhz, _, err := a.NodeCPU(ctx)
-	if err != nil {
-		return nil, err
-	}
-	allocs, err := a.currentAllocs(ctx, d)
-	if err != nil {
-		return nil, err
-	}
-	var out []orchestrator.Placement
-	for _, s := range allocs {
-		group := findGroup(job, s.TaskGroup)
-		if group == nil {
-			continue
-		}
-		for _, t := range group.Tasks {
-			if t.Lifecycle != nil && !t.Lifecycle.Sidecar {
-				continue // prestart/poststart hooks have finished
-			}
-			p := orchestrator.Placement{AllocID: s.ID, Group: s.TaskGroup, Task: t.Name, Node: s.NodeName, NodeID: s.NodeID, Driver: t.Driver}
-			p.DeclaredCores, p.DeclaredMemoryMiB = declared(job, group, t, mhz)
-			if img, ok := t.Config["image"].(string); ok {
-				p.Image = img
-			}
-			out = append(out, p)
-		}
-	}
-	return out, nil
-}
-
-func findGroup(job *api.Job, name string) *api.TaskGroup {
-	for _, g := range job.TaskGroups {
-		if *g.Name == name {
-			return g
-		}
-	}
-	return nil
-}
-
-// declared is what the pack intended for a task: orchbench_cores and
-// orchbench_memory_mib meta (task, then group, then job) when present, since
-// the intent is what must hold; else what the Nomad resources imply.
-func declared(job *api.Job, g *api.TaskGroup, t *api.Task, mhzPerCore float64) (float64, int) {
-	lookup := func(key string) (string, bool) {
-		for _, m := range []map[string]string{t.Meta, g.Meta, job.Meta} {
-			if v, ok := m[key]; ok {
-				return v, true
-			}
-		}
-		return "", false
-	}
-	var cores float64
-	var mem int
-	if v, ok := lookup("orchbench_cores"); ok {
-		cores, _ = strconv.ParseFloat(v, 64)
-	} else if t.Resources != nil {
-		switch {
-		case t.Resources.Cores != nil && *t.Resources.Cores > 0:
-			cores = float64(*t.Resources.Cores)
-		case t.Resources.CPU != nil && mhzPerCore > 0:
-			cores = float64(*t.Resources.CPU) / mhzPerCore
-		}
-	}
-	if v, ok := lookup("orchbench_memory_mib"); ok {
-		mem, _ = strconv.Atoi(v)
-	} else if t.Resources != nil {
-		if t.Resources.MemoryMaxMB != nil && *t.Resources.MemoryMaxMB > 0 {
-			mem = *t.Resources.MemoryMaxMB
-		} else if t.Resources.MemoryMB != nil {
-			mem = *t.Resources.MemoryMB
-		}
-	}
-	return cores, mem
-}
-
-// Limits reads every task's cgroup. It reads the local kernel, so it covers
-// the tasks placed on this machine (the embedded cluster, or a harness run on
-// the node itself).
-func (a *Adapter) Limits(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Limits, error) {
-	places, err := a.Placements(ctx, d)
-	if err != nil {
-		return nil, err
-	}
-	var out []orchestrator.Limits
-	for _, p := range places {
-		pid, imageID, err := taskPID(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		e, err := limits.ForPID(pid)
-		if err != nil {
-			return nil, fmt.Errorf("limits of task %s in alloc %s: %w", p.Task, orchestrator.ShortID(p.AllocID), err)
-		}
-		p.ImageID = imageID
-		out = append(out, orchestrator.Limits{Placement: p, EffectiveCores: e.EffectiveCores(), CPUSet: e.CPUSet, MemoryLimitMiB: e.MemoryMiB, CgroupPath: e.CgroupPath})
-	}
-	return out, nil
-}
-
-// taskPID finds one process of a task: the container's init for docker, or any
-// process whose cgroup names the allocation for exec.
-func taskPID(ctx context.Context, p orchestrator.Placement) (int, string, error) {
-	if p.Driver == "docker" {
-		name := p.Task + "-" + p.AllocID
-		out, err := exec.CommandContext(ctx, "docker", "inspect", "-f", "{{.State.Pid}} {{.Image}}", name).Output()
-		if err != nil {
-			return 0, "", fmt.Errorf("docker inspect %s: %w", name, err)
-		}
-		f := strings.Fields(string(out))
-		if len(f) != 2 {
-			return 0, "", fmt.Errorf("docker inspect %s: unexpected %q", name, out)
-		}
-		pid, err := strconv.Atoi(f[0])
-		if err != nil || pid == 0 {
-			return 0, "", fmt.Errorf("docker inspect %s: container not running", name)
-		}
-		return pid, f[1], nil
-	}
-	procs, _ := filepath.Glob("/proc/[0-9]*/cgroup")
-	for _, f := range procs {
-		b, err := os.ReadFile(f)
-		if err != nil || !strings.Contains(string(b), p.AllocID) || !strings.Contains(string(b), p.Task) {
-			continue
-		}
-		pid, err := strconv.Atoi(strings.Split(f, "/")[2])
-		if err == nil {
-			return pid, "", nil
-		}
-	}
-	return 0, "", fmt.Errorf("no process of task %s in alloc %s found on this machine", p.Task, orchestrator.ShortID(p.AllocID))
 }
 
 // Scale sets a group's count.

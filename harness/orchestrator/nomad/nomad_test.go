@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 )
 
@@ -120,19 +119,5 @@ func TestWaitHealthyVerdicts(t *testing.T) {
 				t.Fatalf("error %v, want it to contain %q", err, c.wantErr)
 			}
 		})
-	}
-}
-
-func TestDeclaredPrefersMetaIntentOverResources(t *testing.T) {
-	cpu, mem := 1050, 512
-	task := &api.Task{Name: "t", Resources: &api.Resources{CPU: &cpu, MemoryMB: &mem}}
-	group := &api.TaskGroup{}
-	job := &api.Job{}
-	if c, m := declared(job, group, task, 2100); c != 0.5 || m != 512 {
-		t.Fatalf("from resources: %v cores %d MiB", c, m)
-	}
-	job.Meta = map[string]string{"orchbench_cores": "0.25", "orchbench_memory_mib": "256"}
-	if c, m := declared(job, group, task, 2100); c != 0.25 || m != 256 {
-		t.Fatalf("from meta: %v cores %d MiB", c, m)
 	}
 }
