@@ -58,26 +58,6 @@ func TestProbeRefusesEmptyAndWrongAnswers(t *testing.T) {
 	}
 }
 
-func TestLimitsGate(t *testing.T) {
-	ok := orchestrator.Limits{Placement: orchestrator.Placement{Group: "g", Task: "t", DeclaredCores: 0.25, DeclaredMemoryMiB: 256}, EffectiveCores: 0.2496, MemoryLimitMiB: 256}
-	if g := LimitsGate([]orchestrator.Limits{ok}); !g.Passed {
-		t.Fatalf("equal limits refused: %s", g.Detail)
-	}
-	wrongCPU := ok
-	wrongCPU.EffectiveCores = 0.096
-	if g := LimitsGate([]orchestrator.Limits{ok, wrongCPU}); g.Passed || !strings.Contains(g.Detail, "enforces 0.096 cores, the variant declares 0.250") {
-		t.Fatalf("wrong quota passed: %+v", g)
-	}
-	wrongMem := ok
-	wrongMem.MemoryLimitMiB = 512
-	if g := LimitsGate([]orchestrator.Limits{wrongMem}); g.Passed {
-		t.Fatal("wrong memory limit passed")
-	}
-	if g := LimitsGate(nil); g.Passed {
-		t.Fatal("no tasks must not pass")
-	}
-}
-
 func TestLoadArgsAllowOnlyTheDeploymentsInstances(t *testing.T) {
 	rec := &results.SweepRecord{Seed: 1}
 	st := experiment.Step{OfferedRPS: 100, Duration: 5 * time.Second, Load: experiment.Load{Threads: 2, Connections: 8, Distribution: "exp"}}
