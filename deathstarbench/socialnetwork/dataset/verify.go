@@ -17,9 +17,17 @@ type VerifyOptions struct {
 	Users    int
 	// Samples is how many users' timelines are read.
 	Samples int
-	Seed    uint64
-	Client  *http.Client
+	// Seed draws the sampled users.
+	Seed uint64
+	// DatasetSeed is the seed the dataset was loaded with (Load's graph),
+	// from which the minimum length of each timeline follows.
+	DatasetSeed uint64
+	Client      *http.Client
 }
+
+// maxVerifyPage bounds how many posts of one timeline are read: enough to
+// tell a loaded timeline from a partly lost one without reading hundreds.
+const maxVerifyPage = 50
 
 // VerifyResult lists what Verify read and what was wrong.
 type VerifyResult struct {
@@ -35,11 +43,21 @@ type VerifyResult struct {
 func (r VerifyResult) OK() bool { return len(r.Problems) == 0 }
 
 // Verify reads the user and home timelines of sampled users and checks each
-// is non-empty and each post has every field of the API's post shape.
+// holds at least the posts a completed Load leaves, and each post has every
+// field of the API's post shape. Load gives every user at least one post and
+// follows both ways along every friendship, so a user timeline holds at
+// least one post and a home timeline at least one per friend; a flushed or
+// restarted Redis (both timelines live only there) leaves them empty, and a
+// load interrupted before some users composed leaves home timelines short.
 func Verify(ctx context.Context, opts VerifyOptions) (VerifyResult, error) {
 	if opts.Client == nil {
 		opts.Client = &http.Client{Timeout: 30 * time.Second}
 	}
+	graph, err := Generate(opts.Users, EdgesFor(opts.Users), opts.DatasetSeed)
+	if err != nil {
+		return VerifyResult{}, fmt.Errorf("the dataset's graph, from which each timeline's minimum follows: %w", err)
+	}
+	degrees := graph.Degrees()
 	frontend := strings.TrimRight(opts.Frontend, "/")
 	rng := rand.New(rand.NewPCG(opts.Seed, 0xfe_21f7))
 	var result VerifyResult
@@ -54,7 +72,13 @@ func Verify(ctx context.Context, opts VerifyOptions) (VerifyResult, error) {
 			if err := ctx.Err(); err != nil {
 				return result, err
 			}
-			target := frontend + "/wrk2-api/" + timeline + "/read?user_id=" + strconv.Itoa(userID) + "&start=0&stop=10"
+			want, why := 1, "every user composes at least one"
+			if timeline == "home-timeline" {
+				want, why = degrees[userID], fmt.Sprintf("one per friend of %d", degrees[userID])
+			}
+			page := max(10, min(want, maxVerifyPage))
+			want = min(want, page)
+			target := frontend + "/wrk2-api/" + timeline + "/read?user_id=" + strconv.Itoa(userID) + "&start=0&stop=" + strconv.Itoa(page)
 			status, body, err := get(ctx, opts.Client, target)
 			if err != nil {
 				return result, err
@@ -69,8 +93,11 @@ func Verify(ctx context.Context, opts VerifyOptions) (VerifyResult, error) {
 				problem("%s of user %d: not a JSON array of posts: %v", timeline, userID, err)
 				continue
 			}
-			if len(posts) == 0 {
-				problem("%s of user %d is empty", timeline, userID)
+			switch {
+			case len(posts) == 0:
+				problem("%s of user %d is empty, want at least %d posts (%s)", timeline, userID, want, why)
+			case len(posts) < want:
+				problem("%s of user %d has %d posts, want at least %d (%s)", timeline, userID, len(posts), want, why)
 			}
 			for _, post := range posts {
 				result.PostsChecked++

@@ -122,18 +122,27 @@ func newDSBVerifyCmd() *cobra.Command {
 		users       int
 		samples     int
 		seed        uint64
+		datasetSeed uint64
 		allowRemote bool
 	)
 	cmd := &cobra.Command{
 		Use:   "verify",
-		Short: "Read sampled timelines; fail unless they are non-empty with every post field present",
+		Short: "Read sampled timelines; fail unless each holds what a finished load leaves, every post field present",
+		Long: `Reads the user and home timelines of sampled users 1..N. After a finished
+load every user has composed at least one post and follows each friend, so
+a user timeline must hold a post and a home timeline one per friend in the
+seeded graph (read up to 50). Both live only in Redis: a flushed or restarted
+Redis, or a load stopped before every user composed, fails here. Problems are
+printed one per line as "problem: ..." and make the exit status non-zero;
+the sweep runs this (orchbench_verify_args) before measuring a reused
+deployment.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFrontend(frontend, allowRemote); err != nil {
 				return err
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Minute)
 			defer cancel()
-			result, err := dataset.Verify(ctx, dataset.VerifyOptions{Frontend: frontend, Users: users, Samples: samples, Seed: seed})
+			result, err := dataset.Verify(ctx, dataset.VerifyOptions{Frontend: frontend, Users: users, Samples: samples, Seed: seed, DatasetSeed: datasetSeed})
 			if err != nil {
 				return err
 			}
@@ -154,6 +163,7 @@ func newDSBVerifyCmd() *cobra.Command {
 	cmd.Flags().IntVar(&users, "users", dataset.Reed98Users, "user count the dataset was loaded with")
 	cmd.Flags().IntVar(&samples, "samples", 20, "users whose two timelines are read")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the user sample")
+	cmd.Flags().Uint64Var(&datasetSeed, "dataset-seed", dataset.DefaultSeed, "seed the dataset was loaded with (load --seed): its graph sets each home timeline's minimum")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow a front end that is not on loopback")
 	return cmd
 }
