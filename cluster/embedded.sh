@@ -93,6 +93,11 @@ advertise {
 server {
   enabled          = true
   bootstrap_expect = 1
+  # memory_max (the unlimited variant's burst ceiling) is ignored unless
+  # the scheduler oversubscribes memory; the limits gate would refuse it
+  default_scheduler_config {
+    memory_oversubscription_enabled = true
+  }
 }
 client {
   enabled           = true
@@ -176,6 +181,10 @@ up() {
   start nomad "$bin/nomad" agent -config "$state/nomad/config.hcl"
   wait_for 90 "nomad node ready" nomad_ready \
     || die "step 'nomad node ready' failed: not ready within 90 s; last lines of .state/logs/nomad.log: $(tail -n 5 "$logs/nomad.log")"
+  # the server config's default applies to a new state only; a kept
+  # .state/ from before it needs the setting too
+  NOMAD_ADDR=http://127.0.0.1:4646 "$bin/nomad" operator scheduler set-config -memory-oversubscription=true >/dev/null \
+    || die "step 'nomad scheduler config' failed: memory oversubscription (needed by memory_max) could not be turned on"
   deploy_vm
   say "up in $(( $(date +%s) - t0 )) s: nomad http://127.0.0.1:4646, consul http://127.0.0.1:8500, vmui http://127.0.0.1:8428/vmui/"
 }
