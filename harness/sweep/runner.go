@@ -51,6 +51,8 @@ type Runner struct {
 type deployment struct {
 	jobs []*orchestrator.Deployment
 	app  *orchestrator.Deployment // the job with orchbench_service meta
+	// dataset: whether setup and verification have run (setup.go)
+	dataset datasetState
 }
 
 // Summary is what a finished sweep says about itself.
@@ -285,9 +287,7 @@ func (r *Runner) deploy(ctx context.Context, st experiment.Step, sr *results.Ste
 		fresh = fresh || d.Fresh
 	}
 	sr.Metadata["deployment"] = map[bool]string{true: "fresh", false: "reused running version"}[fresh]
-	if err := r.setup(ctx, dep, fresh); err != nil {
-		return nil, err
-	}
+	dep.dataset.fresh = fresh
 	r.deployments[key] = dep
 	return dep, nil
 }

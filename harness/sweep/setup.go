@@ -8,63 +8,322 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sort"
 	"strings"
 	"time"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/results"
 )
 
-// setup runs the pack's setup hook (orchbench_setup_args, a JSON list of
-// orchbench arguments, e.g. a dataset load) after a fresh deployment.
-// "{{endpoint}}" in an argument becomes the first instance's host:port.
-func (r *Runner) setup(ctx context.Context, dep *deployment, fresh bool) error {
-	raw := dep.app.Meta["orchbench_setup_args"]
-	if raw == "" || !fresh {
-		return nil
+// A pack prepares and checks its data with two hooks in job meta, each a
+// JSON list of orchbench arguments in which "{{endpoint}}" becomes the first
+// instance's host:port of orchbench_service:
+//
+//   - orchbench_setup_args (bounded by orchbench_setup_timeout, default 30m)
+//     loads the dataset; it must be safe to run again on a loaded deployment.
+//   - orchbench_verify_args (orchbench_verify_timeout, default 5m) checks it,
+//     printing each problem on a line starting "problem:".
+const (
+	metaSetupArgs     = "orchbench_setup_args"
+	metaSetupTimeout  = "orchbench_setup_timeout"
+	metaVerifyArgs    = "orchbench_verify_args"
+	metaVerifyTimeout = "orchbench_verify_timeout"
+)
+
+// What a step's metadata["dataset"] says about setup and verification.
+const (
+	SetupNone    = "none declared"
+	SetupRan     = "ran"
+	SetupFailed  = "failed"
+	SetupMarker  = "skipped: completion marker present"
+	SetupEarlier = "skipped: finished earlier in this sweep"
+
+	VerifyNone    = "none declared"
+	VerifyPassed  = "passed"
+	VerifyFailed  = "failed"
+	VerifyEarlier = "skipped: passed earlier in this sweep and no task has restarted since"
+)
+
+// datasetState is what this process knows of a deployment's dataset.
+type datasetState struct {
+	// fresh is set by deploy when Nomad registered a new job version: its
+	// stores may be empty whatever a marker says.
+	fresh bool
+	// reload asks for setup before the next step: verification failed.
+	reload bool
+	// setUp: setup finished, or its marker was found, in this process.
+	setUp bool
+	// verifiedOn is the allocation fingerprint verification last passed on.
+	verifiedOn string
+}
+
+// datasetRecord is archived as the step's metadata["dataset"].
+type datasetRecord struct {
+	Setup          string    `json:"setup"`
+	Marker         string    `json:"marker,omitempty"`
+	MarkerFinished time.Time `json:"marker_finished,omitzero"`
+	SetupSeconds   float64   `json:"setup_seconds,omitempty"`
+	Verification   string    `json:"verification"`
+	VerifySeconds  float64   `json:"verification_seconds,omitempty"`
+	// Problems are the verification's problem lines (the first few).
+	Problems []string `json:"problems,omitempty"`
+	// Notes say what went wrong around the hooks without failing the step,
+	// e.g. a marker Consul would not store.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// prepare makes sure the deployment's dataset is in place before a step
+// measures it, and returns the dataset gate. Setup runs on a fresh
+// deployment; on a reused one it runs unless its completion marker is in
+// Consul, since a process that crashed during a load leaves a running job
+// with half a dataset and no marker. Verification runs before the first step
+// of the deployment in this process, after every setup, and whenever a task
+// has restarted or an allocation been replaced since it last passed (a
+// restarted Redis is an empty one). When verification fails the step is
+// invalid, the marker goes, and setup runs again before the next step.
+func (r *Runner) prepare(ctx context.Context, dep *deployment, sr *results.StepResult) results.Gate {
+	rec := &datasetRecord{Setup: SetupNone, Verification: VerifyNone}
+	sr.Metadata["dataset"] = rec
+	fail := func(format string, args ...any) results.Gate {
+		return results.Gate{Name: GateDataset, Detail: fmt.Sprintf(format, args...)}
+	}
+	meta := dep.app.Meta
+	setupArgs, err := hookArgs(meta, metaSetupArgs)
+	if err != nil {
+		return fail("%v", err)
+	}
+	verifyArgs, err := hookArgs(meta, metaVerifyArgs)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if setupArgs == nil && verifyArgs == nil {
+		return results.Gate{Name: GateDataset, NotChecked: true, Detail: "the pack declares no setup hook and no verification"}
+	}
+	eps, err := r.Nomad.Endpoints(ctx, dep.app, meta["orchbench_service"])
+	if err != nil {
+		return fail("no endpoint for the hooks: %v", err)
+	}
+	endpoint := eps[0].HostPort()
+	state := &dep.dataset
+	kv := r.kv()
+	var passed []string
+
+	if setupArgs != nil {
+		defs, err := r.definitions(ctx, dep)
+		if err != nil {
+			return fail("setup marker: %v", err)
+		}
+		key := markerKey(defs[0], defs[1:], setupArgs)
+		rec.Marker = key
+		run := true
+		switch {
+		case state.fresh || state.reload:
+		case state.setUp:
+			run, rec.Setup = false, SetupEarlier
+		default:
+			m, err := kv.readMarker(ctx, key)
+			switch {
+			case err != nil:
+				rec.Notes = append(rec.Notes, "marker unreadable, so setup runs: "+err.Error())
+			case m != nil:
+				run, rec.Setup, rec.MarkerFinished = false, SetupMarker, m.Finished
+			}
+		}
+		if run {
+			if err := r.setup(ctx, dep, defs[0], key, setupArgs, endpoint, rec); err != nil {
+				rec.Setup = SetupFailed
+				return fail("%v", err)
+			}
+			state.fresh, state.reload, state.verifiedOn = false, false, ""
+			rec.Setup = SetupRan
+			passed = append(passed, fmt.Sprintf("setup finished in %.0f s", rec.SetupSeconds))
+		} else {
+			passed = append(passed, "setup "+rec.Setup)
+		}
+		state.setUp = true
+	}
+
+	if verifyArgs != nil {
+		fingerprint := r.allocFingerprint(ctx, dep)
+		if state.verifiedOn != "" && state.verifiedOn == fingerprint {
+			rec.Verification = VerifyEarlier
+			passed = append(passed, "verification "+VerifyEarlier)
+		} else {
+			filled := substitute(verifyArgs, endpoint)
+			out, err := r.runHook(ctx, "verify", dep.app.Job, filled, hookTimeout(meta, metaVerifyTimeout, 5*time.Minute), &rec.VerifySeconds)
+			if err != nil {
+				if ctx.Err() != nil {
+					// interrupted, not refuted: the step is not archived and the marker stays
+					return fail("verification interrupted: %v", ctx.Err())
+				}
+				rec.Verification = VerifyFailed
+				return r.refuted(ctx, dep, rec, setupArgs != nil, filled, out, err)
+			}
+			state.verifiedOn = fingerprint
+			rec.Verification = VerifyPassed
+			passed = append(passed, "verification passed: "+out.last)
+		}
+	}
+	return results.Gate{Name: GateDataset, Passed: true, Detail: strings.Join(passed, "; ")}
+}
+
+// refuted handles a failed verification: the dataset is not what the
+// deployment claims, so nothing may be measured on it and it must be
+// loaded again before the next step.
+func (r *Runner) refuted(ctx context.Context, dep *deployment, rec *datasetRecord, hasSetup bool, args []string, out *prefixWriter, runErr error) results.Gate {
+	problems := out.problems()
+	rec.Problems = problems[:min(len(problems), 10)]
+	var quoted []string
+	for _, p := range problems[:min(len(problems), 3)] {
+		quoted = append(quoted, fmt.Sprintf("%q", p))
+	}
+	detail := fmt.Sprintf("verification (orchbench %s) failed: %v", strings.Join(args, " "), runErr)
+	switch {
+	case len(problems) > 0:
+		detail += fmt.Sprintf(": %d problem lines: %s", len(problems), strings.Join(quoted, "; "))
+		if len(problems) > 3 {
+			detail += fmt.Sprintf(" and %d more", len(problems)-3)
+		}
+	case out.last != "":
+		detail += ": " + out.last
+	}
+	state := &dep.dataset
+	state.verifiedOn = ""
+	if hasSetup {
+		// reload does not depend on the marker's deletion: Consul may refuse it
+		state.setUp, state.reload = false, true
+		if err := r.kv().clearMarkers(ctx, dep.app.Job); err != nil {
+			rec.Notes = append(rec.Notes, "marker not deleted: "+err.Error())
+			detail += "; the setup marker could not be deleted (" + err.Error() + ")"
+		} else {
+			detail += "; the setup marker is deleted"
+		}
+		detail += " and setup runs again before the next step on this deployment"
+	}
+	return results.Gate{Name: GateDataset, Detail: detail}
+}
+
+// setup runs the setup hook with no marker in place for the job, and writes
+// the marker once the hook has succeeded: an interrupted or failed run
+// leaves none, so the next process runs it again.
+func (r *Runner) setup(ctx context.Context, dep *deployment, app jobDefinition, key string, args []string, endpoint string, rec *datasetRecord) error {
+	kv := r.kv()
+	if err := kv.clearMarkers(ctx, app.ID); err != nil {
+		// a marker left standing could vouch for the half-done load
+		return fmt.Errorf("setup not started: the old marker could not be deleted: %w", err)
+	}
+	timeout := hookTimeout(dep.app.Meta, metaSetupTimeout, 30*time.Minute)
+	filled := substitute(args, endpoint)
+	out, err := r.runHook(ctx, "setup", dep.app.Job, filled, timeout, &rec.SetupSeconds)
+	if err != nil {
+		return fmt.Errorf("setup (orchbench %s) failed after at most %s: %v: %s", strings.Join(filled, " "), timeout, err, out.last)
+	}
+	m := setupMarker{Job: app.ID, Version: app.Version, JobModifyIndex: app.ModifyIndex, Args: args, Finished: time.Now().UTC(), Seconds: rec.SetupSeconds}
+	if err := kv.writeMarker(ctx, key, m); err != nil {
+		// the dataset is loaded; only a later process will load it again
+		rec.Notes = append(rec.Notes, "marker not written: "+err.Error())
+		fmt.Fprintf(r.Out, "setup of %s: marker not written (%v); a later sweep will run setup again\n", dep.app.Job, err)
+	}
+	return nil
+}
+
+// hookArgs reads a hook's argument list from meta; nil when not declared.
+func hookArgs(meta map[string]string, key string) ([]string, error) {
+	raw := strings.TrimSpace(meta[key])
+	if raw == "" {
+		return nil, nil
 	}
 	var args []string
 	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		return fmt.Errorf("setup: orchbench_setup_args %q is not a JSON list: %w", raw, err)
+		return nil, fmt.Errorf("%s %q is not a JSON list of strings: %w", key, raw, err)
 	}
-	timeout := 30 * time.Minute
-	if s := dep.app.Meta["orchbench_setup_timeout"]; s != "" {
-		if d, err := time.ParseDuration(s); err == nil {
-			timeout = d
-		}
+	if len(args) == 0 {
+		return nil, fmt.Errorf("%s is an empty list", key)
 	}
-	eps, err := r.Nomad.Endpoints(ctx, dep.app, dep.app.Meta["orchbench_service"])
-	if err != nil {
-		return fmt.Errorf("setup: %w", err)
+	return args, nil
+}
+
+// substitute fills "{{endpoint}}" into a copy of args.
+func substitute(args []string, endpoint string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = strings.ReplaceAll(a, "{{endpoint}}", endpoint)
 	}
-	for i := range args {
-		args[i] = strings.ReplaceAll(args[i], "{{endpoint}}", eps[0].HostPort())
+	return out
+}
+
+func hookTimeout(meta map[string]string, key string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(meta[key]); err == nil && d > 0 {
+		return d
 	}
+	return def
+}
+
+// runHook runs orchbench with args, shows its output as it comes (a dataset
+// load takes minutes) and adds its time to *seconds and to the time kept
+// out of the ETA.
+func (r *Runner) runHook(ctx context.Context, what, job string, args []string, timeout time.Duration, seconds *float64) (*prefixWriter, error) {
+	out := &prefixWriter{w: r.Out, prefix: "  " + what + ": "}
 	bin := r.Orchbench
 	if bin == "" {
+		var err error
 		if bin, err = os.Executable(); err != nil {
-			return err
+			return out, err
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	began := time.Now()
-	defer func() { r.setupSpent += time.Since(began) }()
-	fmt.Fprintf(r.Out, "setup of %s: orchbench %s\n", dep.app.Job, strings.Join(args, " "))
+	defer func() {
+		r.setupSpent += time.Since(began)
+		*seconds += time.Since(began).Seconds()
+	}()
+	fmt.Fprintf(r.Out, "%s of %s: orchbench %s\n", what, job, strings.Join(args, " "))
 	cmd := exec.CommandContext(ctx, bin, args...)
-	// a dataset load takes minutes: show its progress as it comes
-	out := &prefixWriter{w: r.Out, prefix: "  setup: "}
 	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("setup (orchbench %s) failed after at most %s: %v: %s", strings.Join(args, " "), timeout, err, out.last)
-	}
-	return nil
+	// a grandchild holding the output open must not outlast the hook's bound
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	out.flush()
+	return out, err
 }
 
-// prefixWriter indents a child's output lines and remembers the last one.
+// allocFingerprint names the deployment's running allocations and their
+// task restarts; it changes when a task restarts or an allocation is
+// replaced, either of which can take in-memory data with it. An error gives
+// a fingerprint of its own, so verification runs again rather than trusting.
+func (r *Runner) allocFingerprint(ctx context.Context, dep *deployment) string {
+	var parts []string
+	for _, d := range dep.jobs {
+		stubs, _, err := r.Nomad.Client.Jobs().Allocations(d.Job, false, (&api.QueryOptions{}).WithContext(ctx))
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		for _, s := range stubs {
+			if s.JobVersion != d.Version || s.DesiredStatus != "run" || s.ClientStatus != "running" {
+				continue
+			}
+			for task, ts := range s.TaskStates {
+				parts = append(parts, fmt.Sprintf("%s/%s:%d", s.ID, task, ts.Restarts))
+			}
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+// prefixWriter indents a child's output lines and keeps them.
 type prefixWriter struct {
 	w       io.Writer
 	prefix  string
 	partial []byte
 	last    string
+	lines   []string
 }
+
+// maxKeptLines bounds what a hook's output costs in memory.
+const maxKeptLines = 1000
 
 func (p *prefixWriter) Write(b []byte) (int, error) {
 	p.partial = append(p.partial, b...)
@@ -73,11 +332,36 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		if i < 0 {
 			return len(b), nil
 		}
-		line := string(p.partial[:i])
+		p.line(string(p.partial[:i]))
 		p.partial = p.partial[i+1:]
-		if strings.TrimSpace(line) != "" {
-			p.last = line
-		}
-		fmt.Fprintf(p.w, "%s%s\n", p.prefix, line)
 	}
+}
+
+func (p *prefixWriter) line(line string) {
+	if strings.TrimSpace(line) != "" {
+		p.last = line
+	}
+	if len(p.lines) < maxKeptLines {
+		p.lines = append(p.lines, line)
+	}
+	fmt.Fprintf(p.w, "%s%s\n", p.prefix, line)
+}
+
+// flush writes a last line that had no newline.
+func (p *prefixWriter) flush() {
+	if len(p.partial) > 0 {
+		p.line(string(p.partial))
+		p.partial = nil
+	}
+}
+
+// problems are the lines a verification printed as "problem: ...".
+func (p *prefixWriter) problems() []string {
+	var out []string
+	for _, l := range p.lines {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "problem:"); ok {
+			out = append(out, strings.TrimSpace(rest))
+		}
+	}
+	return out
 }

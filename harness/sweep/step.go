@@ -30,6 +30,9 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	}
 	app := dep.app
 	r.recordDeployment(ctx, sr, app)
+	if !gate(r.prepare(ctx, dep, sr)) {
+		return files
+	}
 	var lims []orchestrator.Limits
 	for _, d := range dep.jobs {
 		l, err := r.Nomad.Limits(ctx, d)
