@@ -1,11 +1,6 @@
 package loadgen
 
-import (
-	"net"
-	"strings"
-	"testing"
-	"time"
-)
+import "testing"
 
 // The buffer parser must agree with readResponse whatever way the bytes
 // are split across reads.
@@ -60,64 +55,5 @@ func TestBufParserMatchesReadResponse(t *testing.T) {
 	p.reset(&r, false, false)
 	if _, err := p.feed([]byte("garbage\r\n\r\n"), &r); err != errMalformed {
 		t.Fatalf("garbage parsed: %v", err)
-	}
-}
-
-// The goroutine engine stays selectable and sends the same schedule.
-func TestBothEnginesSendTheScheduledCount(t *testing.T) {
-	for _, engine := range []string{EngineGoroutine, EngineLoop} {
-		srv := newServer(t, nil)
-		res := runLoad(t, Config{URL: srv.URL + "/", Threads: 2, Connections: 4, Rate: 200, Duration: time.Second, Engine: engine})
-		if res.Requests < 190 || res.Requests > 200 || res.Errors.Total() != 0 {
-			t.Fatalf("%s: %d requests, errors %+v, want ~200 and none", engine, res.Requests, res.Errors)
-		}
-		if srv.conns.Load() != 4 {
-			t.Fatalf("%s: %d connections, want 4", engine, srv.conns.Load())
-		}
-	}
-}
-
-// A server that accepts and never answers: every request must end as a
-// timeout, and the run must still end on time.
-func TestLoopTimesOutSilentServer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
-	begin := time.Now()
-	res := runLoad(t, Config{URL: "http://" + ln.Addr().String() + "/", Threads: 1, Connections: 2, Rate: 20,
-		Duration: 1500 * time.Millisecond, Timeout: 300 * time.Millisecond, Engine: EngineLoop})
-	if res.Requests != 0 || res.Errors.Timeout == 0 {
-		t.Fatalf("requests %d, errors %+v: want timeouts only", res.Requests, res.Errors)
-	}
-	if took := time.Since(begin); took > 10*time.Second {
-		t.Fatalf("run took %s", took)
-	}
-	if !strings.Contains(res.String(), "errors") {
-		t.Fatal(res.String())
-	}
-}
-
-// Connections to a closed port fail as connect errors without spinning.
-func TestLoopCountsRefusedConnects(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	res := runLoad(t, Config{URL: "http://" + addr + "/", Threads: 1, Connections: 2, Rate: 50, Duration: time.Second, Engine: EngineLoop})
-	if res.Requests != 0 || res.Errors.Connect == 0 || res.Errors.Connect > 60 {
-		t.Fatalf("requests %d, errors %+v: want ~50 connect errors", res.Requests, res.Errors)
 	}
 }

@@ -16,7 +16,8 @@ func (r *run) result(finished time.Time, series []SeriesPoint) *Result {
 	}
 	res := &Result{Schema: ResultSchema, Tool: "orchbench-loadgen", Config: cfg.echo(), Start: r.meas, Series: series}
 	res.Config.Engine, res.Config.Procs = r.engine, runtime.GOMAXPROCS(0)
-	res.Interrupted = r.stop.Load()
+	// A cancellation that came after the generator stopped cut nothing.
+	res.Interrupted = r.stop.Load() && r.stopAt.Before(finished)
 	// An interrupted run's window closed at the interruption: its period
 	// and rates are those of the part that ran.
 	end := r.end

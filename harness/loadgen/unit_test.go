@@ -136,3 +136,25 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		t.Fatalf("%v allocations per request, want 0", allocs)
 	}
 }
+
+func TestAccountingBalanceAndText(t *testing.T) {
+	a := Accounting{Due: 10, Completed: 5, Errors: 3, HTTPErrors: 2, SocketErrors: 1, Timeouts: 1, Unsent: 1}
+	if !a.Balanced() || a.String() != "10 due = 5 completed + 3 errors (2 HTTP status, 1 socket) + 1 timeouts + 1 unsent" {
+		t.Fatalf("%v %q", a.Balanced(), a)
+	}
+	for _, broken := range []Accounting{
+		{Due: 11, Completed: 5, Errors: 3, HTTPErrors: 2, SocketErrors: 1, Timeouts: 1, Unsent: 1}, // a request lost
+		{Due: 10, Completed: 5, Errors: 3, HTTPErrors: 1, SocketErrors: 1, Timeouts: 1, Unsent: 1}, // errors miscounted
+	} {
+		if broken.Balanced() || !strings.Contains(broken.String(), " != ") {
+			t.Fatalf("%q passes for balanced", broken)
+		}
+	}
+	g := GeneratorStats{LagSamples: 3, LagP99Us: 850, LagMaxUs: 1200, CPUCores: 0.25}
+	if got := g.String(); got != "lag p99 0.85ms, max 1.20ms; CPU 0.25 cores" {
+		t.Fatalf("%q", got)
+	}
+	if got := (GeneratorStats{}).String(); got != "no sends; CPU 0.00 cores" {
+		t.Fatalf("%q", got)
+	}
+}
