@@ -213,6 +213,9 @@ func (n *NomadRunner) Run(ctx context.Context, req LoadRequest) (*loadgen.Result
 	defer rc.Close()
 	var res loadgen.Result
 	if err := json.NewDecoder(rc).Decode(&res); err != nil {
+		if failure != "" {
+			return nil, raw, fmt.Errorf("load job %s (alloc %s) %s, and left no readable result (%v)", child, orchestrator.ShortID(alloc.ID), failure, err)
+		}
 		return nil, raw, fmt.Errorf("load job %s: result: %w", child, err)
 	}
 	if failure != "" {
@@ -254,18 +257,21 @@ func shipScript(args []string) ([]string, []byte, error) {
 // exited 0): a generator killed mid-run may still have written a partial
 // result, which must not pass for a complete one.
 func allocFailure(alloc *api.Allocation) string {
-	if alloc.ClientStatus != "complete" {
-		return "ended " + alloc.ClientStatus
-	}
 	for task, ts := range alloc.TaskStates {
+		for _, ev := range ts.Events {
+			if ev.Type == api.TaskTerminated && (ev.ExitCode != 0 || ev.Signal != 0) {
+				if ev.Signal != 0 {
+					return fmt.Sprintf("task %s exited %d (signal %d)", task, ev.ExitCode, ev.Signal)
+				}
+				return fmt.Sprintf("task %s exited %d", task, ev.ExitCode)
+			}
+		}
 		if ts.Failed {
 			return "task " + task + " failed"
 		}
-		for _, ev := range ts.Events {
-			if ev.Type == api.TaskTerminated && ev.ExitCode != 0 {
-				return fmt.Sprintf("task %s exited %d (signal %d)", task, ev.ExitCode, ev.Signal)
-			}
-		}
+	}
+	if alloc.ClientStatus != "complete" {
+		return "ended " + alloc.ClientStatus
 	}
 	return ""
 }
