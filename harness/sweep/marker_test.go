@@ -329,8 +329,8 @@ echo "$*" >> "$dir/calls"
 if [ -f "$dir/$1-blocks" ]; then exec sleep 30; fi
 if [ -f "$dir/$1-fails" ]; then
   echo "read 4 timelines"
-  echo "problem: home-timeline of user 3 is empty, want at least 2 posts"
-  echo "problem: user-timeline of user 3 is empty, want at least 1 posts"
+  echo "problem: home-timeline of user 3 is empty, want at least 2 (one per friend, 2 friends)"
+  echo "problem: user-timeline of user 3 is empty, want at least 1 (every user composes one or more)"
   echo "2 problems" >&2
   exit 1
 fi
@@ -465,7 +465,7 @@ func TestPrepareRunsSetupUnlessMarkedAndVerifiesReuse(t *testing.T) {
 	h.set(t, "verify-fails", true)
 	got = h.prepare(t, ctx, r, dep)
 	expectPrepared(t, "Redis restarted", got, h.calls(t), false, SetupEarlier, VerifyFailed, "verify")
-	for _, want := range []string{"2 problem lines", `"home-timeline of user 3 is empty, want at least 2 posts"`, `"user-timeline of user 3 is empty`, "setup runs again"} {
+	for _, want := range []string{"2 problem lines", `"home-timeline of user 3 is empty, want at least 2 (one per friend, 2 friends)"`, `"user-timeline of user 3 is empty`, "setup runs again"} {
 		if !strings.Contains(got.gate.Detail, want) {
 			t.Errorf("dataset gate detail lacks %q: %s", want, got.gate.Detail)
 		}

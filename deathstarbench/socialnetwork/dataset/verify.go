@@ -72,9 +72,9 @@ func Verify(ctx context.Context, opts VerifyOptions) (VerifyResult, error) {
 			if err := ctx.Err(); err != nil {
 				return result, err
 			}
-			want, why := 1, "every user composes at least one"
+			want, why := 1, "every user composes one or more"
 			if timeline == "home-timeline" {
-				want, why = degrees[userID], fmt.Sprintf("one per friend of %d", degrees[userID])
+				want, why = degrees[userID], fmt.Sprintf("one per friend, %d friends", degrees[userID])
 			}
 			page := max(10, min(want, maxVerifyPage))
 			want = min(want, page)
@@ -95,7 +95,7 @@ func Verify(ctx context.Context, opts VerifyOptions) (VerifyResult, error) {
 			}
 			switch {
 			case len(posts) == 0:
-				problem("%s of user %d is empty, want at least %d posts (%s)", timeline, userID, want, why)
+				problem("%s of user %d is empty, want at least %d (%s)", timeline, userID, want, why)
 			case len(posts) < want:
 				problem("%s of user %d has %d posts, want at least %d (%s)", timeline, userID, len(posts), want, why)
 			}
