@@ -12,11 +12,6 @@ import (
 	"time"
 )
 
-// A goroutine per connection, each running its own slice of the schedule,
-// with a hand-rolled HTTP/1.1 wire: the Go runtime's netpoller already is an
-// epoll loop, and this shape keeps the hot path free of allocations and of
-// any hand-off between goroutines.
-
 const (
 	readBufferSize = 16 << 10
 	// sleepSlice bounds how long a connection sleeps before re-checking
@@ -239,39 +234,6 @@ func (r *run) startClock() {
 	r.measNs, r.endNs = int64(r.cfg.Warmup), int64(r.cfg.Warmup+r.cfg.Duration)
 }
 
-func (r *run) runGoroutines(conns []*conn, started func()) {
-	cfg := r.cfg
-	// Connect before the clock starts so the first scheduled requests do
-	// not pay for the handshake; failures are retried (and counted) later.
-	if !cfg.ConnectionClose {
-		var wg sync.WaitGroup
-		for _, c := range conns {
-			wg.Add(1)
-			go func() { defer wg.Done(); _ = c.dial() }()
-		}
-		wg.Wait()
-	}
-	r.startClock()
-	started()
-	var wg sync.WaitGroup
-	for _, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if cfg.Closed != nil {
-				c.runClosed()
-			} else {
-				c.runOpen()
-			}
-			c.close()
-			if c.timer != nil {
-				c.timer.close()
-			}
-		}()
-	}
-	wg.Wait()
-}
-
 func (r *run) openSchedule() Schedule {
 	parts := make([]Schedule, 0, len(r.cfg.Phases)+1)
 	if r.cfg.Warmup > 0 {
@@ -328,71 +290,7 @@ func withConnectionClose(raw []byte) []byte {
 	return append(out, raw[i+2:]...)
 }
 
-func (c *conn) dial() error {
-	d := net.Dialer{Timeout: c.r.cfg.Timeout}
-	nc, err := d.DialContext(c.r.ctx, "tcp", c.addr)
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	if c.r.stop.Load() {
-		c.mu.Unlock()
-		nc.Close()
-		return errStopped
-	}
-	c.nc = nc
-	c.deadline = time.Time{}
-	c.mu.Unlock()
-	if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
-		c.peers.add(ta.AddrPort())
-	}
-	if c.br == nil {
-		c.br = bufio.NewReaderSize(nc, readBufferSize)
-	} else {
-		c.br.Reset(nc)
-	}
-	return nil
-}
-
-func (c *conn) close() {
-	if c.nc != nil {
-		c.mu.Lock()
-		c.nc.Close()
-		c.nc = nil
-		c.mu.Unlock()
-	}
-}
-
-// precise reports whether a wait ending at `at` needs the timerfd. Only at
-// low rates: when requests are frequent the netpoller wakes often enough
-// that runtime timers are on time, and the timerfd's three syscalls per wait
-// would cost more than they fix (measured: ~175µs lateness and 25 % less CPU
-// at 20k req/s with runtime timers; ~520µs vs ~60µs lateness at 2k req/s).
-func (r *run) precise(at time.Time) bool {
-	return r.sched != nil && r.sched.RateAt(at.Sub(r.start)) < r.cfg.PreciseTimerMaxRate
-}
-
 func (c *conn) halted() bool { return c.r.stop.Load() || c.t.stopped.Load() }
-
-// sleepUntil waits for the wall-clock moment at, in slices so cancellation
-// is noticed; it reports false when the run was stopped meanwhile.
-func (c *conn) sleepUntil(at time.Time) bool {
-	for {
-		if c.halted() {
-			return false
-		}
-		d := time.Until(at)
-		if d <= 0 {
-			return true
-		}
-		if d > sleepSlice {
-			d = sleepSlice
-		}
-		if c.timer == nil || !c.r.precise(at) || !c.timer.sleep(at, d) {
-			time.Sleep(d)
-		}
-	}
-}
 
 // nextHit advances this connection's position in the cumulative schedule.
 // With fixed arrivals connection i takes hits i, i+n, i+2n…, which spreads
@@ -407,130 +305,6 @@ func (c *conn) nextHit(h float64, first bool) float64 {
 		return float64(c.idx)
 	}
 	return h + n
-}
-
-func (c *conn) runOpen() {
-	r := c.r
-	for h := c.nextHit(0, true); ; h = c.nextHit(h, false) {
-		next, ok := c.take(h)
-		if !ok {
-			return
-		}
-		ready := r.start.Add(time.Duration(max(next.at, c.freeAt)))
-		if !c.sleepUntil(ready) {
-			c.dropQueued(h)
-			return
-		}
-		c.exchange(r.start.Add(time.Duration(next.at)), ready, next.raw, next.label, !next.measured)
-	}
-}
-
-func (c *conn) runClosed() {
-	r := c.r
-	cl := r.cfg.Closed
-	ready := r.start // when the user means to send next: the origin of lag
-	if cl.SpawnRate > 0 {
-		ready = r.start.Add(secondsToDur(float64(c.idx) / cl.SpawnRate))
-		if !c.sleepUntil(ready) {
-			return
-		}
-	}
-	var iterations int64
-	for !c.halted() {
-		now := time.Now()
-		if !now.Before(r.end) {
-			return
-		}
-		warm := now.Before(r.meas)
-		if !warm {
-			if cl.Iterations > 0 && iterations >= cl.Iterations {
-				return
-			}
-			if cl.MaxRequests > 0 && r.budget.Add(-1) < 0 {
-				return
-			}
-			iterations++
-		}
-		raw, label, err := c.src.next(c.reqRng)
-		if err != nil {
-			c.t.stopped.Store(true)
-			return
-		}
-		if !warm {
-			c.tally.due++ // started in the window; nothing is ever unsent
-		}
-		// A user waits for its reply, so latency runs from the actual send.
-		c.exchange(time.Now(), ready, raw, label, warm)
-		think := cl.ThinkMin
-		if cl.ThinkMax > cl.ThinkMin {
-			think += time.Duration(c.rng.Int64N(int64(cl.ThinkMax-cl.ThinkMin) + 1))
-		}
-		if c.t.script != nil && c.t.script.hasDelay {
-			think += c.t.script.delay()
-		}
-		ready = r.start.Add(time.Duration(c.freeAt) + think)
-		// A failure may have set a retry pause (in freeAt) even without
-		// think time; without a think or a pause there is nothing to wait.
-		if (think > 0 || c.s.failed) && !c.sleepUntil(ready) {
-			return
-		}
-	}
-}
-
-// exchange sends one request and reads its response. due is the intended
-// send time, from which the corrected latency is measured, and ready the
-// moment the request could have gone out (due, or later if the connection
-// was busy), from which the generator's lag is.
-func (c *conn) exchange(due, ready time.Time, raw []byte, label string, warm bool) {
-	r := c.r
-	s := &c.s
-	*s = sample{label: label}
-	sent := time.Now()
-	s.lag = max(sent.Sub(ready), 0)
-	if c.nc == nil {
-		if err := c.dial(); err != nil {
-			c.fail("connect", err, warm)
-			return
-		}
-	}
-	// Deadlines are refreshed only when they would cut this request short;
-	// the 10 % slack makes that rare without letting a request wait much
-	// longer than the timeout. Past the end the slack is dropped, so the
-	// drain waits for in-flight requests no longer than the timeout.
-	if limit := sent.Add(r.cfg.Timeout); c.deadline.Before(limit) {
-		dl := limit.Add(r.cfg.Timeout / 10)
-		if dl.After(r.hardEnd) {
-			dl = r.hardEnd
-			if limit.After(dl) {
-				dl = limit
-			}
-		}
-		if !dl.Equal(c.deadline) && !c.setDeadline(dl) {
-			c.fail("write", errStopped, warm)
-			return
-		}
-	}
-	if _, err := c.nc.Write(raw); err != nil {
-		c.fail("write", err, warm)
-		return
-	}
-	head := len(raw) > 5 && string(raw[:5]) == "HEAD "
-	err := readResponse(c.br, head, c.capture, &c.resp)
-	done := time.Now()
-	if err != nil {
-		c.fail("read", err, warm)
-		return
-	}
-	c.freeAt = int64(done.Sub(r.start))
-	s.corrected, s.uncorrected = done.Sub(due), done.Sub(sent)
-	s.status, s.bytes, s.bodyBytes = c.resp.status, c.resp.bytes, c.resp.bodyBytes
-	c.record(warm)
-	if c.capture {
-		c.t.script.response(c.resp.status, c.resp.headers, c.resp.body)
-	}
-	if c.resp.mustClose || r.cfg.ConnectionClose {
-		c.close()
-	}
 }
 
 // fail records a failed request. One cut by the interruption is a

@@ -74,8 +74,11 @@ type Config struct {
 	// EngineAuto ("" too): the loop when GOMAXPROCS >= 2, else goroutines.
 	// The closed loop always uses goroutines.
 	Engine string
-	// Seed makes the per-connection RNGs (and so exp arrivals and Go
-	// workloads) reproducible; 0 picks one from the clock.
+	// Seed makes the per-connection RNGs reproducible. Each connection has
+	// two streams: one for arrivals (exp inter-arrival and think times),
+	// one for requests (Go workloads), so the requests a workload draws
+	// do not move the schedule and Due stays a function of the seed.
+	// 0 picks one from the clock.
 	Seed uint64
 }
 

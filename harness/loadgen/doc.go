@@ -5,15 +5,23 @@
 // users, rate phases and ramps, a per-endpoint breakdown, error classes, a
 // per-second series and an explicit warm-up.
 //
+// Every request due in the measured window is accounted for, in both
+// engines alike (see Accounting), and the generator measures itself: its
+// lag, its CPU and the peers its sockets reached (see GeneratorStats, Peer).
+//
 // The library is split the way vegeta splits its own: schedule.go (pacers),
 // target.go (URL, request formatting, endpoint labels), workload.go (Go request
 // mixes), registry.go (workloads by name), script.go (wrk's Lua API),
-// attacker.go (the run, the closed loop and the goroutine-per-connection
-// engine), eventloop_linux.go (the default open-loop engine when it has two
-// or more Ps: epoll loops, as wrk's), httpwire.go and wirebuf.go (the
+// attacker.go (the run and what both engines share), goroutine_engine.go
+// (a goroutine per connection; also the closed loop), eventloop_linux.go and
+// eventloop_sys_linux.go (the default open-loop engine when it has two or
+// more Ps: epoll loops, as wrk's), window.go (which requests are due, and
+// which unsent, for both engines), httpwire.go and wirebuf.go (the
 // allocation-free HTTP/1.1 response parsers, blocking and resumable),
-// timer_linux.go
-// (timerfd waits that keep low-rate schedules on time), recorder.go
-// (histograms and counters), result.go (the archived Result), report.go (the
-// wrk2 text report) and wrk2parse.go (reading a real wrk2's output).
+// timer_linux.go (timerfd waits that keep low-rate schedules on time),
+// recorder.go (histograms and counters), selfstats.go and rusage_*.go (lag
+// and CPU), peers.go (remote addresses), series.go (the per-interval
+// series), outcome.go and result.go (the archived Result), accounting.go,
+// report.go (the wrk2 text report) and wrk2parse.go (reading a real wrk2's
+// output).
 package loadgen

@@ -23,14 +23,17 @@ type Result struct {
 	Start  time.Time  `json:"start"` // start of the measured period (after warm-up)
 	End    time.Time  `json:"end"`
 	// DurationSeconds is the measured period: the schedule's length in open
-	// loop, the time until the last user stopped in closed loop.
+	// loop, the time until the last user stopped in closed loop; an
+	// interrupted run's ends at the interruption. The wait for requests
+	// still in flight at its end is not part of it (see WallSeconds).
 	DurationSeconds float64 `json:"duration_seconds"`
 	// OfferedRate is the schedule's mean rate over the measured period
 	// (0 in closed loop, where nothing is offered independently of replies).
 	OfferedRate float64 `json:"offered_rps"`
 	// DueRate counts the requests actually scheduled in the measured window
-	// per second: equal to OfferedRate for fixed arrivals, random around it
-	// for exp arrivals. Saturation shows as AchievedRate below DueRate.
+	// per second (Accounting.Due / DurationSeconds): equal to OfferedRate
+	// for fixed arrivals, random around it for exp arrivals. Saturation
+	// shows as AchievedRate below DueRate.
 	DueRate      float64 `json:"due_rps,omitempty"`
 	AchievedRate float64 `json:"achieved_rps"`
 	Requests     int64   `json:"requests"` // completed responses, any status
@@ -57,7 +60,8 @@ type Result struct {
 	// the generator stopped, the wait for in-flight requests included.
 	WallSeconds float64 `json:"wall_seconds"`
 	// Interrupted is true when the run was stopped (signal, cancellation)
-	// before its schedule ended: the result is partial.
+	// before the generator was done: the result is partial (see Accounting
+	// for how the cut requests are counted).
 	Interrupted bool `json:"interrupted,omitempty"`
 }
 
