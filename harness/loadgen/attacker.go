@@ -87,6 +87,9 @@ type conn struct {
 	freeAt int64
 	tally  windowTally
 	peers  peerTally
+	// stamp reads through recvmsg to learn when answers arrived (nil
+	// where the kernel gives no stamps); goroutine engine only.
+	stamp *stampedConn
 }
 
 // Run executes one load run and returns its result. It always ends: open

@@ -66,6 +66,9 @@ type loopConn struct {
 	p      bufParser
 	sa     syscall.Sockaddr
 	family int
+	rx     rxStamper
+	// arrived is the kernel's stamp (Unix ns) of the last bytes read.
+	arrived int64
 }
 
 type loop struct {
@@ -358,9 +361,12 @@ func (l *loop) read(c *loopConn) {
 			return
 		}
 	}
-	n, err := rawRead(c.fd, c.buf[c.wr:])
+	n, arrived, err := c.rx.recv(c.fd, c.buf[c.wr:])
 	if err == syscall.EAGAIN || err == syscall.EINTR {
 		return
+	}
+	if arrived != 0 {
+		c.arrived = arrived
 	}
 	if err != nil {
 		l.failNext(c, "read", os.NewSyscallError("read", err))
@@ -392,7 +398,8 @@ func (l *loop) read(c *loopConn) {
 
 func (l *loop) complete(c *loopConn) {
 	done := l.now()
-	c.freeAt = done
+	// free since the answer arrived, not since this loop got to it
+	c.freeAt = arrivedSince(c.arrived, l.r.start, done)
 	s := &c.s
 	*s = sample{label: c.label, corrected: time.Duration(done - c.due), uncorrected: time.Duration(done - c.sent),
 		status: c.resp.status, bytes: c.resp.bytes, bodyBytes: c.resp.bodyBytes, lag: time.Duration(c.lag)}

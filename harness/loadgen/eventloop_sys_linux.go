@@ -19,7 +19,9 @@ func (l *loop) connect(c *loopConn) error {
 	// Go's dialer sets TCP_NODELAY too; small requests must not wait for
 	// Nagle.
 	syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+	enableRxStamps(fd)
 	c.fd = fd
+	c.arrived = 0
 	c.gen++
 	c.rd, c.wr = 0, 0
 	err = syscall.Connect(fd, c.sa)
@@ -145,16 +147,9 @@ func (l *loop) pop() *loopConn {
 	return top
 }
 
-// rawRead and rawWrite skip the runtime's syscall bookkeeping: on a
-// non-blocking socket they never block, and they are the per-request cost.
-func rawRead(fd int, p []byte) (int, error) {
-	n, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	if errno != 0 {
-		return 0, errno
-	}
-	return int(n), nil
-}
-
+// rawWrite skips the runtime's syscall bookkeeping: on a non-blocking
+// socket it never blocks, and it is part of the per-request cost (reads go
+// through rxStamper.recv).
 func rawWrite(fd int, p []byte) (int, error) {
 	n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 	if errno != 0 {

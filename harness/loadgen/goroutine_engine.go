@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"bufio"
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -63,10 +64,15 @@ func (c *conn) dial() error {
 	if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
 		c.peers.add(ta.AddrPort())
 	}
+	var src io.Reader = nc
+	c.stamp = nil
+	if sc, ok := newStampedConn(nc); ok {
+		c.stamp, src = sc, sc
+	}
 	if c.br == nil {
-		c.br = bufio.NewReaderSize(nc, readBufferSize)
+		c.br = bufio.NewReaderSize(src, readBufferSize)
 	} else {
-		c.br.Reset(nc)
+		c.br.Reset(src)
 	}
 	return nil
 }
@@ -221,7 +227,11 @@ func (c *conn) exchange(due, ready time.Time, raw []byte, label string, warm boo
 		c.fail("read", err, warm)
 		return
 	}
+	// free since the answer arrived, not since this goroutine got to it
 	c.freeAt = int64(done.Sub(r.start))
+	if c.stamp != nil {
+		c.freeAt = arrivedSince(c.stamp.last, r.start, c.freeAt)
+	}
 	s.corrected, s.uncorrected = done.Sub(due), done.Sub(sent)
 	s.status, s.bytes, s.bodyBytes = c.resp.status, c.resp.bytes, c.resp.bodyBytes
 	c.record(warm)
