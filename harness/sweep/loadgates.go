@@ -19,6 +19,10 @@ import (
 // it the generator, not the application, set the pace.
 const DefaultMaxGeneratorLag = 5 * time.Millisecond
 
+// minLagSamples is the fewest sends whose p99 is more than their maximum:
+// below it one scheduling hiccup would decide the step.
+const minLagSamples = 100
+
 // CompleteGate accepts a load run only when the generator ran its whole
 // schedule: it exited cleanly, was not interrupted, accounted for every
 // request due, and measured for the planned duration.
@@ -50,9 +54,10 @@ func CompleteGate(res *loadgen.Result, runErr error, planned time.Duration, runn
 func GeneratorGate(res *loadgen.Result, bound time.Duration) results.Gate {
 	g := results.Gate{Name: GateGenerator}
 	gen := res.Generator
-	if gen.LagSamples == 0 {
+	if gen.LagSamples < minLagSamples {
 		g.NotChecked = true
-		g.Detail = "no request was sent in the measured window, so no lag was measured"
+		g.Detail = fmt.Sprintf("%d sends in the measured window, fewer than the %d a p99 of the send lag needs (max %s)",
+			gen.LagSamples, minLagSamples, time.Duration(gen.LagMaxUs)*time.Microsecond)
 		return g
 	}
 	p99 := time.Duration(gen.LagP99Us) * time.Microsecond

@@ -83,6 +83,11 @@ func TestGeneratorGate(t *testing.T) {
 	if g := GeneratorGate(&loadgen.Result{}, DefaultMaxGeneratorLag); !g.NotChecked {
 		t.Fatalf("nothing sent: %+v", g)
 	}
+	// 20 sends at 5 rps: their p99 is their maximum, one hiccup
+	few := &loadgen.Result{Generator: loadgen.GeneratorStats{LagSamples: 20, LagP99Us: 11_000, LagMaxUs: 11_000}}
+	if g := GeneratorGate(few, DefaultMaxGeneratorLag); g.Passed || !g.NotChecked || !strings.Contains(g.Detail, "20 sends") {
+		t.Fatalf("too few sends for a p99: %+v", g)
+	}
 }
 
 func TestCompleteGate(t *testing.T) {
