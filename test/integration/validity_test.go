@@ -37,7 +37,7 @@ import (
 // The faulty servers are test/integration/testdata/faulty-server.js, run
 // by the taewa pack's exec driver, so they are scheduled, registered and
 // checked like the real service. The Redis-flush case (dataset gate) is
-// TestReusedDeploymentIsVerified.
+// TestDatasetMarkerAndVerification.
 const validitySpec = `
 sweep "validity" {
   seed          = 11
