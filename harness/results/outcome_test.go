@@ -104,6 +104,13 @@ func TestSkippedRepetitionsCountAsBroken(t *testing.T) {
 	if !strings.Contains(strings.Join(levels[1].Details, ";"), "1 of 3 repetitions broke at a lower level") {
 		t.Errorf("details do not say why: %q", levels[1].Details)
 	}
+	if l := levels[2]; l.Measured != 1 || !l.Breaks() {
+		t.Fatalf("r400: %+v", l)
+	}
+	only := Summarize(append(steps[:0:0], steps[3]), testSLO)[0] // r200 rep 1, skipped
+	if !only.Breaks() || len(only.Details) != 1 || only.Details[0] != "all 1 repetitions broke at a lower level" {
+		t.Fatalf("a level where nothing ran: %+v", only)
+	}
 	bp := BreakingPoints(levels)[0]
 	if !bp.Reached || bp.OfferedRPS != 200 || bp.LastGood.OfferedRPS != 100 || bp.MaxMeasured.OfferedRPS != 400 {
 		t.Fatalf("breaking point %+v", bp)

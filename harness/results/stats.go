@@ -225,6 +225,10 @@ func (l LevelStats) check(slo experiment.SLO, due, p99, achieved []float64, shra
 		censoredAch = append(censoredAch, 0)
 	}
 	rules, details = check(slo, dueRate, median(censoredP99), median(censoredAch), l.ErrorRatio)
+	if l.Measured == 0 {
+		// nothing ran here: the figures above are the worst case by construction
+		return rules, []string{fmt.Sprintf("all %d repetitions broke at a lower level", l.Skipped)}
+	}
 	if l.Skipped > 0 {
 		for i := range details {
 			details[i] += fmt.Sprintf(" (%d of %d repetitions broke at a lower level)", l.Skipped, l.Skipped+l.Measured)
