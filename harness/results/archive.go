@@ -174,6 +174,31 @@ func keepEarlierAttempt(dir string) error {
 	return nil
 }
 
+// EarlierAttempts reads the summaries a step's earlier runs left in
+// attempt-N/ (invalid runs that --resume measured again), oldest first.
+func (a Archive) EarlierAttempts(sweepID, stepID string) ([]StepResult, error) {
+	if err := checkID("step", stepID); err != nil {
+		return nil, err
+	}
+	var out []StepResult
+	for n := 1; ; n++ {
+		path := filepath.Join(a.Dir, sweepID, stepID, fmt.Sprintf("attempt-%d", n), summaryFile)
+		raw, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		var r StepResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return out, fmt.Errorf("%s: %w", path, err)
+		}
+		r.upgrade(raw)
+		out = append(out, r)
+	}
+}
+
 // LoadStep reads a step's summary.json, complete or not.
 func (a Archive) LoadStep(sweepID, stepID string) (*StepResult, error) {
 	if err := checkID("step", stepID); err != nil {

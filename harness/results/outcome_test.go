@@ -143,7 +143,8 @@ func TestRewrittenStepKeepsEarlierAttempt(t *testing.T) {
 	if err != nil || string(first) != "first" {
 		t.Fatalf("first attempt lost: %q %v", first, err)
 	}
-	if _, err := os.Stat(filepath.Join(a.Dir, rec.ID, r.Step, "attempt-1", summaryFile)); err != nil {
-		t.Fatal("first attempt's summary lost")
+	earlier, err := a.EarlierAttempts(rec.ID, r.Step)
+	if err != nil || len(earlier) != 1 || earlier[0].Outcome != OutcomeInvalid {
+		t.Fatalf("earlier attempts %+v %v, want the invalid first one", earlier, err)
 	}
 }

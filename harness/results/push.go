@@ -46,8 +46,11 @@ func (p Pusher) PushStep(ctx context.Context, r StepResult) (samples int, err er
 	return bytes.Count(body, []byte{'\n'}), p.post(ctx, body)
 }
 
-// PushSweep sends every completed step of a sweep, one request per step. It
-// only reads the archive. It returns the number of samples sent.
+// PushSweep sends every completed step of a sweep, one request per step,
+// with the earlier attempts of steps run again: VictoriaMetrics then holds
+// what the archive holds (an invalid attempt shows as such at its own
+// time), whether or not it was up when each ran. It only reads the archive.
+// It returns the number of samples sent.
 func PushSweep(ctx context.Context, a Archive, sweepID, vmURL string) (int, error) {
 	steps, err := a.LoadSteps(sweepID)
 	if err != nil {
@@ -56,11 +59,17 @@ func PushSweep(ctx context.Context, a Archive, sweepID, vmURL string) (int, erro
 	p := Pusher{URL: vmURL}
 	total := 0
 	for _, r := range steps {
-		n, err := p.PushStep(ctx, r)
+		earlier, err := a.EarlierAttempts(sweepID, r.Step)
 		if err != nil {
-			return total, fmt.Errorf("push step %s: %w", r.Step, err)
+			return total, err
 		}
-		total += n
+		for _, attempt := range append(earlier, r) {
+			n, err := p.PushStep(ctx, attempt)
+			if err != nil {
+				return total, fmt.Errorf("push step %s: %w", r.Step, err)
+			}
+			total += n
+		}
 	}
 	return total, nil
 }

@@ -124,9 +124,17 @@ func TestSweepResumeGatesAndPush(t *testing.T) {
 		}
 		return nil
 	})
+	settled, rerun := 0, 0
+	for id := range before {
+		if s, err := archive.LoadStep(sweepID, id); err == nil && s.Outcome == results.OutcomeInvalid {
+			rerun++
+		} else {
+			settled++
+		}
+	}
 	resumed := must(t, orchbench, append([]string{"sweep", "--resume", sweepID}, common...)...)
-	if !strings.Contains(resumed, fmt.Sprintf("%d of 8 steps already in the archive", len(before))) {
-		t.Errorf("resume did not report the %d archived steps", len(before))
+	if !strings.Contains(resumed, fmt.Sprintf("%d of 8 steps settled in the archive; %d invalid ones run again", settled, rerun)) {
+		t.Errorf("resume did not report the %d settled and %d invalid archived steps", settled, rerun)
 	}
 	if !strings.Contains(resumed, "were not pushed to VictoriaMetrics") {
 		t.Errorf("resume with VictoriaMetrics down should say which steps were not pushed")
@@ -182,7 +190,7 @@ func TestSweepResumeGatesAndPush(t *testing.T) {
 		}
 	}
 	show := must(t, orchbench, "results", "show", "--dir", resultsDir, sweepID)
-	if !strings.Contains(show, "invalid steps (excluded from statistics)") {
+	if !strings.Contains(show, "invalid steps (excluded from statistics; `orchbench sweep --resume "+sweepID+"` runs them again)") {
 		t.Errorf("results show does not list the invalid steps")
 	}
 
@@ -192,7 +200,17 @@ func TestSweepResumeGatesAndPush(t *testing.T) {
 		must(t, orchbench, "results", "push", "--dir", resultsDir, sweepID)
 	}
 	q := fmt.Sprintf(`count_over_time(orchbench_step_valid{sweep=%q}[1h])`, sweepID)
-	eventually(t, time.Minute, "every step in VictoriaMetrics exactly once", func() error {
+	// an invalid step run again by --resume has an earlier attempt, which
+	// the archive keeps and push sends too
+	attempts := map[string]float64{}
+	for _, st := range rec.Plan {
+		earlier, err := archive.EarlierAttempts(sweepID, st.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		attempts[st.ID] = float64(1 + len(earlier))
+	}
+	eventually(t, time.Minute, "every attempt of every step in VictoriaMetrics exactly once", func() error {
 		vals, err := vmValues(q)
 		if err != nil {
 			return err
@@ -201,8 +219,8 @@ func TestSweepResumeGatesAndPush(t *testing.T) {
 			return fmt.Errorf("%d step series, want 8", len(vals))
 		}
 		for step, v := range vals {
-			if v != 1 {
-				return fmt.Errorf("step %s has %g samples, want 1", step, v)
+			if v != attempts[step] {
+				return fmt.Errorf("step %s has %g samples, want %g (its attempts)", step, v, attempts[step])
 			}
 		}
 		return nil
