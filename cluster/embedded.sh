@@ -55,6 +55,10 @@ wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
 
 consul_leader() { [ -n "$(curl -sf "$CONSUL_HTTP_ADDR/v1/status/leader" | tr -d '"')" ]; }
 nomad_ready() { "$bin/nomad" node status -self -short 2>/dev/null | grep -q '^Status *= ready'; }
+memory_oversubscription() {
+  "$bin/nomad" operator scheduler set-config -memory-oversubscription=true >/dev/null &&
+    "$bin/nomad" operator scheduler get-config | grep -q '^Memory Oversubscription *= true'
+}
 vm_healthy() { curl -sf http://127.0.0.1:8428/health | grep -q OK; }
 vm_running() { "$bin/nomad" job status -short victoriametrics 2>/dev/null | grep -q '^Status *= running'; }
 
@@ -183,8 +187,8 @@ up() {
     || die "step 'nomad node ready' failed: not ready within 90 s; last lines of .state/logs/nomad.log: $(tail -n 5 "$logs/nomad.log")"
   # the server config's default applies to a new state only; a kept
   # .state/ from before it needs the setting too
-  NOMAD_ADDR=http://127.0.0.1:4646 "$bin/nomad" operator scheduler set-config -memory-oversubscription=true >/dev/null \
-    || die "step 'nomad scheduler config' failed: memory oversubscription (needed by memory_max) could not be turned on"
+  wait_for 30 "memory oversubscription on (memory_max is enforced)" memory_oversubscription \
+    || die "step 'nomad scheduler config' failed: memory oversubscription (needed by memory_max) could not be turned on: $("$bin/nomad" operator scheduler set-config -memory-oversubscription=true 2>&1 | tail -n 1)"
   deploy_vm
   say "up in $(( $(date +%s) - t0 )) s: nomad http://127.0.0.1:4646, consul http://127.0.0.1:8500, vmui http://127.0.0.1:8428/vmui/"
 }
