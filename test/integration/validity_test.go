@@ -38,8 +38,66 @@ import (
 // by the taewa pack's exec driver, so they are scheduled, registered and
 // checked like the real service. The Redis-flush case (dataset gate) is
 // TestDatasetMarkerAndVerification.
-const validitySpec = `
-sweep "validity" {
+// wrongSetup is one row: an app block of the sweep and what it must end as.
+type wrongSetup struct {
+	app    string
+	block  string // the app block's body
+	want   results.Outcome
+	gate   string // the check that must have failed
+	detail string // and what its detail must name ({fwd}: the forwarder)
+}
+
+// faulty is the body of an app block running the faulty server with one
+// fault; "unlimited" leaves it a CPU reservation only, so eight fit the node.
+func faulty(job, path string, rate int, extra string) string {
+	return fmt.Sprintf(`pack        = "taewa"
+    variants    = ["unlimited"]
+    vars        = { driver = "exec", resource_scale = 0.05, app_source = "{faulty}", job_name = %q }
+    path        = %q
+    rates       = [%d]
+    %s`, job, path, rate, extra)
+}
+
+// taewa is the body of an app block of the real Taewa.
+func taewa(variant, job, extra string) string {
+	return fmt.Sprintf(`pack        = "taewa"
+    variants    = [%q]
+    vars        = { resource_scale = 0.25, job_name = %q }
+    rates       = [20]
+    threads     = 1
+    connections = 2
+    %s`, variant, job, extra)
+}
+
+// Cases that test another gate allow the generator 25 ms of lag: a shared
+// 2-core machine may delay it by some milliseconds, and that is the
+// generator gate's case, not theirs.
+const lenientLag = "max_generator_lag = \"25ms\"\n    "
+
+var wrongSetups = []wrongSetup{
+	{"proxied", taewa("baseline", "taewa-proxied", lenientLag+`script = "{forward_lua}" # wrk's own way to aim a thread elsewhere`),
+		results.OutcomeInvalid, "load-path", "{fwd} (2 connections), which is not a registered instance"},
+	{"emptybody", faulty("faulty-empty", "/?fault=empty", 50, lenientLag+"threads = 1\n    connections = 4"),
+		results.OutcomeBroken, "responses", "0 body bytes on average (probe 44)"},
+	{"overload-loop", faulty("faulty-queue-loop", "/?fault=queue20", 60, lenientLag+"threads = 2\n    connections = 8\n    engine = \"loop\""),
+		results.OutcomeBroken, "slo", "achieved"},
+	{"overload-goroutine", faulty("faulty-queue-goroutine", "/?fault=queue20", 60, lenientLag+"threads = 2\n    connections = 8\n    engine = \"goroutine\""),
+		results.OutcomeBroken, "slo", "achieved"},
+	{"errors503", faulty("faulty-503", "/?fault=503", 100, lenientLag+"threads = 1\n    connections = 4"),
+		results.OutcomeBroken, "slo", "error ratio"},
+	// about 20 µs of generator CPU a request: 8000 rps need 0.16 cores
+	{"starved", faulty("faulty-starved", "/", 8000, "threads = 2\n    connections = 64\n    generator_cores = 0.1"),
+		results.OutcomeInvalid, "generator", "generator saturated"},
+	{"killed", taewa("baseline", "taewa-killed", lenientLag),
+		results.OutcomeInvalid, "load", "exited 137"},
+	{"quota", taewa("unlimited", "taewa-quota", lenientLag),
+		results.OutcomeInvalid, "limits", "the variant declares no CPU cap"},
+}
+
+// validitySpec is one sweep with an app per wrong setup.
+func validitySpec(faultyServer, forwardLua string) string {
+	var b strings.Builder
+	b.WriteString(`sweep "validity" {
   seed          = 11
   repetitions   = 1
   deploy        = "per-configuration"
@@ -48,120 +106,25 @@ sweep "validity" {
   cooldown      = "0s"
   early_stop    = false
   orchestrators = ["nomad"]
-
-  app "proxied" {
-    pack        = "taewa"
-    variants    = ["baseline"]
-    vars        = { resource_scale = 0.25, job_name = "taewa-proxied" }
-    # these cases test other gates; a shared 2-core machine may delay
-    # the generator by some milliseconds, which is the generator gate's case
-    max_generator_lag = "25ms"
-    rates       = [20]
-    threads     = 1
-    connections = 2
-    # wrk's own way to aim a thread elsewhere: here, at a forwarder
-    script      = "FORWARD_LUA"
-  }
-  app "emptybody" {
-    pack        = "taewa"
-    variants    = ["unlimited"]
-    vars        = { driver = "exec", resource_scale = 0.05, app_source = "FAULTY", job_name = "faulty-empty" }
-    path        = "/?fault=empty"
-    # these cases test other gates; a shared 2-core machine may delay
-    # the generator by some milliseconds, which is the generator gate's case
-    max_generator_lag = "25ms"
-    rates       = [50]
-    threads     = 1
-    connections = 4
-  }
-  app "overload-loop" {
-    pack        = "taewa"
-    variants    = ["unlimited"]
-    vars        = { driver = "exec", resource_scale = 0.05, app_source = "FAULTY", job_name = "faulty-queue-loop" }
-    path        = "/?fault=queue20"
-    # these cases test other gates; a shared 2-core machine may delay
-    # the generator by some milliseconds, which is the generator gate's case
-    max_generator_lag = "25ms"
-    rates       = [60]
-    threads     = 2
-    connections = 8
-    engine      = "loop"
-  }
-  app "overload-goroutine" {
-    pack        = "taewa"
-    variants    = ["unlimited"]
-    vars        = { driver = "exec", resource_scale = 0.05, app_source = "FAULTY", job_name = "faulty-queue-goroutine" }
-    path        = "/?fault=queue20"
-    # these cases test other gates; a shared 2-core machine may delay
-    # the generator by some milliseconds, which is the generator gate's case
-    max_generator_lag = "25ms"
-    rates       = [60]
-    threads     = 2
-    connections = 8
-    engine      = "goroutine"
-  }
-  app "errors503" {
-    pack        = "taewa"
-    variants    = ["unlimited"]
-    vars        = { driver = "exec", resource_scale = 0.05, app_source = "FAULTY", job_name = "faulty-503" }
-    path        = "/?fault=503"
-    # these cases test other gates; a shared 2-core machine may delay
-    # the generator by some milliseconds, which is the generator gate's case
-    max_generator_lag = "25ms"
-    rates       = [100]
-    threads     = 1
-    connections = 4
-  }
-  app "starved" {
-    pack            = "taewa"
-    variants        = ["unlimited"]
-    vars            = { driver = "exec", resource_scale = 0.05, app_source = "FAULTY", job_name = "faulty-starved" }
-    path            = "/"
-    # about 20 µs of generator CPU a request: 8000 rps need 0.16 cores
-    rates           = [8000]
-    threads         = 2
-    connections     = 64
-    generator_cores = 0.1
-  }
-  app "killed" {
-    pack        = "taewa"
-    variants    = ["baseline"]
-    vars        = { resource_scale = 0.25, job_name = "taewa-killed" }
-    # these cases test other gates; a shared 2-core machine may delay
-    # the generator by some milliseconds, which is the generator gate's case
-    max_generator_lag = "25ms"
-    rates       = [20]
-    threads     = 1
-    connections = 2
-  }
-  app "quota" {
-    pack        = "taewa"
-    variants    = ["unlimited"]
-    vars        = { resource_scale = 0.25, job_name = "taewa-quota" }
-    # these cases test other gates; a shared 2-core machine may delay
-    # the generator by some milliseconds, which is the generator gate's case
-    max_generator_lag = "25ms"
-    rates       = [20]
-    threads     = 1
-    connections = 2
-  }
+`)
+	for _, c := range wrongSetups {
+		body := strings.NewReplacer("{faulty}", faultyServer, "{forward_lua}", forwardLua).Replace(c.block)
+		fmt.Fprintf(&b, "\n  app %q {\n    %s\n  }\n", c.app, body)
+	}
+	b.WriteString(`
   slo {
     p99_ms             = 1000
     min_achieved_ratio = 0.95
     max_error_ratio    = 0.01
   }
 }
-`
-
-type wantOutcome struct {
-	outcome results.Outcome
-	gate    string // the check that must have failed
-	detail  string // and what its detail must name
+`)
+	return b.String()
 }
 
 func TestEveryGateCanFail(t *testing.T) {
 	work := t.TempDir()
-	faulty, err := filepath.Abs(filepath.Join("testdata", "faulty-server.js"))
+	faultyServer, err := filepath.Abs(filepath.Join("testdata", "faulty-server.js"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,8 +133,7 @@ func TestEveryGateCanFail(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(work, "forward.lua"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec := strings.ReplaceAll(validitySpec, `"FAULTY"`, fmt.Sprintf("%q", faulty))
-	spec = strings.ReplaceAll(spec, `"FORWARD_LUA"`, fmt.Sprintf("%q", filepath.Join(work, "forward.lua")))
+	spec := validitySpec(faultyServer, filepath.Join(work, "forward.lua"))
 	specFile := filepath.Join(work, "validity.hcl")
 	if err := os.WriteFile(specFile, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
@@ -208,15 +170,10 @@ func TestEveryGateCanFail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]wantOutcome{
-		"proxied":            {results.OutcomeInvalid, "load-path", fwd + " (2 connections), which is not a registered instance"},
-		"emptybody":          {results.OutcomeBroken, "responses", "0 body bytes on average (probe 44)"},
-		"overload-loop":      {results.OutcomeBroken, "slo", "achieved"},
-		"overload-goroutine": {results.OutcomeBroken, "slo", "achieved"},
-		"errors503":          {results.OutcomeBroken, "slo", "error ratio"},
-		"starved":            {results.OutcomeInvalid, "generator", "generator saturated"},
-		"killed":             {results.OutcomeInvalid, "load", "exited 137"},
-		"quota":              {results.OutcomeInvalid, "limits", "the variant declares no CPU cap"},
+	want := map[string]wrongSetup{}
+	for _, c := range wrongSetups {
+		c.detail = strings.ReplaceAll(c.detail, "{fwd}", fwd)
+		want[c.app] = c
 	}
 	if len(steps) != len(want) {
 		t.Fatalf("archived %d steps, want %d", len(steps), len(want))
@@ -235,8 +192,8 @@ func TestEveryGateCanFail(t *testing.T) {
 			}
 		}
 		switch {
-		case s.Outcome != w.outcome:
-			t.Errorf("%s: outcome %s %v, want %s by the %s gate; gates %+v", s.App, s.Outcome, s.Reasons, w.outcome, w.gate, s.Gates)
+		case s.Outcome != w.want:
+			t.Errorf("%s: outcome %s %v, want %s by the %s gate; gates %+v", s.App, s.Outcome, s.Reasons, w.want, w.gate, s.Gates)
 		case failed == nil:
 			t.Errorf("%s: the %s gate did not fail: %+v", s.App, w.gate, s.Gates)
 		case !strings.Contains(failed.Detail, w.detail):
