@@ -302,6 +302,31 @@ func TestUsageFromFakeHierarchies(t *testing.T) {
 	}
 }
 
+// Nomad's exec tasks on a host with cpu and cpuacct mounted apart: no
+// cpuacct.usage in their cpu cgroup, so their processes' counters are summed.
+func TestUsageOfExecTaskFromItsProcesses(t *testing.T) {
+	fakeHost(t, map[string]string{
+		"cpu/nomad/a1.web/cpu.stat":     "nr_periods 40\nnr_throttled 0\nthrottled_time 0",
+		"cpu/nomad/a1.web/cgroup.procs": "4242\n4243\n4299",
+		"cpuacct/cpuacct.usage":         "999999999999",
+	}, nil)
+	// node's command name has a space and a parenthesis; 4299 has exited
+	writeFake(t, filepath.Join(ProcRoot, "4242", "stat"), "4242 (node (main)) S 1 4242 4242 0 -1 4194560 100 0 0 0 150 50 7 3 20 0 11 0 100 0 0")
+	writeFake(t, filepath.Join(ProcRoot, "4243", "stat"), "4243 (sh) S 4242 4242 4242 0 -1 4194560 1 0 0 0 20 10 0 0 20 0 1 0 101 0 0")
+	u, err := UsageOf("/nomad/a1.web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (150+50+7+3) + (20+10) ticks at 100 Hz
+	if u.CPU != 2400*time.Millisecond || u.Periods != 40 {
+		t.Fatalf("exec task usage %+v", u)
+	}
+	writeFake(t, filepath.Join(Root, "cpu/nomad/a1.web/cgroup.procs"), "4299")
+	if _, err := UsageOf("/nomad/a1.web"); err == nil {
+		t.Fatal("a cgroup whose processes are all gone has no usage to read")
+	}
+}
+
 func TestOwnCgroupUsageGrows(t *testing.T) {
 	e, err := ForPID(os.Getpid())
 	if err != nil {

@@ -39,10 +39,61 @@ func UsageOf(path string) (Usage, error) {
 	u.Periods, u.Throttled = stat["nr_periods"], stat["nr_throttled"]
 	ns, err := readInt(filepath.Join(v1Dir("cpuacct", path), "cpuacct.usage"))
 	if err != nil {
-		return u, err
+		// Where cpu and cpuacct are mounted apart, Nomad's exec tasks get a
+		// cpu cgroup of their own but stay in the root cpuacct group: their
+		// processes' own counters still say what they used.
+		cpu, perr := processesCPU(filepath.Join(v1Dir("cpu", path), "cgroup.procs"))
+		if perr != nil {
+			return u, err
+		}
+		u.CPU = cpu
+		return u, nil
 	}
 	u.CPU = time.Duration(ns)
 	return u, nil
+}
+
+// userHZ is the unit of /proc/<pid>/stat's CPU times, fixed at 100 by the
+// kernel's ABI whatever its internal tick.
+const userHZ = 100
+
+// processesCPU sums user and system time, with that of reaped children, of
+// the processes listed in a cgroup.procs file.
+func processesCPU(procsFile string) (time.Duration, error) {
+	b, err := os.ReadFile(procsFile)
+	if err != nil {
+		return 0, fmt.Errorf("limits: %w", err)
+	}
+	var ticks int64
+	found := false
+	for _, pid := range strings.Fields(string(b)) {
+		stat, err := os.ReadFile(filepath.Join(ProcRoot, pid, "stat"))
+		if err != nil {
+			continue // exited since the list was read
+		}
+		// the command name may hold spaces and parentheses: count fields
+		// from the last ')'; utime, stime, cutime, cstime are fields 14-17
+		i := strings.LastIndexByte(string(stat), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 15 {
+			continue
+		}
+		for _, v := range f[11:15] {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("limits: %s/stat: %q is not a tick count", pid, v)
+			}
+			ticks += n
+		}
+		found = true
+	}
+	if !found {
+		return 0, fmt.Errorf("limits: no readable process in %s", procsFile)
+	}
+	return time.Duration(ticks) * time.Second / userHZ, nil
 }
 
 // Between is what happened from u to later: CPU cores used on average and
