@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/loadgen"
 )
 
 // Labels identify a step; they become the labels of every metric it pushes.
@@ -90,25 +91,10 @@ type Second struct {
 	P99Ms    float64 `json:"p99_ms"`
 }
 
-// Accounting puts every request due in the measured window in exactly one
-// bucket: Due = Completed + Errors + Timeouts + Unsent. Unsent requests were
-// never sent because their connection was still busy when the window
-// closed (an overloaded server's backlog): they lower the achieved rate,
-// and are not errors.
-type Accounting struct {
-	Due          int64 `json:"due"`
-	Completed    int64 `json:"completed"`
-	Errors       int64 `json:"errors"`
-	HTTPErrors   int64 `json:"http_errors"`
-	SocketErrors int64 `json:"socket_errors"`
-	Timeouts     int64 `json:"timeouts"`
-	Unsent       int64 `json:"unsent"`
-}
-
-// Balanced reports whether every due request is in exactly one bucket.
-func (a Accounting) Balanced() bool {
-	return a.Errors == a.HTTPErrors+a.SocketErrors && a.Due == a.Completed+a.Errors+a.Timeouts+a.Unsent
-}
+// Accounting is the generator's: every request due in the measured window
+// in exactly one bucket, Due = Completed + Errors + Timeouts + Unsent. The
+// archive keeps it as the generator reported it.
+type Accounting = loadgen.Accounting
 
 // StepResult is a step's summary.json: everything measured and checked.
 type StepResult struct {

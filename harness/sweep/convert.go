@@ -12,13 +12,9 @@ import (
 // fractions.
 func measurement(r *results.StepResult, res *loadgen.Result) {
 	a := res.Accounting
-	r.Accounting = &results.Accounting{Due: a.Due, Completed: a.Completed, Errors: a.Errors, HTTPErrors: a.HTTPErrors,
-		SocketErrors: a.SocketErrors, Timeouts: a.Timeouts, Unsent: a.Unsent}
+	r.Accounting = &a
 	r.AchievedRPS = res.AchievedRate
-	r.DueRPS = res.DueRate
-	if res.DurationSeconds > 0 && a.Due > 0 {
-		r.DueRPS = float64(a.Due) / res.DurationSeconds
-	}
+	r.DueRPS = res.DueRate // Accounting.Due over the measured period
 	// unsent requests are the backlog: they show in achieved < due, not as errors
 	r.Requests = a.Completed + a.Errors + a.Timeouts
 	r.Errors = a.Errors + a.Timeouts
