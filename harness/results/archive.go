@@ -182,20 +182,14 @@ func (a Archive) EarlierAttempts(sweepID, stepID string) ([]StepResult, error) {
 	}
 	var out []StepResult
 	for n := 1; ; n++ {
-		path := filepath.Join(a.Dir, sweepID, stepID, fmt.Sprintf("attempt-%d", n), summaryFile)
-		raw, err := os.ReadFile(path)
+		r, err := readStep(filepath.Join(a.Dir, sweepID, stepID, fmt.Sprintf("attempt-%d", n), summaryFile))
 		if errors.Is(err, fs.ErrNotExist) {
 			return out, nil
 		}
 		if err != nil {
 			return out, err
 		}
-		var r StepResult
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return out, fmt.Errorf("%s: %w", path, err)
-		}
-		r.upgrade(raw)
-		out = append(out, r)
+		out = append(out, *r)
 	}
 }
 
@@ -204,7 +198,12 @@ func (a Archive) LoadStep(sweepID, stepID string) (*StepResult, error) {
 	if err := checkID("step", stepID); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(a.Dir, sweepID, stepID, summaryFile)
+	return readStep(filepath.Join(a.Dir, sweepID, stepID, summaryFile))
+}
+
+// readStep reads one summary.json, giving one from an older archive its
+// outcome.
+func readStep(path string) (*StepResult, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
