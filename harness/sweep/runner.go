@@ -305,12 +305,11 @@ func (r *Runner) render(ctx context.Context, st experiment.Step) ([]*api.Job, er
 	}
 	if _, declared := p.Variables["mhz_per_core"]; declared {
 		if _, set := overrides["mhz_per_core"]; !set {
-			if r.mhzPerCore == 0 {
-				if r.mhzPerCore, _, err = r.Nomad.NodeCPU(ctx); err != nil {
-					return nil, err
-				}
+			mhz, err := r.nodeMHzPerCore(ctx)
+			if err != nil {
+				return nil, err
 			}
-			overrides["mhz_per_core"] = strconv.FormatFloat(r.mhzPerCore, 'f', -1, 64)
+			overrides["mhz_per_core"] = strconv.FormatFloat(mhz, 'f', -1, 64)
 		}
 	}
 	rendered, err := p.Render(overrides, nil)
@@ -329,6 +328,19 @@ func (r *Runner) render(ctx context.Context, st experiment.Step) ([]*api.Job, er
 		return nil, fmt.Errorf("pack %s rendered no job", st.Pack)
 	}
 	return jobs, nil
+}
+
+// nodeMHzPerCore is the node's fingerprinted MHz per core, read once: it
+// turns declared cores into Nomad's MHz for packs and the load job alike.
+func (r *Runner) nodeMHzPerCore(ctx context.Context) (float64, error) {
+	if r.mhzPerCore == 0 {
+		mhz, _, err := r.Nomad.NodeCPU(ctx)
+		if err != nil {
+			return 0, err
+		}
+		r.mhzPerCore = mhz
+	}
+	return r.mhzPerCore, nil
 }
 
 // varText writes a spec value the way --var takes it (HCL accepts JSON lists and objects).

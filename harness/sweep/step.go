@@ -73,10 +73,10 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	req := LoadRequest{StepID: st.ID, URL: "http://" + eps[0].HostPort() + path, Args: loadArgs(rec, st, eps),
 		Bound: st.Warmup + st.Duration + 2*time.Minute, GeneratorCores: st.Load.GeneratorCores}
 	if req.GeneratorCores > 0 {
-		if r.mhzPerCore == 0 {
-			r.mhzPerCore, _, _ = r.Nomad.NodeCPU(ctx)
+		if req.MHzPerCore, err = r.nodeMHzPerCore(ctx); err != nil {
+			gate(results.Gate{Name: GateLoad, Detail: fmt.Sprintf("generator_cores = %g: %v", req.GeneratorCores, err)})
+			return files
 		}
-		req.MHzPerCore = r.mhzPerCore
 	}
 	sr.Metadata["load_runner"] = r.Load.Name()
 	sr.Metadata["load_command"] = req.CommandLine()
