@@ -43,7 +43,7 @@ func levelKey(rate float64, users int) float64 {
 
 // Record notes a finished step and reports whether it broke the SLO.
 func (e *EarlyStop) Record(r StepResult) (broke bool, rules []string) {
-	if !r.Measured() || r.Outcome != OutcomeBroken {
+	if r.Skipped || r.Outcome != OutcomeBroken {
 		return false, nil
 	}
 	rules, details := Violations(r, e.SLO)
