@@ -55,6 +55,15 @@ wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
 
 consul_leader() { [ -n "$(curl -sf "$CONSUL_HTTP_ADDR/v1/status/leader" | tr -d '"')" ]; }
 nomad_ready() { "$bin/nomad" node status -self -short 2>/dev/null | grep -q '^Status *= ready'; }
+# nomad_diagnosis: what a node that never became ready says about itself
+nomad_diagnosis() {
+  say "nomad agent members: $("$bin/nomad" server members 2>&1 | tail -n +2 | tr -s ' ' | paste -sd';')"
+  say "nomad nodes: $("$bin/nomad" node status 2>&1 | paste -sd';')"
+  say "nomad log, registration, fingerprint and error lines (.state/logs/nomad.log):"
+  grep -E 'registration|fingerprint|driver|ERROR|WARN|leader|election' "$logs/nomad.log" | tail -n 25 | sed 's/^/    /'
+  say "nomad log, last lines:"
+  tail -n 10 "$logs/nomad.log" | sed 's/^/    /'
+}
 memory_oversubscription() {
   "$bin/nomad" operator scheduler set-config -memory-oversubscription=true >/dev/null &&
     "$bin/nomad" operator scheduler get-config | grep -q '^Memory Oversubscription *= true'
@@ -79,6 +88,8 @@ ports {
 }
 ui_config { enabled = false }
 log_level = "WARN"
+# the checkpoint service is not an address this cluster may talk to
+disable_update_check = true
 telemetry {
   prometheus_retention_time = "60s"
   disable_hostname          = true
@@ -88,7 +99,10 @@ HCL
 datacenter = "dc1"
 data_dir   = "$state/nomad/data"
 bind_addr  = "127.0.0.1"
-log_level  = "WARN"
+# INFO: registration and fingerprinting are in the log when start-up stalls
+log_level  = "INFO"
+# the checkpoint service is not an address this cluster may talk to
+disable_update_check = true
 advertise {
   http = "127.0.0.1"
   rpc  = "127.0.0.1"
@@ -183,8 +197,8 @@ up() {
   wait_for 60 "consul leader elected" consul_leader \
     || die "step 'consul leader' failed: no leader within 60 s; last lines of .state/logs/consul.log: $(tail -n 5 "$logs/consul.log")"
   start nomad "$bin/nomad" agent -config "$state/nomad/config.hcl"
-  wait_for 90 "nomad node ready" nomad_ready \
-    || die "step 'nomad node ready' failed: not ready within 90 s; last lines of .state/logs/nomad.log: $(tail -n 5 "$logs/nomad.log")"
+  # the client waits up to 55 s for its drivers' first fingerprints before it registers
+  wait_for 150 "nomad node ready" nomad_ready || { nomad_diagnosis; die "step 'nomad node ready' failed: not ready within 150 s (diagnosis above)"; }
   # the server config's default applies to a new state only; a kept
   # .state/ from before it needs the setting too
   wait_for 30 "memory oversubscription on (memory_max is enforced)" memory_oversubscription \
