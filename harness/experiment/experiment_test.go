@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	// the adapters a spec may name are the ones registered in the binary
+	_ "github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/testenv"
 )
 
@@ -166,9 +168,9 @@ func TestParseErrorsNameFileLineField(t *testing.T) {
 		{"unknown variant", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n    variants = [\"baseline\", \"diagonal\"]\n    rates = [1]\n  }\n}",
 			[]string{`bad.hcl:4,16-40: Unknown variant`, `"diagonal"`, "valid: baseline, vertical, horizontal, unlimited"}},
 		{"unknown orchestrator", "sweep \"x\" {\n  duration = \"1s\"\n  orchestrators = [\"mesos\"]\n  app \"taewa\" {\n variants=[\"baseline\"]\n rates=[1]\n }\n}",
-			[]string{`bad.hcl:3,19-28: Unknown orchestrator`, "valid: kubernetes, nomad, swarm"}},
-		{"unimplemented orchestrator", "sweep \"x\" {\n  duration = \"1s\"\n  orchestrators = [\"nomad\", \"swarm\"]\n  app \"taewa\" {\n variants=[\"baseline\"]\n rates=[1]\n }\n}",
-			[]string{`bad.hcl:3,19-37: Orchestrator not implemented`, `"swarm" is declared but not implemented`, "implemented: nomad"}},
+			[]string{`bad.hcl:3,19-28: Unknown orchestrator`, `"mesos" is not an orchestrator of this build`, "valid: nomad"}},
+		{"duplicate orchestrator", "sweep \"x\" {\n  duration = \"1s\"\n  orchestrators = [\"nomad\", \"nomad\"]\n  app \"taewa\" {\n variants=[\"baseline\"]\n rates=[1]\n }\n}",
+			[]string{`bad.hcl:3,19-37: Duplicate orchestrator`, `"nomad" is listed twice`}},
 		{"no levels", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n    variants = [\"baseline\"]\n  }\n}",
 			[]string{`bad.hcl:3,3-14: Missing load levels`}},
 		{"two level kinds", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n    variants = [\"baseline\"]\n    rates = [1]\n    closed_loop {\n      users = 3\n    }\n  }\n}",

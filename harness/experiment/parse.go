@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/orchbench/orchbench/harness/orchestrator"
 	"math"
 	"math/big"
 	"os"
@@ -222,30 +223,16 @@ func (p *parser) orchestrators(names []string, rng hcl.Range) {
 	if len(names) == 0 {
 		p.errorf(rng, "Invalid orchestrators", "list at least one orchestrator")
 	}
-	valid := sortedKeys(Orchestrators)
 	seen := map[string]bool{}
 	for _, o := range names {
-		implemented, known := Orchestrators[o]
 		switch {
-		case !known:
-			p.errorf(rng, "Unknown orchestrator", "%q is not an orchestrator; valid: %s", o, strings.Join(valid, ", "))
-		case !implemented:
-			p.errorf(rng, "Orchestrator not implemented", "%q is declared but not implemented yet; implemented: %s", o, strings.Join(implementedOrchestrators(), ", "))
+		case !orchestrator.Registered(o):
+			p.errorf(rng, "Unknown orchestrator", "%q is not an orchestrator of this build; valid: %s", o, strings.Join(orchestrator.Names(), ", "))
 		case seen[o]:
 			p.errorf(rng, "Duplicate orchestrator", "%q is listed twice", o)
 		}
 		seen[o] = true
 	}
-}
-
-func implementedOrchestrators() []string {
-	var out []string
-	for _, o := range sortedKeys(Orchestrators) {
-		if Orchestrators[o] {
-			out = append(out, o)
-		}
-	}
-	return out
 }
 
 var appSchema = &hcl.BodySchema{
@@ -543,8 +530,12 @@ func (p *parser) fault(b *hcl.Block) *Fault {
 	p.diags = append(p.diags, diags...)
 	a := content.Attributes
 	f := &Fault{}
-	if p.decode(a, "kind", &f.Kind) && !slices.Contains(FaultKinds, f.Kind) {
-		p.errorf(a["kind"].Expr.Range(), "Unknown fault kind", "%q; valid: %s", f.Kind, strings.Join(FaultKinds, ", "))
+	var kind string
+	if p.decode(a, "kind", &kind) {
+		f.Kind = orchestrator.FaultKind(kind)
+		if !slices.Contains(orchestrator.FaultKinds, f.Kind) {
+			p.errorf(a["kind"].Expr.Range(), "Unknown fault kind", "%q; valid: %s", kind, orchestrator.FaultKindList())
+		}
 	}
 	p.decode(a, "service", &f.Service)
 	f.After = p.duration(a, "after", true)

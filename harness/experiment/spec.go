@@ -6,6 +6,7 @@
 package experiment
 
 import (
+	"github.com/orchbench/orchbench/harness/orchestrator"
 	"strconv"
 	"time"
 )
@@ -30,14 +31,6 @@ const (
 	// response (and think) before the next request.
 	LoadClosed = "closed"
 )
-
-// Orchestrators lists every orchestrator name a spec may use; the value says
-// whether the harness can drive it yet.
-var Orchestrators = map[string]bool{
-	"nomad":      true,
-	"swarm":      false,
-	"kubernetes": false,
-}
 
 // Sweep is one parsed and validated sweep block.
 type Sweep struct {
@@ -83,16 +76,14 @@ type App struct {
 	Fault *Fault `json:"fault,omitempty"`
 }
 
-// FaultKinds are the faults the orchestrator adapters can inject.
-var FaultKinds = []string{"kill-task", "stop-alloc"}
-
 // Fault is something done to one instance while load runs, to measure how
 // the deployment rides it out.
 type Fault struct {
 	// Kind is "kill-task" (SIGKILL one instance's tasks; the orchestrator
-	// restarts them) or "stop-alloc" (stop one allocation; it is replaced).
-	Kind string `json:"kind"`
-	// Service is the Consul service whose instance is hit; empty means the
+	// restarts or replaces them) or "stop-alloc" (remove one instance; the
+	// orchestrator schedules a new one).
+	Kind orchestrator.FaultKind `json:"kind"`
+	// Service is the service whose instance is hit; empty means the
 	// measured service.
 	Service string `json:"service,omitempty"`
 	// After is the time into the measured period (after warm-up).

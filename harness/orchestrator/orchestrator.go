@@ -7,74 +7,115 @@ package orchestrator
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/contract"
 )
 
-// Deployment identifies one deployed application variant.
+// Workload is what an adapter deploys: one rendered job of a pack, the
+// single source of truth whatever the orchestrator, with its contract read
+// once. Nomad submits the job; the other adapters translate it and refuse,
+// by name, any stanza they cannot honour.
+type Workload struct {
+	Job *api.Job
+	App contract.App
+}
+
+// NewWorkload reads the job's contract.
+func NewWorkload(job *api.Job) (Workload, error) {
+	app, err := contract.ParseApp(job)
+	if err != nil {
+		return Workload{}, err
+	}
+	return Workload{Job: job, App: app}, nil
+}
+
+// Deployment identifies one deployed job of an application variant.
 type Deployment struct {
-	Orchestrator string            `json:"orchestrator"`
-	Job          string            `json:"job"`
-	Version      uint64            `json:"version"`
-	Meta         map[string]string `json:"meta,omitempty"`
+	Orchestrator string `json:"orchestrator"`
+	Job          string `json:"job"`
+	// Version counts the job's definitions as the orchestrator numbers them.
+	Version uint64       `json:"version"`
+	App     contract.App `json:"-"`
 	// Fresh is true when Deploy changed something, so setup hooks (datasets) must run.
 	Fresh bool `json:"fresh"`
 	// DeployDuration is the time from submission until every instance was healthy.
 	DeployDuration time.Duration `json:"deploy_duration_ns"`
 }
 
-// Endpoint is one healthy instance of a service, as the service registry sees it.
+// EntryKind is how the entry the load generator aims at is published.
+type EntryKind string
+
+const (
+	// EntryHostPort: a port of the node's loopback mapped to the instance
+	// (Nomad's port mapping, Swarm's host-mode publishing).
+	EntryHostPort EntryKind = "host-port"
+	// EntryNodePort: a Kubernetes NodePort.
+	EntryNodePort EntryKind = "node-port"
+)
+
+// Endpoint is one healthy instance of a service, as the orchestrator's
+// service registry sees it.
 type Endpoint struct {
 	Service string `json:"service"`
 	Address string `json:"address"`
 	Port    int    `json:"port"`
-	AllocID string `json:"alloc_id,omitempty"`
-	Node    string `json:"node,omitempty"`
+	// Instance is the orchestrator's ID of the instance behind the endpoint
+	// (a Nomad allocation, a Swarm task, a pod).
+	Instance string    `json:"instance,omitempty"`
+	Node     string    `json:"node,omitempty"`
+	Entry    EntryKind `json:"entry,omitempty"`
 }
 
 // HostPort returns "address:port".
 func (e Endpoint) HostPort() string { return joinHostPort(e.Address, e.Port) }
 
-// Placement says where one task instance runs and what was declared for it.
-type Placement struct {
-	AllocID string `json:"alloc_id"`
-	Group   string `json:"group"`
-	Task    string `json:"task"`
-	Node    string `json:"node"`
-	NodeID  string `json:"node_id"`
-	Driver  string `json:"driver"`
-	// DeclaredCores is what the pack intended, in cores (task or job meta
-	// orchbench_cores); 0 means no CPU limit was intended.
-	DeclaredCores float64 `json:"declared_cores"`
-	// DeclaredMemoryMiB is the hard memory limit the pack intended; 0 means none.
-	DeclaredMemoryMiB int `json:"declared_memory_mib"`
-	// CPUMode is how the pack has the CPU intent enforced (meta
-	// orchbench_cpu_mode, else inferred from the driver and resources):
-	// CPUModeQuota, CPUModeShares, CPUModeCPUSet or CPUModeUnenforced.
-	CPUMode string `json:"cpu_mode,omitempty"`
+// Instance is one running task instance and what was declared for it.
+type Instance struct {
+	// ID is the orchestrator's ID of the instance (allocation, task, pod).
+	ID    string `json:"instance"`
+	Group string `json:"group"`
+	Task  string `json:"task"`
+	Node  string `json:"node"`
+	// Driver is how the task runs (docker, exec, container).
+	Driver string `json:"driver"`
+	// Declared is what the pack intends to be enforced.
+	Declared contract.Task `json:"declared"`
+	// Restarts counts the task's restarts in place: a restarted store may
+	// have lost its data.
+	Restarts int `json:"restarts"`
 	// Image is the container image and its ID when the driver has one.
 	Image   string `json:"image,omitempty"`
 	ImageID string `json:"image_id,omitempty"`
 }
 
-// How a task's CPU intent is enforced, as packs declare it in orchbench_cpu_mode.
-const (
-	// CPUModeQuota: a CFS quota of the declared cores (docker with cpu_hard_limit).
-	CPUModeQuota = "quota"
-	// CPUModeShares: no cap, the reservation only weighs the task against others.
-	CPUModeShares = "shares"
-	// CPUModeCPUSet: an exclusive cpuset of the declared whole cores (exec with cores).
-	CPUModeCPUSet = "cpuset"
-	// CPUModeUnenforced: a cap is declared but the driver can only reserve it
-	// (exec with fractional cores), so it cannot hold.
-	CPUModeUnenforced = "unenforced"
-)
+// Label names the instance in messages: group/task (instance 1a2b3c4d).
+func (i Instance) Label() string {
+	return fmt.Sprintf("%s/%s (instance %s)", i.Group, i.Task, ShortID(i.ID))
+}
+
+// Capacity is what packs are sized against.
+type Capacity struct {
+	Nodes int `json:"nodes"`
+	// Cores and MemoryMiB are the smallest node's.
+	Cores     int `json:"cores"`
+	MemoryMiB int `json:"memory_mib"`
+	// MHzPerCore turns declared cores into Nomad's MHz; every adapter
+	// renders packs with the same figure, so their jobs are identical.
+	MHzPerCore float64 `json:"mhz_per_core"`
+}
+
+// Facts are what the numbers were measured on, per node name: CPU model,
+// kernel, the orchestrator's and the container runtime's versions.
+type Facts map[string]map[string]string
 
 // Limits are the CPU and memory limits the kernel actually enforces on a task,
 // read back from its cgroup.
 type Limits struct {
-	Placement
+	Instance
 	// EffectiveCores is the tightest CPU cap of any kind (the task's quota,
 	// an enclosing cgroup's quota, the cpuset size); 0 means none was found.
 	EffectiveCores float64 `json:"effective_cores"`
@@ -101,27 +142,64 @@ type Limits struct {
 	AncestorMemoryCgroup     string `json:"ancestor_memory_cgroup,omitempty"`
 }
 
-// Fault is something done to a running deployment during load, for the HA variants.
-type Fault struct {
-	// Kind is "kill-task" (one instance's task is killed) or "stop-alloc"
-	// (one allocation is stopped and rescheduled).
-	Kind    string `json:"kind"`
-	Service string `json:"service"`
+// FaultKind is what a fault does to one instance of a service.
+type FaultKind string
+
+const (
+	// FaultKillTask kills the instance's task; the orchestrator restarts or
+	// replaces it by its own policy.
+	FaultKillTask FaultKind = "kill-task"
+	// FaultReplaceInstance removes the instance so the orchestrator
+	// schedules a new one (Nomad stops the allocation, Swarm the task).
+	FaultReplaceInstance FaultKind = "stop-alloc"
+)
+
+// FaultKinds lists every kind, for validation and messages.
+var FaultKinds = []FaultKind{FaultKillTask, FaultReplaceInstance}
+
+// FaultKindList is "kill-task, stop-alloc", for messages.
+func FaultKindList() string {
+	var names []string
+	for _, k := range FaultKinds {
+		names = append(names, string(k))
+	}
+	return strings.Join(names, ", ")
 }
 
-// Orchestrator deploys and inspects applications on one orchestrator.
+// Fault is something done to a running deployment during load, for the HA variants.
+type Fault struct {
+	Kind    FaultKind `json:"kind"`
+	Service string    `json:"service"`
+}
+
+// Orchestrator deploys and inspects applications on one orchestrator. The
+// sweep sees nothing else of it: adding an orchestrator is one package
+// under harness/orchestrator/ and one Register call.
 type Orchestrator interface {
 	Name() string
-	// Deploy submits the job, or reuses it when an identical version is running.
-	Deploy(ctx context.Context, job *api.Job) (*Deployment, error)
+	// Capacity is what packs are sized against.
+	Capacity(ctx context.Context) (Capacity, error)
+	// Facts are recorded with every step.
+	Facts(ctx context.Context) (Facts, error)
+	// Deploy submits the workload, or reuses it when an identical version is running.
+	Deploy(ctx context.Context, w Workload) (*Deployment, error)
 	// WaitHealthy blocks until every instance is running and passing its health checks.
 	WaitHealthy(ctx context.Context, d *Deployment, timeout time.Duration) error
-	// Endpoints lists the healthy instances of a service of the deployment.
+	// Endpoints lists the healthy instances of a service of the deployment,
+	// at the addresses the node publishes them on.
 	Endpoints(ctx context.Context, d *Deployment, service string) ([]Endpoint, error)
-	Placements(ctx context.Context, d *Deployment) ([]Placement, error)
+	// Instances lists every running task instance with its declaration.
+	Instances(ctx context.Context, d *Deployment) ([]Instance, error)
 	// Limits reads each task's enforced limits back from the kernel.
 	Limits(ctx context.Context, d *Deployment) ([]Limits, error)
-	Scale(ctx context.Context, d *Deployment, group string, count int) error
+	// Revision names the running definition of the deployment's job: it
+	// changes on any update and on a re-creation of the same definition
+	// (whose stores start empty), so setup markers can be keyed by it.
+	Revision(ctx context.Context, d *Deployment) (string, error)
 	InjectFault(ctx context.Context, d *Deployment, f Fault) error
+	// Stop removes the deployment and everything it created.
 	Stop(ctx context.Context, d *Deployment) error
+	// LoadRunner runs the load generator as this orchestrator's own
+	// one-shot job, beside the application it measures.
+	LoadRunner() LoadRunner
 }

@@ -65,12 +65,12 @@ func (s *cpuSampler) finish(from, to time.Time) []results.TaskCPU {
 			continue
 		}
 		cores, throttled := first.Between(last)
-		t := results.TaskCPU{Task: l.Task, Group: l.Group, AllocID: l.AllocID, Cores: cores,
+		t := results.TaskCPU{Task: l.Task, Group: l.Group, AllocID: l.ID, Cores: cores,
 			LimitCores: l.EffectiveCores, ThrottledRatio: throttled, WindowSeconds: last.At.Sub(first.At).Seconds()}
 		// Only a declared limit is one the task can hit (the limits gate has
 		// checked it is enforced); an uncapped task's "effective cores" is
 		// just the node's cpuset.
-		if l.DeclaredCores > 0 && l.EffectiveCores > 0 {
+		if l.Declared.Cores > 0 && l.EffectiveCores > 0 {
 			t.Utilization = cores / l.EffectiveCores
 		} else {
 			t.LimitCores = 0

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/testenv"
@@ -41,7 +42,7 @@ func TestCPUSamplerMeasuresOwnCgroup(t *testing.T) {
 	if err != nil {
 		testenv.Missing(t, "no readable cgroup: %v", err)
 	}
-	lims := []orchestrator.Limits{{Placement: orchestrator.Placement{Task: "self", DeclaredCores: 4}, EffectiveCores: 4, CgroupPath: e.CgroupPath}}
+	lims := []orchestrator.Limits{{Instance: orchestrator.Instance{Task: "self", Declared: contract.Task{Cores: 4}}, EffectiveCores: 4, CgroupPath: e.CgroupPath}}
 	s := startCPUSampler(lims, 100*time.Millisecond)
 	from := time.Now()
 	for time.Since(from) < 600*time.Millisecond {

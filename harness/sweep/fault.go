@@ -10,9 +10,9 @@ import (
 
 // faultRecord is what happened when a fault was injected during load.
 type faultRecord struct {
-	Kind    string    `json:"kind"`
-	Service string    `json:"service"`
-	At      time.Time `json:"at"`
+	Kind    orchestrator.FaultKind `json:"kind"`
+	Service string                 `json:"service"`
+	At      time.Time              `json:"at"`
 	// Seconds is the injection time from the start of the measured period.
 	Seconds float64 `json:"seconds"`
 	Error   string  `json:"error,omitempty"`
@@ -20,11 +20,11 @@ type faultRecord struct {
 
 // injectLater injects the step's fault once the load has run for warm-up
 // plus Fault.After, and reports what it did.
-func (r *Runner) injectLater(ctx context.Context, app *orchestrator.Deployment, st experiment.Step, started <-chan struct{}) <-chan faultRecord {
+func (r *Runner) injectLater(ctx context.Context, o orchestrator.Orchestrator, app *orchestrator.Deployment, st experiment.Step, started <-chan struct{}) <-chan faultRecord {
 	out := make(chan faultRecord, 1)
 	service := st.Fault.Service
 	if service == "" {
-		service = app.Meta["orchbench_service"]
+		service = app.App.Service
 	}
 	go func() {
 		rec := faultRecord{Kind: st.Fault.Kind, Service: service}
@@ -39,7 +39,7 @@ func (r *Runner) injectLater(ctx context.Context, app *orchestrator.Deployment, 
 			return
 		}
 		rec.At = time.Now().UTC()
-		if err := r.Nomad.InjectFault(ctx, app, orchestrator.Fault{Kind: st.Fault.Kind, Service: service}); err != nil {
+		if err := o.InjectFault(ctx, app, orchestrator.Fault{Kind: st.Fault.Kind, Service: service}); err != nil {
 			rec.Error = err.Error()
 		}
 		out <- rec

@@ -6,10 +6,10 @@ import (
 	"io"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
@@ -40,46 +40,16 @@ type Probe struct {
 }
 
 // probeFor is the experiment's probe for the step when it declares one, else the pack's.
-func probeFor(st experiment.Step, meta map[string]string) (Probe, error) {
+func probeFor(st experiment.Step, app contract.App) (Probe, error) {
 	if st.Probe == nil {
-		return ProbeFromMeta(meta)
+		p, err := app.RequireProbe()
+		return Probe(p), err
 	}
 	p := Probe{Path: st.Probe.Path, Status: st.Probe.Status, MinBytes: st.Probe.MinBytes}
 	if st.Probe.Regex != "" {
 		re, err := regexp.Compile(st.Probe.Regex)
 		if err != nil {
 			return p, err
-		}
-		p.Regex = re
-	}
-	return p, nil
-}
-
-// ProbeFromMeta reads the probe a pack declares in its job meta
-// (orchbench_probe_path, _status, _min_bytes, _regex).
-func ProbeFromMeta(meta map[string]string) (Probe, error) {
-	p := Probe{Path: meta["orchbench_probe_path"], Status: http.StatusOK}
-	if p.Path == "" {
-		return p, fmt.Errorf("the pack declares no orchbench_probe_path in its job meta; every measured app needs a correctness probe")
-	}
-	if s := meta["orchbench_probe_status"]; s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return p, fmt.Errorf("orchbench_probe_status %q: %w", s, err)
-		}
-		p.Status = n
-	}
-	if s := meta["orchbench_probe_min_bytes"]; s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return p, fmt.Errorf("orchbench_probe_min_bytes %q: %w", s, err)
-		}
-		p.MinBytes = n
-	}
-	if s := meta["orchbench_probe_regex"]; s != "" {
-		re, err := regexp.Compile(s)
-		if err != nil {
-			return p, fmt.Errorf("orchbench_probe_regex %q: %w", s, err)
 		}
 		p.Regex = re
 	}

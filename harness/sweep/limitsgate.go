@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
@@ -36,7 +37,7 @@ func LimitsGate(lims []orchestrator.Limits) results.Gate {
 }
 
 func taskName(l orchestrator.Limits) string {
-	return fmt.Sprintf("%s/%s (alloc %s)", l.Group, l.Task, orchestrator.ShortID(l.AllocID))
+	return l.Label()
 }
 
 // cpuProblems applies the rule of the task's CPU mode:
@@ -51,13 +52,13 @@ func cpuProblems(l orchestrator.Limits) []string {
 	name := taskName(l)
 	var bad []string
 	fail := func(format string, args ...any) { bad = append(bad, name+" "+fmt.Sprintf(format, args...)) }
-	declared := l.DeclaredCores
-	mode := l.CPUMode
-	if declared == 0 && mode == orchestrator.CPUModeUnenforced {
-		mode = orchestrator.CPUModeShares // nothing declared that could go unenforced
+	declared := l.Declared.Cores
+	mode := l.Declared.CPUMode
+	if declared == 0 && mode == contract.CPUModeUnenforced {
+		mode = contract.CPUModeShares // nothing declared that could go unenforced
 	}
 	switch mode {
-	case orchestrator.CPUModeQuota:
+	case contract.CPUModeQuota:
 		switch {
 		case declared <= 0:
 			fail("has cpu_mode quota but declares no cores (orchbench_cores %g): a quota of what?", declared)
@@ -66,7 +67,7 @@ func cpuProblems(l orchestrator.Limits) []string {
 		case !limits.Equal(l.QuotaCores, declared):
 			fail("enforces %.3f cores, the variant declares %.3f (%s)", l.QuotaCores, declared, quotaText(l))
 		}
-	case orchestrator.CPUModeCPUSet:
+	case contract.CPUModeCPUSet:
 		if declared < 1 || declared != math.Trunc(declared) {
 			fail("has cpu_mode cpuset but declares %g cores: a cpuset holds whole cores", declared)
 			break
@@ -80,22 +81,22 @@ func cpuProblems(l orchestrator.Limits) []string {
 		case float64(l.CPUSetSize) != declared:
 			fail("runs on cpuset %q of %d CPUs, the variant declares %g cores", l.CPUSet, l.CPUSetSize, declared)
 		}
-	case orchestrator.CPUModeShares:
+	case contract.CPUModeShares:
 		if declared != 0 {
 			fail("has cpu_mode shares, which caps nothing, but declares a cap of %g cores (orchbench_cores)", declared)
 		}
 		if l.QuotaCores > 0 {
 			fail("enforces %s (%.3f cores), the variant declares no CPU cap", quotaText(l), l.QuotaCores)
 		}
-	case orchestrator.CPUModeUnenforced:
+	case contract.CPUModeUnenforced:
 		fail("declares %.3f cores with cpu_mode unenforced: its driver only reserves fractional cores, so the cap cannot hold and the step would run uncapped", declared)
 	default:
-		fail("has cpu_mode %q, so there is no telling how its CPU should be enforced (valid: quota, shares, cpuset, unenforced)", l.CPUMode)
+		fail("has cpu_mode %q, so there is no telling how its CPU should be enforced (valid: quota, shares, cpuset, unenforced)", l.Declared.CPUMode)
 	}
 	if l.AncestorQuotaCores > 0 {
 		// the most the task is meant to be able to use
 		want := declared
-		if mode == orchestrator.CPUModeShares {
+		if mode == contract.CPUModeShares {
 			want = float64(l.CPUSetSize) // all of its CPUs; with no cpuset, any quota caps
 		}
 		if want == 0 || l.AncestorQuotaCores < want*0.99 {
@@ -117,17 +118,17 @@ func quotaText(l orchestrator.Limits) string {
 func memoryProblems(l orchestrator.Limits) []string {
 	name := taskName(l)
 	var bad []string
-	declared := int64(l.DeclaredMemoryMiB) << 20
+	declared := int64(l.Declared.MemoryMiB) << 20
 	switch {
 	case declared == 0 && l.MemoryLimitBytes != 0:
 		bad = append(bad, fmt.Sprintf("%s enforces a memory limit of %s (cgroup %s), the variant declares none", name, memSummary(l.MemoryLimitBytes), l.MemoryCgroupPath))
 	case declared > 0 && l.MemoryLimitBytes == 0:
-		bad = append(bad, fmt.Sprintf("%s enforces no memory limit (cgroup %s), the variant declares %d MiB", name, l.MemoryCgroupPath, l.DeclaredMemoryMiB))
+		bad = append(bad, fmt.Sprintf("%s enforces no memory limit (cgroup %s), the variant declares %d MiB", name, l.MemoryCgroupPath, l.Declared.MemoryMiB))
 	case l.MemoryLimitBytes != declared:
-		bad = append(bad, fmt.Sprintf("%s enforces %s, the variant declares %d MiB", name, memSummary(l.MemoryLimitBytes), l.DeclaredMemoryMiB))
+		bad = append(bad, fmt.Sprintf("%s enforces %s, the variant declares %d MiB", name, memSummary(l.MemoryLimitBytes), l.Declared.MemoryMiB))
 	}
 	if a := l.AncestorMemoryLimitBytes; a > 0 && (declared == 0 || a < declared) {
-		bad = append(bad, fmt.Sprintf("%s is limited to %s by its enclosing cgroup %s, below the declared %d MiB", name, memSummary(a), l.AncestorMemoryCgroup, l.DeclaredMemoryMiB))
+		bad = append(bad, fmt.Sprintf("%s is limited to %s by its enclosing cgroup %s, below the declared %d MiB", name, memSummary(a), l.AncestorMemoryCgroup, l.Declared.MemoryMiB))
 	}
 	return bad
 }
@@ -150,7 +151,7 @@ func cpuSummary(l orchestrator.Limits) string {
 	if l.CPUSet != "" {
 		s += fmt.Sprintf(", cpuset %s", l.CPUSet)
 	}
-	return l.CPUMode + ": " + s
+	return string(l.Declared.CPUMode) + ": " + s
 }
 
 // cpusetOverlaps: a cpuset task's cores are exclusive only if no other task
@@ -159,7 +160,7 @@ func cpuSummary(l orchestrator.Limits) string {
 func cpusetOverlaps(l orchestrator.Limits, earlier []orchestrator.Limits) []string {
 	var bad []string
 	for _, o := range earlier {
-		if o.NodeID != l.NodeID || (l.CPUMode != orchestrator.CPUModeCPUSet && o.CPUMode != orchestrator.CPUModeCPUSet) {
+		if o.Node != l.Node || (l.Declared.CPUMode != contract.CPUModeCPUSet && o.Declared.CPUMode != contract.CPUModeCPUSet) {
 			continue
 		}
 		if shared := sharedCPUs(l.CPUSet, o.CPUSet); shared != "" {

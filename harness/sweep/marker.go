@@ -12,11 +12,9 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 )
 
@@ -26,40 +24,42 @@ import (
 // from one whose load was interrupted. It lives in the cluster rather than in
 // the archive because it describes the deployment, which outlives a sweep.
 //
-// The key names the job's definition by its JobModifyIndex, the Raft index
-// at which Nomad stored the running spec. Re-registering an identical spec
-// keeps that index (Nomad stores nothing new), so a re-submitted job keeps
-// its marker, while any change of the spec, a stop and a purge-and-recreate
-// each get a new one. The version would not do: a purged job that is created
-// again starts at version 0 with empty stores and would find the marker of
-// the old version 0. Neither would a hash of the definition: the re-created
-// job has the same definition but not the same data.
+// The key names the job's definition by its revision (orchestrator.Revision):
+// Nomad's JobModifyIndex, the Raft index at which it stored the running spec,
+// which an identical re-submission keeps and any change, stop or
+// purge-and-recreate replaces. The version would not do: a purged job that
+// is created again starts at version 0 with empty stores and would find the
+// marker of the old version 0. Neither would a hash of the definition: the
+// re-created job has the same definition but not the same data. Markers of
+// the same job name on two orchestrators are kept apart.
 const markerRoot = "orchbench/setup/"
 
 // setupMarker is a marker's value, for whoever reads it (`consul kv get`).
 type setupMarker struct {
-	Job            string    `json:"job"`
-	Version        uint64    `json:"job_version"`
-	JobModifyIndex uint64    `json:"job_modify_index"`
-	Args           []string  `json:"args"`
-	Finished       time.Time `json:"finished"`
-	Seconds        float64   `json:"seconds"`
+	Orchestrator string    `json:"orchestrator"`
+	Job          string    `json:"job"`
+	Version      uint64    `json:"job_version"`
+	Revision     string    `json:"revision"`
+	Args         []string  `json:"args"`
+	Finished     time.Time `json:"finished"`
+	Seconds      float64   `json:"seconds"`
 }
 
 // jobDefinition identifies the running definition of one job.
 type jobDefinition struct {
-	ID          string
-	Version     uint64
-	ModifyIndex uint64
+	Orchestrator string
+	ID           string
+	Version      uint64
+	Revision     string
 }
 
 // markerPrefix holds every marker of a job; setup clears it before it starts,
 // so markers of superseded definitions do not pile up.
-func markerPrefix(job string) string {
-	return markerRoot + url.PathEscape(job) + "/"
+func markerPrefix(orch, job string) string {
+	return markerRoot + url.PathEscape(orch) + "/" + url.PathEscape(job) + "/"
 }
 
-// markerKey is orchbench/setup/<app job>/<JobModifyIndex>-<digest>. The digest
+// markerKey is orchbench/setup/<orchestrator>/<app job>/<revision>-<digest>. The digest
 // covers the setup arguments as the pack wrote them (before {{endpoint}} is
 // filled in: a rescheduled front end moves, the data does not) and the
 // definitions of the deployment's other jobs, whose stores the hook may
@@ -71,9 +71,9 @@ func markerKey(app jobDefinition, others []jobDefinition, args []string) string 
 	sorted := append([]jobDefinition(nil), others...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
 	for _, d := range sorted {
-		fmt.Fprintf(h, "\n%s@%d", d.ID, d.ModifyIndex)
+		fmt.Fprintf(h, "\n%s@%s", d.ID, d.Revision)
 	}
-	return markerPrefix(app.ID) + strconv.FormatUint(app.ModifyIndex, 10) + "-" + hex.EncodeToString(h.Sum(nil))[:12]
+	return markerPrefix(app.Orchestrator, app.ID) + url.PathEscape(app.Revision) + "-" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 // definitions reads the running definition of each of the deployment's jobs;
@@ -84,17 +84,11 @@ func (r *Runner) definitions(ctx context.Context, dep *deployment) ([]jobDefinit
 		if len(defs) > 0 && d.Job == dep.app.Job {
 			continue
 		}
-		info, _, err := r.Nomad.Client.Jobs().Info(d.Job, (&api.QueryOptions{}).WithContext(ctx))
+		rev, err := dep.orch.Revision(ctx, d)
 		if err != nil {
-			return nil, fmt.Errorf("nomad: job %s: %w", d.Job, err)
+			return nil, err
 		}
-		if info.Version == nil || info.JobModifyIndex == nil {
-			return nil, fmt.Errorf("nomad: job %s has no version", d.Job)
-		}
-		if *info.Version != d.Version {
-			return nil, fmt.Errorf("job %s is at version %d, not the deployed %d: something else registered it", d.Job, *info.Version, d.Version)
-		}
-		defs = append(defs, jobDefinition{ID: d.Job, Version: d.Version, ModifyIndex: *info.JobModifyIndex})
+		defs = append(defs, jobDefinition{Orchestrator: dep.orch.Name(), ID: d.Job, Version: d.Version, Revision: rev})
 	}
 	return defs, nil
 }
@@ -106,7 +100,10 @@ type consulKV struct {
 }
 
 func (r *Runner) kv() consulKV {
-	return consulKV{addr: r.Nomad.ConsulAddr, client: r.Nomad.HTTP}
+	if r.http == nil {
+		r.http = &http.Client{Timeout: 10 * time.Second}
+	}
+	return consulKV{addr: r.ConsulAddr, client: r.http}
 }
 
 func (kv consulKV) url(key string, query string) string {
@@ -192,10 +189,10 @@ func (kv consulKV) writeMarker(ctx context.Context, key string, m setupMarker) e
 	return kv.put(ctx, key, b)
 }
 
-// clearMarkers deletes every marker of the job.
-func (kv consulKV) clearMarkers(ctx context.Context, job string) error {
+// clearMarkers deletes every marker of the job on the orchestrator.
+func (kv consulKV) clearMarkers(ctx context.Context, orch, job string) error {
 	if job == "" {
 		return errors.New("clear setup markers: no job")
 	}
-	return kv.deleteTree(ctx, markerPrefix(job))
+	return kv.deleteTree(ctx, markerPrefix(orch, job))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/pack"
@@ -25,14 +26,14 @@ import (
 )
 
 func TestMarkerKeyNamesDefinitionAndArgs(t *testing.T) {
-	app := jobDefinition{ID: "social-network-baseline", Version: 2, ModifyIndex: 4711}
+	app := jobDefinition{Orchestrator: "nomad", ID: "social-network-baseline", Version: 2, Revision: "4711"}
 	args := []string{"dsb", "social-network", "load", "--frontend", "http://{{endpoint}}", "--users", "60"}
 	key := markerKey(app, nil, args)
-	if !strings.HasPrefix(key, "orchbench/setup/social-network-baseline/4711-") || len(key) != len("orchbench/setup/social-network-baseline/4711-")+12 {
-		t.Fatalf("key %q is not orchbench/setup/<job>/<JobModifyIndex>-<12 hex>", key)
+	if !strings.HasPrefix(key, "orchbench/setup/nomad/social-network-baseline/4711-") || len(key) != len("orchbench/setup/nomad/social-network-baseline/4711-")+12 {
+		t.Fatalf("key %q is not orchbench/setup/<orchestrator>/<job>/<revision>-<12 hex>", key)
 	}
-	if !strings.HasPrefix(key, markerPrefix(app.ID)) {
-		t.Fatalf("key %q is outside the job's prefix %q, so clearing the job's markers would miss it", key, markerPrefix(app.ID))
+	if !strings.HasPrefix(key, markerPrefix(app.Orchestrator, app.ID)) {
+		t.Fatalf("key %q is outside the job's prefix %q, so clearing the job's markers would miss it", key, markerPrefix(app.Orchestrator, app.ID))
 	}
 	same := func(what string, k string) {
 		t.Helper()
@@ -49,61 +50,22 @@ func TestMarkerKeyNamesDefinitionAndArgs(t *testing.T) {
 	// An identical re-registration keeps the index; the version is not part
 	// of the key (a purged job starts again at version 0).
 	same("the same definition and arguments", markerKey(app, nil, append([]string(nil), args...)))
-	same("another version at the same index", markerKey(jobDefinition{ID: app.ID, Version: 0, ModifyIndex: 4711}, nil, args))
-	differs("a new definition (JobModifyIndex)", markerKey(jobDefinition{ID: app.ID, Version: 2, ModifyIndex: 4712}, nil, args))
+	same("another version at the same index", markerKey(jobDefinition{Orchestrator: "nomad", ID: app.ID, Version: 0, Revision: "4711"}, nil, args))
+	differs("a new definition (JobModifyIndex)", markerKey(jobDefinition{Orchestrator: "nomad", ID: app.ID, Version: 2, Revision: "4712"}, nil, args))
 	differs("other setup arguments", markerKey(app, nil, append(append([]string(nil), args[:6]...), "962")))
 	differs("arguments split differently", markerKey(app, nil, []string{"dsb social-network", "load", "--frontend", "http://{{endpoint}}", "--users", "60"}))
-	differs("another job", markerKey(jobDefinition{ID: "social-network-vertical", ModifyIndex: 4711}, nil, args))
-	withDB := markerKey(app, []jobDefinition{{ID: "db", ModifyIndex: 10}, {ID: "cache", ModifyIndex: 11}}, args)
+	differs("another job", markerKey(jobDefinition{Orchestrator: "nomad", ID: "social-network-vertical", Revision: "4711"}, nil, args))
+	differs("the same job on another orchestrator", markerKey(jobDefinition{Orchestrator: "swarm", ID: app.ID, Version: 2, Revision: "4711"}, nil, args))
+	withDB := markerKey(app, []jobDefinition{{ID: "db", Revision: "10"}, {ID: "cache", Revision: "11"}}, args)
 	differs("a second job of the deployment", withDB)
-	if markerKey(app, []jobDefinition{{ID: "cache", ModifyIndex: 11}, {ID: "db", ModifyIndex: 10}}, args) != withDB {
+	if markerKey(app, []jobDefinition{{ID: "cache", Revision: "11"}, {ID: "db", Revision: "10"}}, args) != withDB {
 		t.Error("the order of the other jobs changed the key")
 	}
-	if withDB == markerKey(app, []jobDefinition{{ID: "db", ModifyIndex: 12}, {ID: "cache", ModifyIndex: 11}}, args) {
+	if withDB == markerKey(app, []jobDefinition{{ID: "db", Revision: "12"}, {ID: "cache", Revision: "11"}}, args) {
 		t.Error("a new definition of another job kept the key")
 	}
-	if k := markerKey(jobDefinition{ID: "a/b", ModifyIndex: 1}, nil, args); !strings.HasPrefix(k, "orchbench/setup/a%2Fb/1-") {
+	if k := markerKey(jobDefinition{Orchestrator: "nomad", ID: "a/b", Revision: "1"}, nil, args); !strings.HasPrefix(k, "orchbench/setup/nomad/a%2Fb/1-") {
 		t.Errorf("a job ID with a slash must stay one key segment, got %q", k)
-	}
-}
-
-func TestHookArgsParseAndSubstitute(t *testing.T) {
-	meta := map[string]string{
-		"orchbench_verify_args": `["dsb","social-network","verify","--frontend","http://{{endpoint}}","--users","60","--note","{{endpoint}}/{{endpoint}}"]`,
-		"broken":                `["dsb", "verify"`,
-		"notstrings":            `[1, 2]`,
-		"empty":                 `[]`,
-		"blank":                 "  ",
-	}
-	args, err := hookArgs(meta, "orchbench_verify_args")
-	if err != nil {
-		t.Fatal(err)
-	}
-	filled := substitute(args, "10.0.0.5:23456")
-	want := []string{"dsb", "social-network", "verify", "--frontend", "http://10.0.0.5:23456", "--users", "60", "--note", "10.0.0.5:23456/10.0.0.5:23456"}
-	if !reflect.DeepEqual(filled, want) {
-		t.Errorf("substituted %q, want %q", filled, want)
-	}
-	if args[4] != "http://{{endpoint}}" {
-		t.Errorf("substitute changed its input: %q", args)
-	}
-	for _, key := range []string{"absent", "blank"} {
-		if a, err := hookArgs(meta, key); a != nil || err != nil {
-			t.Errorf("%s: want no hook, got %q, %v", key, a, err)
-		}
-	}
-	for _, key := range []string{"broken", "notstrings", "empty"} {
-		if _, err := hookArgs(meta, key); err == nil || !strings.Contains(err.Error(), key) {
-			t.Errorf("%s: want an error naming the key, got %v", key, err)
-		}
-	}
-	if d := hookTimeout(map[string]string{"t": "90s"}, "t", time.Minute); d != 90*time.Second {
-		t.Errorf("timeout 90s read as %s", d)
-	}
-	for _, bad := range []string{"", "soon", "-5m", "0s"} {
-		if d := hookTimeout(map[string]string{"t": bad}, "t", time.Minute); d != time.Minute {
-			t.Errorf("timeout %q read as %s, want the default", bad, d)
-		}
 	}
 }
 
@@ -119,23 +81,23 @@ func TestSocialNetworkPackHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	meta := renderedJobMeta(t, r.Files["social-network.nomad"])
-	setup, err := hookArgs(meta, metaSetupArgs)
-	if err != nil || setup == nil {
-		t.Fatalf("setup args: %q, %v", setup, err)
+	app, err := contract.ParseApp(&api.Job{Meta: meta})
+	if err != nil {
+		t.Fatal(err)
 	}
-	verify, err := hookArgs(meta, metaVerifyArgs)
-	if err != nil || verify == nil {
-		t.Fatalf("verify args: %q, %v", verify, err)
+	setup, verify := app.Setup.Args, app.Verify.Args
+	if setup == nil || verify == nil {
+		t.Fatalf("setup args %q, verify args %q", setup, verify)
 	}
-	got := strings.Join(substitute(verify, "127.0.0.1:31000"), " ")
+	got := strings.Join(app.Verify.Fill("127.0.0.1:31000"), " ")
 	if got != "dsb social-network verify --frontend http://127.0.0.1:31000 --users 60" {
 		t.Errorf("verify args %q", got)
 	}
 	if flag(setup, "--users") != flag(verify, "--users") || flag(setup, "--seed") != flag(verify, "--dataset-seed") {
 		t.Errorf("setup %q and verification %q describe different datasets", setup, verify)
 	}
-	if d := hookTimeout(meta, metaVerifyTimeout, 0); d != 5*time.Minute {
-		t.Errorf("verify timeout %s", d)
+	if app.Verify.Timeout != 5*time.Minute {
+		t.Errorf("verify timeout %s", app.Verify.Timeout)
 	}
 }
 
@@ -190,19 +152,19 @@ func TestConsulMarkers(t *testing.T) {
 	ctx := context.Background()
 	job := fmt.Sprintf("orchbench-unit-%d", time.Now().UnixNano())
 	neighbour := job + "-other"
-	defer kv.clearMarkers(ctx, job)
-	defer kv.clearMarkers(ctx, neighbour)
+	defer kv.clearMarkers(ctx, "nomad", job)
+	defer kv.clearMarkers(ctx, "nomad", neighbour)
 	args := []string{"dsb", "load", "--frontend", "http://{{endpoint}}"}
-	old := markerKey(jobDefinition{ID: job, ModifyIndex: 7}, nil, args)
-	key := markerKey(jobDefinition{ID: job, ModifyIndex: 9}, nil, args)
-	other := markerKey(jobDefinition{ID: neighbour, ModifyIndex: 9}, nil, args)
+	old := markerKey(jobDefinition{Orchestrator: "nomad", ID: job, Revision: "7"}, nil, args)
+	key := markerKey(jobDefinition{Orchestrator: "nomad", ID: job, Revision: "9"}, nil, args)
+	other := markerKey(jobDefinition{Orchestrator: "nomad", ID: neighbour, Revision: "9"}, nil, args)
 
 	if m, err := kv.readMarker(ctx, key); m != nil || err != nil {
 		t.Fatalf("a marker before any was written: %+v, %v", m, err)
 	}
 	finished := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, k := range []string{old, key, other} {
-		if err := kv.writeMarker(ctx, k, setupMarker{Job: job, Version: 1, JobModifyIndex: 9, Args: args, Finished: finished, Seconds: 12.5}); err != nil {
+		if err := kv.writeMarker(ctx, k, setupMarker{Orchestrator: "nomad", Job: job, Version: 1, Revision: "9", Args: args, Finished: finished, Seconds: 12.5}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -210,10 +172,10 @@ func TestConsulMarkers(t *testing.T) {
 	if err != nil || m == nil {
 		t.Fatalf("written marker not read back: %+v, %v", m, err)
 	}
-	if !m.Finished.Equal(finished) || !reflect.DeepEqual(m.Args, args) || m.JobModifyIndex != 9 || m.Seconds != 12.5 {
+	if !m.Finished.Equal(finished) || !reflect.DeepEqual(m.Args, args) || m.Revision != "9" || m.Seconds != 12.5 {
 		t.Errorf("marker read back as %+v", m)
 	}
-	if err := kv.clearMarkers(ctx, job); err != nil {
+	if err := kv.clearMarkers(ctx, "nomad", job); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{old, key} {
@@ -225,7 +187,7 @@ func TestConsulMarkers(t *testing.T) {
 	if m, err := kv.readMarker(ctx, other); m == nil || err != nil {
 		t.Errorf("clearing %s took %s's marker too: %v", job, neighbour, err)
 	}
-	if err := kv.clearMarkers(ctx, job); err != nil {
+	if err := kv.clearMarkers(ctx, "nomad", job); err != nil {
 		t.Errorf("clearing no markers: %v", err)
 	}
 	if err := kv.put(ctx, key, []byte("not json")); err != nil {
@@ -267,10 +229,15 @@ func (f *fakeCluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	switch {
 	case path == "/v1/job/"+fakeJob:
-		json.NewEncoder(w).Encode(api.Job{ID: ptr(fakeJob), Version: ptr(f.version), JobModifyIndex: ptr(f.modifyIndex), Status: ptr("running")})
+		json.NewEncoder(w).Encode(api.Job{ID: ptr(fakeJob), Version: ptr(f.version), JobModifyIndex: ptr(f.modifyIndex), Status: ptr("running"),
+			TaskGroups: []*api.TaskGroup{{Name: ptr("sn"), Count: ptr(1), Tasks: []*api.Task{{Name: "redis", Driver: "docker"}, {Name: "frontend", Driver: "docker"}}}}})
+	case path == "/v1/nodes":
+		io.WriteString(w, `[{"ID":"n1","Name":"n1","Status":"ready"}]`)
+	case path == "/v1/node/n1":
+		io.WriteString(w, `{"ID":"n1","Name":"n1","Status":"ready","Attributes":{"cpu.totalcompute":"4200","cpu.numcores":"2"}}`)
 	case path == "/v1/job/"+fakeJob+"/allocations":
 		json.NewEncoder(w).Encode([]api.AllocationListStub{{
-			ID: fakeAlloc, JobID: fakeJob, JobVersion: f.allocVersion, DesiredStatus: "run", ClientStatus: "running",
+			ID: fakeAlloc, JobID: fakeJob, TaskGroup: "sn", JobVersion: f.allocVersion, DesiredStatus: "run", ClientStatus: "running",
 			TaskStates: map[string]*api.TaskState{"redis": {State: "running", Restarts: f.restarts}, "frontend": {State: "running"}},
 		}})
 	case path == "/v1/health/service/sn-frontend":
@@ -362,16 +329,20 @@ func newHookHarness(t *testing.T) *hookHarness {
 
 // runner is a new harness process: it knows nothing of earlier ones.
 func (h *hookHarness) runner() *Runner {
-	return &Runner{Nomad: h.ad, Out: h.out, Orchbench: filepath.Join(h.dir, "orchbench")}
+	return &Runner{Orchestrators: map[string]orchestrator.Orchestrator{"nomad": h.ad}, ConsulAddr: h.ad.ConsulAddr, Out: h.out, Orchbench: filepath.Join(h.dir, "orchbench")}
 }
 
 func (h *hookHarness) deployment(fresh bool) *deployment {
-	d := &orchestrator.Deployment{Orchestrator: "nomad", Job: fakeJob, Version: h.fake.version, Meta: map[string]string{
+	app, err := contract.ParseApp(&api.Job{ID: ptr(fakeJob), Meta: map[string]string{
 		"orchbench_service":     "sn-frontend",
 		"orchbench_setup_args":  `["setup","--frontend","http://{{endpoint}}"]`,
 		"orchbench_verify_args": `["verify","--frontend","http://{{endpoint}}"]`,
-	}}
-	return &deployment{jobs: []*orchestrator.Deployment{d}, app: d, dataset: datasetState{fresh: fresh}}
+	}})
+	if err != nil {
+		panic(err)
+	}
+	d := &orchestrator.Deployment{Orchestrator: "nomad", Job: fakeJob, Version: h.fake.version, App: app}
+	return &deployment{orch: h.ad, jobs: []*orchestrator.Deployment{d}, app: d, dataset: datasetState{fresh: fresh}}
 }
 
 // calls returns the hook calls since the last look.
@@ -439,7 +410,7 @@ func TestPrepareRunsSetupUnlessMarkedAndVerifiesReuse(t *testing.T) {
 	// 1. fresh: setup, marker, verification
 	got := h.prepare(t, ctx, r, dep)
 	expectPrepared(t, "fresh", got, h.calls(t), true, SetupRan, VerifyPassed, "setup", "verify")
-	key := markerKey(jobDefinition{ID: fakeJob, ModifyIndex: 40}, nil, []string{"setup", "--frontend", "http://{{endpoint}}"})
+	key := markerKey(jobDefinition{Orchestrator: "nomad", ID: fakeJob, Revision: "40"}, nil, []string{"setup", "--frontend", "http://{{endpoint}}"})
 	if got.rec.Marker != key || !reflect.DeepEqual(h.fake.markers(), []string{key}) {
 		t.Fatalf("marker %q recorded, %q in Consul; want %q", got.rec.Marker, h.fake.markers(), key)
 	}
@@ -542,22 +513,18 @@ func TestPrepareWithoutOrWithBrokenHooks(t *testing.T) {
 	h := newHookHarness(t)
 	ctx := context.Background()
 	dep := h.deployment(true)
-	dep.app.Meta = map[string]string{"orchbench_service": "sn-frontend"}
+	dep.app.App = contract.App{Service: "sn-frontend"}
 	got := h.prepare(t, ctx, h.runner(), dep)
 	if got.gate.Passed || !got.gate.NotChecked || len(h.calls(t)) != 0 {
 		t.Errorf("a pack without hooks: %+v", got.gate)
 	}
-
-	dep.app.Meta["orchbench_verify_args"] = `["verify", `
-	got = h.prepare(t, ctx, h.runner(), dep)
-	if got.gate.Passed || got.gate.NotChecked || !strings.Contains(got.gate.Detail, "orchbench_verify_args") {
-		t.Errorf("unreadable verify args: %+v", got.gate)
-	}
+	// unreadable hook arguments never get this far: the contract refuses
+	// them when the job is read (contract.TestParseAppRefusesMalformedValues)
 
 	// verification alone: a failure refuses the step, and with no setup to
 	// re-run there is no marker to delete
 	dep = h.deployment(false)
-	delete(dep.app.Meta, "orchbench_setup_args")
+	dep.app.App.Setup.Args = nil
 	h.set(t, "verify-fails", true)
 	got = h.prepare(t, ctx, h.runner(), dep)
 	expectPrepared(t, "verification only", got, h.calls(t), false, SetupNone, VerifyFailed, "verify")

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -16,23 +17,32 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/orchestrator"
-	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/pack"
 	"github.com/orchbench/orchbench/harness/results"
 )
 
 // Runner executes a sweep's plan on one cluster.
 type Runner struct {
-	Nomad    *nomad.Adapter
-	PacksDir string
-	Archive  results.Archive
+	// Orchestrators are the connected adapters by name; each step runs on
+	// the one it names, and sees it only through the orchestrator contract.
+	Orchestrators map[string]orchestrator.Orchestrator
+	// Parse turns a rendered pack into jobs: Nomad's own parser, whatever
+	// the orchestrator, so every adapter starts from the same job.
+	Parse func(*pack.Rendered) ([]*api.Job, error)
+	// ConsulAddr is the Consul whose KV holds setup markers.
+	ConsulAddr string
+	PacksDir   string
+	Archive    results.Archive
 	// VMURL is where results are pushed; empty skips pushing (the archive
 	// can be pushed later with `orchbench results push`).
 	VMURL string
-	Load  LoadRunner
-	Out   io.Writer
+	// Load, when set, runs every step's generator instead of the step's
+	// orchestrator's own one-shot job (LocalRunner: a child process here).
+	Load orchestrator.LoadRunner
+	Out  io.Writer
 	// Keep leaves the deployments running after the sweep.
 	Keep bool
 	// HealthTimeout bounds how long a deployment may take to become healthy.
@@ -41,14 +51,17 @@ type Runner struct {
 	Orchbench string
 
 	deployments map[string]*deployment
-	mhzPerCore  float64
+	// capacity and facts are read once per orchestrator.
+	capacity map[string]orchestrator.Capacity
+	facts    map[string]orchestrator.Facts
 	// setupSpent is the time setup hooks took, kept out of the ETA.
 	setupSpent time.Duration
-	nodes      map[string]map[string]string
+	http       *http.Client
 }
 
 // deployment is one configuration's deployed jobs and what was verified once.
 type deployment struct {
+	orch orchestrator.Orchestrator
 	jobs []*orchestrator.Deployment
 	app  *orchestrator.Deployment // the job with orchbench_service meta
 	// dataset: whether setup and verification have run (setup.go)
@@ -71,7 +84,14 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 	if r.HealthTimeout == 0 {
 		r.HealthTimeout = 5 * time.Minute
 	}
+	for _, st := range rec.Plan {
+		if r.Orchestrators[st.Orchestrator] == nil {
+			return sum, fmt.Errorf("step %s runs on %s, which this run has not connected (connected: %s)", st.ID, st.Orchestrator, strings.Join(r.orchestratorNames(), ", "))
+		}
+	}
 	r.deployments = map[string]*deployment{}
+	r.capacity = map[string]orchestrator.Capacity{}
+	r.facts = map[string]orchestrator.Facts{}
 	archived, err := r.Archive.CompletedSteps(rec.ID)
 	if err != nil {
 		return sum, err
@@ -197,7 +217,16 @@ func healthGate(dep *deployment, err error) results.Gate {
 	for _, d := range dep.jobs {
 		parts = append(parts, fmt.Sprintf("%s v%d", d.Job, d.Version))
 	}
-	return results.Gate{Name: GateHealthy, Passed: true, Detail: "every instance running and passing in Consul: " + strings.Join(parts, ", ")}
+	return results.Gate{Name: GateHealthy, Passed: true, Detail: "every instance running and passing its health checks on " + dep.orch.Name() + ": " + strings.Join(parts, ", ")}
+}
+
+func (r *Runner) orchestratorNames() []string {
+	var names []string
+	for n := range r.Orchestrators {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // loadArgs turns a step's load settings into `orchbench load` flags.
@@ -242,14 +271,16 @@ func loadArgs(rec *results.SweepRecord, st experiment.Step, eps []orchestrator.E
 }
 
 // deploy renders the step's pack variant and deploys it, unless this
-// configuration is already deployed and the policy keeps it.
+// configuration is already deployed and the policy keeps it. Deployments on
+// other orchestrators are torn down first: one machine cannot hold the same
+// application twice without each disturbing the other's measurement.
 func (r *Runner) deploy(ctx context.Context, st experiment.Step, sr *results.StepResult) (*deployment, error) {
 	key := st.Configuration()
 	if d, ok := r.deployments[key]; ok && !st.Redeploy {
 		// a reused deployment is verified again: an instance may have died,
 		// or a fault of the previous step may still be healing
 		for _, j := range d.jobs {
-			if err := r.Nomad.WaitHealthy(ctx, j, r.HealthTimeout); err != nil {
+			if err := d.orch.WaitHealthy(ctx, j, r.HealthTimeout); err != nil {
 				return nil, err
 			}
 		}
@@ -259,26 +290,38 @@ func (r *Runner) deploy(ctx context.Context, st experiment.Step, sr *results.Ste
 		r.stop(d)
 		delete(r.deployments, key)
 	}
-	jobs, err := r.render(ctx, st)
+	o := r.Orchestrators[st.Orchestrator]
+	for _, k := range r.deploymentKeys() {
+		if other := r.deployments[k]; other.orch.Name() != o.Name() {
+			fmt.Fprintf(r.Out, "stopping %s on %s before deploying on %s\n", k, other.orch.Name(), o.Name())
+			r.stop(other)
+			delete(r.deployments, k)
+		}
+	}
+	jobs, err := r.render(ctx, st, o)
 	if err != nil {
 		return nil, err
 	}
-	dep := &deployment{}
+	dep := &deployment{orch: o}
 	for _, job := range jobs {
-		d, err := r.Nomad.Deploy(ctx, job)
+		w, err := orchestrator.NewWorkload(job)
+		if err != nil {
+			return nil, err
+		}
+		d, err := o.Deploy(ctx, w)
 		if err != nil {
 			return nil, err
 		}
 		dep.jobs = append(dep.jobs, d)
-		if d.Meta["orchbench_service"] != "" && dep.app == nil {
+		if d.App.Measured() && dep.app == nil {
 			dep.app = d
 		}
 	}
 	if dep.app == nil {
-		return nil, fmt.Errorf("pack %s declares no orchbench_service in any job's meta: the harness cannot tell which service to load", st.Pack)
+		return nil, fmt.Errorf("pack %s declares no %s in any job's meta: the harness cannot tell which service to load", st.Pack, contract.KeyService)
 	}
 	for _, d := range dep.jobs {
-		if err := r.Nomad.WaitHealthy(ctx, d, r.HealthTimeout); err != nil {
+		if err := o.WaitHealthy(ctx, d, r.HealthTimeout); err != nil {
 			return nil, err
 		}
 	}
@@ -292,9 +335,10 @@ func (r *Runner) deploy(ctx context.Context, st experiment.Step, sr *results.Ste
 	return dep, nil
 }
 
-// render renders the step's pack with its variables; mhz_per_core comes
-// from the node so declared cores become the right CFS quota.
-func (r *Runner) render(ctx context.Context, st experiment.Step) ([]*api.Job, error) {
+// render renders the step's pack with its variables through the one render
+// function the CLI uses too; mhz_per_core comes from the orchestrator's node
+// so declared cores become the right CFS quota.
+func (r *Runner) render(ctx context.Context, st experiment.Step, o orchestrator.Orchestrator) ([]*api.Job, error) {
 	p, err := pack.Load(filepath.Join(r.PacksDir, st.Pack))
 	if err != nil {
 		return nil, err
@@ -303,44 +347,28 @@ func (r *Runner) render(ctx context.Context, st experiment.Step) ([]*api.Job, er
 	for k, v := range st.Vars {
 		overrides[k] = varText(v)
 	}
-	if _, declared := p.Variables["mhz_per_core"]; declared {
-		if _, set := overrides["mhz_per_core"]; !set {
-			mhz, err := r.nodeMHzPerCore(ctx)
-			if err != nil {
-				return nil, err
-			}
-			overrides["mhz_per_core"] = strconv.FormatFloat(mhz, 'f', -1, 64)
-		}
-	}
-	rendered, err := p.Render(overrides, nil)
+	rendered, err := p.RenderSized(overrides, nil, func() (float64, error) {
+		c, err := r.capacityOf(ctx, o)
+		return c.MHzPerCore, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	var jobs []*api.Job
-	for _, name := range rendered.JobFiles() {
-		job, err := r.Nomad.ParseHCL(rendered.Files[name])
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", rendered.TemplatePath(name), err)
-		}
-		jobs = append(jobs, job)
-	}
-	if len(jobs) == 0 {
-		return nil, fmt.Errorf("pack %s rendered no job", st.Pack)
-	}
-	return jobs, nil
+	return r.Parse(rendered)
 }
 
-// nodeMHzPerCore is the node's fingerprinted MHz per core, read once: it
-// turns declared cores into Nomad's MHz for packs and the load job alike.
-func (r *Runner) nodeMHzPerCore(ctx context.Context) (float64, error) {
-	if r.mhzPerCore == 0 {
-		mhz, _, err := r.Nomad.NodeCPU(ctx)
-		if err != nil {
-			return 0, err
-		}
-		r.mhzPerCore = mhz
+// capacityOf is the orchestrator's capacity, read once: it turns declared
+// cores into Nomad's MHz for packs and the load job alike.
+func (r *Runner) capacityOf(ctx context.Context, o orchestrator.Orchestrator) (orchestrator.Capacity, error) {
+	if c, ok := r.capacity[o.Name()]; ok {
+		return c, nil
 	}
-	return r.mhzPerCore, nil
+	c, err := o.Capacity(ctx)
+	if err != nil {
+		return c, err
+	}
+	r.capacity[o.Name()] = c
+	return c, nil
 }
 
 // varText writes a spec value the way --var takes it (HCL accepts JSON lists and objects).
@@ -360,20 +388,26 @@ func varText(v any) string {
 
 func (r *Runner) stop(d *deployment) {
 	for _, j := range d.jobs {
-		_ = r.Nomad.Stop(context.Background(), j)
+		if err := d.orch.Stop(context.Background(), j); err != nil {
+			fmt.Fprintf(r.Out, "  warning: %v\n", err)
+		}
 	}
+}
+
+func (r *Runner) deploymentKeys() []string {
+	keys := make([]string, 0, len(r.deployments))
+	for k := range r.deployments {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func (r *Runner) stopAll() {
 	if r.Keep {
 		return
 	}
-	keys := make([]string, 0, len(r.deployments))
-	for k := range r.deployments {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range r.deploymentKeys() {
 		r.stop(r.deployments[k])
 	}
 }

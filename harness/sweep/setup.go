@@ -3,7 +3,6 @@ package sweep
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/results"
 )
 
@@ -24,12 +22,6 @@ import (
 //     loads the dataset; it must be safe to run again on a loaded deployment.
 //   - orchbench_verify_args (orchbench_verify_timeout, default 5m) checks it,
 //     printing each problem on a line starting "problem:".
-const (
-	metaSetupArgs     = "orchbench_setup_args"
-	metaSetupTimeout  = "orchbench_setup_timeout"
-	metaVerifyArgs    = "orchbench_verify_args"
-	metaVerifyTimeout = "orchbench_verify_timeout"
-)
 
 // What a step's metadata["dataset"] says about setup and verification.
 const (
@@ -88,19 +80,12 @@ func (r *Runner) prepare(ctx context.Context, dep *deployment, sr *results.StepR
 	fail := func(format string, args ...any) results.Gate {
 		return results.Gate{Name: GateDataset, Detail: fmt.Sprintf(format, args...)}
 	}
-	meta := dep.app.Meta
-	setupArgs, err := hookArgs(meta, metaSetupArgs)
-	if err != nil {
-		return fail("%v", err)
-	}
-	verifyArgs, err := hookArgs(meta, metaVerifyArgs)
-	if err != nil {
-		return fail("%v", err)
-	}
+	app := dep.app.App
+	setupArgs, verifyArgs := app.Setup.Args, app.Verify.Args
 	if setupArgs == nil && verifyArgs == nil {
 		return results.Gate{Name: GateDataset, NotChecked: true, Detail: "the pack declares no setup hook and no verification"}
 	}
-	eps, err := r.Nomad.Endpoints(ctx, dep.app, meta["orchbench_service"])
+	eps, err := dep.orch.Endpoints(ctx, dep.app, app.Service)
 	if err != nil {
 		return fail("no endpoint for the hooks: %v", err)
 	}
@@ -145,13 +130,13 @@ func (r *Runner) prepare(ctx context.Context, dep *deployment, sr *results.StepR
 	}
 
 	if verifyArgs != nil {
-		fingerprint := r.allocFingerprint(ctx, dep)
+		fingerprint := r.instanceFingerprint(ctx, dep)
 		if state.verifiedOn != "" && state.verifiedOn == fingerprint {
 			rec.Verification = VerifyEarlier
 			passed = append(passed, "verification "+VerifyEarlier)
 		} else {
-			filled := substitute(verifyArgs, endpoint)
-			out, err := r.runHook(ctx, "verify", dep.app.Job, filled, hookTimeout(meta, metaVerifyTimeout, 5*time.Minute), &rec.VerifySeconds)
+			filled := app.Verify.Fill(endpoint)
+			out, err := r.runHook(ctx, "verify", dep.app.Job, filled, app.Verify.Timeout, &rec.VerifySeconds)
 			if err != nil {
 				if ctx.Err() != nil {
 					// interrupted, not refuted: the step is not archived and the marker stays
@@ -193,7 +178,7 @@ func (r *Runner) refuted(ctx context.Context, dep *deployment, rec *datasetRecor
 	if hasSetup {
 		// reload does not depend on the marker's deletion: Consul may refuse it
 		state.setUp, state.reload = false, true
-		if err := r.kv().clearMarkers(ctx, dep.app.Job); err != nil {
+		if err := r.kv().clearMarkers(ctx, dep.orch.Name(), dep.app.Job); err != nil {
 			rec.Notes = append(rec.Notes, "marker not deleted: "+err.Error())
 			detail += "; the setup marker could not be deleted (" + err.Error() + ")"
 		} else {
@@ -209,55 +194,23 @@ func (r *Runner) refuted(ctx context.Context, dep *deployment, rec *datasetRecor
 // leaves none, so the next process runs it again.
 func (r *Runner) setup(ctx context.Context, dep *deployment, app jobDefinition, key string, args []string, endpoint string, rec *datasetRecord) error {
 	kv := r.kv()
-	if err := kv.clearMarkers(ctx, app.ID); err != nil {
+	if err := kv.clearMarkers(ctx, app.Orchestrator, app.ID); err != nil {
 		// a marker left standing could vouch for the half-done load
 		return fmt.Errorf("setup not started: the old marker could not be deleted: %w", err)
 	}
-	timeout := hookTimeout(dep.app.Meta, metaSetupTimeout, 30*time.Minute)
-	filled := substitute(args, endpoint)
+	timeout := dep.app.App.Setup.Timeout
+	filled := dep.app.App.Setup.Fill(endpoint)
 	out, err := r.runHook(ctx, "setup", dep.app.Job, filled, timeout, &rec.SetupSeconds)
 	if err != nil {
 		return fmt.Errorf("setup (orchbench %s) failed after at most %s: %v: %s", strings.Join(filled, " "), timeout, err, out.last)
 	}
-	m := setupMarker{Job: app.ID, Version: app.Version, JobModifyIndex: app.ModifyIndex, Args: args, Finished: time.Now().UTC(), Seconds: rec.SetupSeconds}
+	m := setupMarker{Orchestrator: app.Orchestrator, Job: app.ID, Version: app.Version, Revision: app.Revision, Args: args, Finished: time.Now().UTC(), Seconds: rec.SetupSeconds}
 	if err := kv.writeMarker(ctx, key, m); err != nil {
 		// the dataset is loaded; only a later process will load it again
 		rec.Notes = append(rec.Notes, "marker not written: "+err.Error())
 		fmt.Fprintf(r.Out, "setup of %s: marker not written (%v); a later sweep will run setup again\n", dep.app.Job, err)
 	}
 	return nil
-}
-
-// hookArgs reads a hook's argument list from meta; nil when not declared.
-func hookArgs(meta map[string]string, key string) ([]string, error) {
-	raw := strings.TrimSpace(meta[key])
-	if raw == "" {
-		return nil, nil
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		return nil, fmt.Errorf("%s %q is not a JSON list of strings: %w", key, raw, err)
-	}
-	if len(args) == 0 {
-		return nil, fmt.Errorf("%s is an empty list", key)
-	}
-	return args, nil
-}
-
-// substitute fills "{{endpoint}}" into a copy of args.
-func substitute(args []string, endpoint string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = strings.ReplaceAll(a, "{{endpoint}}", endpoint)
-	}
-	return out
-}
-
-func hookTimeout(meta map[string]string, key string, def time.Duration) time.Duration {
-	if d, err := time.ParseDuration(meta[key]); err == nil && d > 0 {
-		return d
-	}
-	return def
 }
 
 // runHook runs orchbench with args, shows its output as it comes (a dataset
@@ -289,24 +242,19 @@ func (r *Runner) runHook(ctx context.Context, what, job string, args []string, t
 	return out, err
 }
 
-// allocFingerprint names the deployment's running allocations and their
-// task restarts; it changes when a task restarts or an allocation is
+// instanceFingerprint names the deployment's running instances and their
+// task restarts; it changes when a task restarts or an instance is
 // replaced, either of which can take in-memory data with it. An error gives
 // a fingerprint of its own, so verification runs again rather than trusting.
-func (r *Runner) allocFingerprint(ctx context.Context, dep *deployment) string {
+func (r *Runner) instanceFingerprint(ctx context.Context, dep *deployment) string {
 	var parts []string
 	for _, d := range dep.jobs {
-		stubs, _, err := r.Nomad.Client.Jobs().Allocations(d.Job, false, (&api.QueryOptions{}).WithContext(ctx))
+		instances, err := dep.orch.Instances(ctx, d)
 		if err != nil {
 			return "error: " + err.Error()
 		}
-		for _, s := range stubs {
-			if s.JobVersion != d.Version || s.DesiredStatus != "run" || s.ClientStatus != "running" {
-				continue
-			}
-			for task, ts := range s.TaskStates {
-				parts = append(parts, fmt.Sprintf("%s/%s:%d", s.ID, task, ts.Restarts))
-			}
+		for _, in := range instances {
+			parts = append(parts, fmt.Sprintf("%s/%s:%d", in.ID, in.Task, in.Restarts))
 		}
 	}
 	sort.Strings(parts)

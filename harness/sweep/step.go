@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
@@ -28,14 +27,14 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	if !gate(healthGate(dep, err)) {
 		return files
 	}
-	app := dep.app
-	r.recordDeployment(ctx, sr, app)
+	app, o := dep.app, dep.orch
+	r.recordDeployment(ctx, sr, o, app)
 	if !gate(r.prepare(ctx, dep, sr)) {
 		return files
 	}
 	var lims []orchestrator.Limits
 	for _, d := range dep.jobs {
-		l, err := r.Nomad.Limits(ctx, d)
+		l, err := o.Limits(ctx, d)
 		if err != nil {
 			gate(results.Gate{Name: GateLimits, Detail: err.Error()})
 			return files
@@ -46,14 +45,14 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	if !gate(LimitsGate(lims)) {
 		return files
 	}
-	service := app.Meta["orchbench_service"]
-	eps, err := r.Nomad.Endpoints(ctx, app, service)
+	service := app.App.Service
+	eps, err := o.Endpoints(ctx, app, service)
 	if err != nil {
 		gate(results.Gate{Name: GateProbe, Detail: err.Error()})
 		return files
 	}
 	sr.Metadata["endpoints"] = eps
-	probe, err := probeFor(st, app.Meta)
+	probe, err := probeFor(st, app.App)
 	if err != nil {
 		gate(results.Gate{Name: GateProbe, Detail: err.Error()})
 		return files
@@ -65,20 +64,23 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 
 	path := st.Load.Path
 	if path == "" {
-		path = app.Meta["orchbench_load_path"]
+		path = app.App.LoadPath
 	}
-	if path == "" {
-		path = "/"
-	}
-	req := LoadRequest{StepID: st.ID, URL: "http://" + eps[0].HostPort() + path, Args: loadArgs(rec, st, eps),
+	sr.Metadata["entry"] = eps[0].Entry
+	req := orchestrator.LoadRequest{StepID: st.ID, URL: "http://" + eps[0].HostPort() + path, Args: loadArgs(rec, st, eps),
 		Bound: st.Warmup + st.Duration + 2*time.Minute, GeneratorCores: st.Load.GeneratorCores}
 	if req.GeneratorCores > 0 {
-		if req.MHzPerCore, err = r.nodeMHzPerCore(ctx); err != nil {
+		capacity, err := r.capacityOf(ctx, o)
+		if req.MHzPerCore = capacity.MHzPerCore; err != nil {
 			gate(results.Gate{Name: GateLoad, Detail: fmt.Sprintf("generator_cores = %g: %v", req.GeneratorCores, err)})
 			return files
 		}
 	}
-	sr.Metadata["load_runner"] = r.Load.Name()
+	load := r.Load
+	if load == nil {
+		load = o.LoadRunner()
+	}
+	sr.Metadata["load_runner"] = load.Name()
 	sr.Metadata["load_command"] = req.CommandLine()
 	if st.Users == 0 {
 		little := littleCheck(max(st.Load.Connections, 1), st.OfferedRPS, probed.Slowest)
@@ -90,10 +92,10 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	var fault <-chan faultRecord
 	if st.Fault != nil {
 		req.Started = make(chan struct{})
-		fault = r.injectLater(ctx, app, st, req.Started)
+		fault = r.injectLater(ctx, o, app, st, req.Started)
 	}
 	sampler := startCPUSampler(lims, time.Second)
-	res, text, runErr := r.Load.Run(ctx, req)
+	res, text, runErr := load.Run(ctx, req)
 	if res != nil {
 		if cpu := sampler.finish(res.Start, res.End); len(cpu) > 0 {
 			sr.Metadata["task_cpu"] = cpu
@@ -118,12 +120,12 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		}
 		measurement(sr, res)
 	}
-	if !gate(CompleteGate(res, runErr, st.Duration, r.Load.Name())) {
+	if !gate(CompleteGate(res, runErr, st.Duration, load.Name())) {
 		return files
 	}
 	// a fault may have replaced an instance during the load: its new
 	// address is as legitimate a peer as the old one
-	if after, err := r.Nomad.Endpoints(ctx, app, service); err == nil {
+	if after, err := o.Endpoints(ctx, app, service); err == nil {
 		eps = append(eps, after...)
 	}
 	sr.Metadata["peers"] = res.Peers
@@ -139,20 +141,27 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	return files
 }
 
-// recordDeployment notes what was deployed and on which nodes.
-func (r *Runner) recordDeployment(ctx context.Context, sr *results.StepResult, app *orchestrator.Deployment) {
+// recordDeployment notes what was deployed, on what, and on which nodes.
+func (r *Runner) recordDeployment(ctx context.Context, sr *results.StepResult, o orchestrator.Orchestrator, app *orchestrator.Deployment) {
+	sr.Metadata["orchestrator"] = o.Name()
 	sr.Metadata["job"] = app.Job
 	sr.Metadata["job_version"] = app.Version
 	sr.Metadata["deploy_seconds"] = app.DeployDuration.Seconds()
-	sr.Metadata["mhz_per_core"] = r.mhzPerCore
-	if r.nodes == nil {
-		r.nodes, _ = r.Nomad.NodeAttributes(ctx)
+	if c, err := r.capacityOf(ctx, o); err == nil {
+		sr.Metadata["mhz_per_core"] = c.MHzPerCore
+		sr.Metadata["capacity"] = c
 	}
-	sr.Metadata["nodes"] = r.nodes
-	for k, v := range app.Meta {
-		if strings.HasPrefix(k, "orchbench_") {
-			sr.Metadata[k] = v
+	facts, ok := r.facts[o.Name()]
+	if !ok {
+		var err error
+		if facts, err = o.Facts(ctx); err != nil {
+			fmt.Fprintf(r.Out, "  warning: facts of %s: %v\n", o.Name(), err)
 		}
+		r.facts[o.Name()] = facts
+	}
+	sr.Metadata["nodes"] = facts
+	for k, v := range app.App.Meta {
+		sr.Metadata[k] = v
 	}
 }
 

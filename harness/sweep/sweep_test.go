@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
@@ -32,7 +34,11 @@ func TestProbeRefusesEmptyAndWrongAnswers(t *testing.T) {
 	defer full.Close()
 	empty := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("[]")) }))
 	defer empty.Close()
-	probe, err := ProbeFromMeta(map[string]string{"orchbench_probe_path": "/?n=1", "orchbench_probe_min_bytes": "44", "orchbench_probe_regex": "^The result"})
+	app, err := contract.ParseApp(&api.Job{Meta: map[string]string{"orchbench_probe_path": "/?n=1", "orchbench_probe_min_bytes": "44", "orchbench_probe_regex": "^The result"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe, err := probeFor(experiment.Step{}, app)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,14 +52,14 @@ func TestProbeRefusesEmptyAndWrongAnswers(t *testing.T) {
 		t.Fatalf("an empty instance passed: %+v", g)
 	}
 	st := experiment.Step{Probe: &experiment.Probe{Path: "/", Status: 200, Regex: "^nope"}}
-	p2, err := probeFor(st, map[string]string{"orchbench_probe_path": "/?n=1"})
+	p2, err := probeFor(st, app)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if g := p2.Check(ctx, []orchestrator.Endpoint{endpointOf(t, full)}); g.Passed || !strings.Contains(g.Detail, "does not match ^nope") {
 		t.Fatalf("the experiment's probe did not replace the pack's: %+v", g)
 	}
-	if _, err := ProbeFromMeta(map[string]string{}); err == nil {
+	if _, err := probeFor(experiment.Step{}, contract.App{}); err == nil {
 		t.Fatal("a pack without a probe must be refused")
 	}
 }

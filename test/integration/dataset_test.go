@@ -101,10 +101,10 @@ func TestDatasetMarkerAndVerification(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := fmt.Sprintf("orchbench/setup/%s/%d-", dsJob, *info.JobModifyIndex); !strings.HasPrefix(marker.key, want) || datasetMeta(first[0])["marker"] != marker.key {
+	if want := fmt.Sprintf("orchbench/setup/nomad/%s/%d-", dsJob, *info.JobModifyIndex); !strings.HasPrefix(marker.key, want) || datasetMeta(first[0])["marker"] != marker.key {
 		t.Fatalf("marker %q (step records %v), want it under %s", marker.key, datasetMeta(first[0])["marker"], want)
 	}
-	if marker.JobModifyIndex != *info.JobModifyIndex || !strings.Contains(strings.Join(marker.Args, " "), "load --frontend http://{{endpoint}} --users 60") {
+	if marker.Revision != strconv.FormatUint(*info.JobModifyIndex, 10) || !strings.Contains(strings.Join(marker.Args, " "), "load --frontend http://{{endpoint}} --users 60") {
 		t.Errorf("marker value %+v", marker)
 	}
 
@@ -250,13 +250,13 @@ func flushRedis(t *testing.T, ctx context.Context, ad *nomad.Adapter) {
 }
 
 type markerValue struct {
-	key            string
-	JobModifyIndex uint64    `json:"job_modify_index"`
-	Args           []string  `json:"args"`
-	Finished       time.Time `json:"finished"`
+	key      string
+	Revision string    `json:"revision"`
+	Args     []string  `json:"args"`
+	Finished time.Time `json:"finished"`
 }
 
-const consulKV = "http://127.0.0.1:8500/v1/kv/orchbench/setup/" + dsJob + "/"
+const consulKV = "http://127.0.0.1:8500/v1/kv/orchbench/setup/nomad/" + dsJob + "/"
 
 // markers lists the job's setup markers in Consul.
 func markers(t *testing.T) []markerValue {

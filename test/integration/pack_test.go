@@ -5,6 +5,7 @@ package integration
 import (
 	"testing"
 
+	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/pack"
 )
 
@@ -12,7 +13,7 @@ import (
 // cluster's Nomad parse and plan it: the renderer's output must be a job
 // Nomad accepts, with the counts and resources the variant declares.
 func TestNomadParsesEveryTaewaVariant(t *testing.T) {
-	n, err := pack.NewNomad()
+	n, err := nomad.New("", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,11 +38,11 @@ func TestEmbeddedClusterTaewa(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mhz, cores, err := ad.NodeCPU(ctx)
+	capacity, err := ad.Capacity(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("node: %.0f MHz per core, %d cores", mhz, cores)
+	t.Logf("node: %.0f MHz per core, %d cores, %d MiB", capacity.MHzPerCore, capacity.Cores, capacity.MemoryMiB)
 
 	for _, v := range []struct {
 		variant, driver string
@@ -87,13 +87,13 @@ func TestEmbeddedClusterTaewa(t *testing.T) {
 				t.Fatalf("want one task, got %d", len(lims))
 			}
 			l := lims[0]
-			t.Logf("enforced: %.3f cores (cgroup %s), %d MiB; declared %.3f cores, %d MiB", l.EffectiveCores, l.CgroupPath, l.MemoryLimitMiB, l.DeclaredCores, l.DeclaredMemoryMiB)
+			t.Logf("enforced: %.3f cores (cgroup %s), %d MiB; declared %.3f cores, %d MiB", l.EffectiveCores, l.CgroupPath, l.MemoryLimitMiB, l.Declared.Cores, l.Declared.MemoryMiB)
 			if !limits.Equal(l.EffectiveCores, v.cores) || l.MemoryLimitMiB != v.memMiB {
 				t.Fatalf("variant %s: enforced %.3f cores / %d MiB, want %.3f / %d", v.variant, l.EffectiveCores, l.MemoryLimitMiB, v.cores, v.memMiB)
 			}
 
 			// Nomad publishes allocation metrics; VictoriaMetrics scrapes them via Consul discovery
-			q := fmt.Sprintf(`nomad_client_allocs_cpu_total_ticks{alloc_id=%q}`, l.AllocID)
+			q := fmt.Sprintf(`nomad_client_allocs_cpu_total_ticks{alloc_id=%q}`, l.ID)
 			eventually(t, 90*time.Second, "VictoriaMetrics has the allocation's CPU series", func() error {
 				n, err := vmSeries(q)
 				if err == nil && n == 0 {

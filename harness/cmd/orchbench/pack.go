@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +22,8 @@ import (
 type packFlags struct {
 	vars     []string
 	varFiles []string
+	// orchestrator is where run, status and destroy act.
+	orchestrator string
 }
 
 func (f *packFlags) register(cmd *cobra.Command) {
@@ -30,10 +31,16 @@ func (f *packFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVarP(&f.varFiles, "var-file", "f", nil, "read variables from an HCL `file` of name = value lines (repeatable)")
 }
 
-// render finds, loads and renders the pack named by the command argument.
-// A pack that declares mhz_per_core gets the node's fingerprinted value when
-// the user did not set one: CPU limits are only right with the real figure.
-func (f *packFlags) render(name string, errOut io.Writer) (*pack.Rendered, error) {
+func (f *packFlags) registerOrchestrator(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.orchestrator, "orchestrator", nomad.Name, "where to act: "+strings.Join(orchestrator.Names(), ", "))
+}
+
+// connect is the adapter --orchestrator names.
+func (f *packFlags) connect(progress io.Writer) (orchestrator.Orchestrator, error) {
+	return orchestrator.New(f.orchestrator, orchestrator.Config{Progress: progress})
+}
+
+func (f *packFlags) overrides() (map[string]string, error) {
 	overrides := map[string]string{}
 	for _, kv := range f.vars {
 		k, v, ok := strings.Cut(kv, "=")
@@ -41,6 +48,18 @@ func (f *packFlags) render(name string, errOut io.Writer) (*pack.Rendered, error
 			return nil, fmt.Errorf("--var %q: expected name=value", kv)
 		}
 		overrides[strings.TrimSpace(k)] = v
+	}
+	return overrides, nil
+}
+
+// render finds, loads and renders the pack named by the command argument,
+// through the render function sweeps use too. With an orchestrator, a pack
+// that declares mhz_per_core gets its node's figure unless the user set
+// one; without (render alone needs no cluster), the pack default stays.
+func (f *packFlags) render(ctx context.Context, name string, o orchestrator.Orchestrator) (*pack.Rendered, error) {
+	overrides, err := f.overrides()
+	if err != nil {
+		return nil, err
 	}
 	dir, err := pack.Find(name)
 	if err != nil {
@@ -50,77 +69,34 @@ func (f *packFlags) render(name string, errOut io.Writer) (*pack.Rendered, error
 	if err != nil {
 		return nil, err
 	}
-	if _, declared := p.Variables[mhzVariable]; declared && !f.sets(mhzVariable) {
-		if mhz, err := nodeMHzPerCore(); err == nil {
-			overrides[mhzVariable] = strconv.FormatFloat(mhz, 'f', -1, 64)
-		} else {
-			fmt.Fprintf(errOut, "note: %s left at the pack default (%v)\n", mhzVariable, err)
+	var mhz func() (float64, error)
+	if o != nil {
+		mhz = func() (float64, error) {
+			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			c, err := o.Capacity(ctx)
+			return c.MHzPerCore, err
 		}
 	}
-	return p.Render(overrides, f.varFiles)
+	return p.RenderSized(overrides, f.varFiles, mhz)
 }
 
-const mhzVariable = "mhz_per_core"
-
-// sets reports whether --var or a var file gives the variable a value.
-func (f *packFlags) sets(name string) bool {
-	for _, kv := range f.vars {
-		k, _, _ := strings.Cut(kv, "=")
-		k = strings.TrimSpace(k)
-		if k == name || strings.HasSuffix(k, "."+name) {
-			return true
-		}
-	}
-	for _, file := range f.varFiles {
-		if b, err := os.ReadFile(file); err == nil && strings.Contains(string(b), name) {
-			return true
-		}
-	}
-	return false
-}
-
-// nodeMHzPerCore asks the cluster for the node's MHz per core.
-func nodeMHzPerCore() (float64, error) {
-	a, err := nomad.New("", "")
-	if err != nil {
-		return 0, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	mhz, _, err := a.NodeCPU(ctx)
-	return mhz, err
-}
-
-// renderJobs renders and has Nomad parse the jobs, for the commands that
-// talk to a cluster.
-func (f *packFlags) renderJobs(name string, errOut io.Writer) (*pack.Nomad, []*api.Job, error) {
-	r, err := f.render(name, errOut)
+// renderJobs renders the pack for o and has Nomad's parser turn it into
+// jobs, the single source of truth every adapter deploys.
+func (f *packFlags) renderJobs(ctx context.Context, name string, o orchestrator.Orchestrator) (*nomad.Adapter, []*api.Job, error) {
+	parser, err := nomad.New("", "")
 	if err != nil {
 		return nil, nil, err
 	}
-	n, err := pack.NewNomad()
+	r, err := f.render(ctx, name, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	jobs, err := n.ParseJobs(r)
+	jobs, err := parser.ParseJobs(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	return n, jobs, nil
-}
-
-// forEachJob renders the pack named in args and calls do on each of its jobs.
-func (f *packFlags) forEachJob(cmd *cobra.Command, args []string, do func(n *pack.Nomad, job *api.Job) error) error {
-	n, jobs, err := f.renderJobs(args[0], cmd.ErrOrStderr())
-	if err != nil {
-		return err
-	}
-	for _, job := range jobs {
-		if err := do(n, job); err != nil {
-			return err
-		}
-	}
-	return nil
+	return parser, jobs, nil
 }
 
 func newPackCmd() *cobra.Command {
@@ -149,7 +125,18 @@ func newPackRenderCmd() *cobra.Command {
 		Short: "Print the rendered templates (no Nomad needed)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := flags.render(args[0], cmd.ErrOrStderr())
+			var sizer orchestrator.Orchestrator
+			if o, err := orchestrator.New(nomad.Name, orchestrator.Config{}); err == nil {
+				ctx, cancel := context.WithTimeout(cmd.Context(), 3*time.Second)
+				_, err = o.Capacity(ctx)
+				cancel()
+				if err == nil {
+					sizer = o
+				} else {
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s left at the pack default (%v)\n", pack.MHzVariable, err)
+				}
+			}
+			r, err := flags.render(cmd.Context(), args[0], sizer)
 			if err != nil {
 				return err
 			}
@@ -203,13 +190,24 @@ func newPackPlanCmd() *cobra.Command {
 		Short: "Show what running the pack would change in Nomad",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return flags.forEachJob(cmd, args, func(n *pack.Nomad, job *api.Job) error {
-				plan, err := n.Plan(job)
-				if err == nil {
-					pack.WritePlan(cmd.OutOrStdout(), job, plan)
-				}
+			n, jobs, err := flags.renderJobs(cmd.Context(), args[0], nil)
+			if err != nil {
 				return err
-			})
+			}
+			if _, err := n.Capacity(cmd.Context()); err == nil {
+				// render again with the node's MHz, as run would
+				if _, jobs, err = flags.renderJobs(cmd.Context(), args[0], n); err != nil {
+					return err
+				}
+			}
+			for _, job := range jobs {
+				plan, err := n.Plan(job)
+				if err != nil {
+					return err
+				}
+				nomad.WritePlan(cmd.OutOrStdout(), job, plan)
+			}
+			return nil
 		},
 	}
 	flags.register(cmd)
@@ -225,44 +223,48 @@ func newPackRunCmd() *cobra.Command {
 		Short: "Deploy the pack's jobs (reusing an identical running version); with --wait, until healthy in Consul",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, jobs, err := flags.renderJobs(args[0], cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
 			out := cmd.OutOrStdout()
-			adapter, err := nomad.New("", "")
+			o, err := flags.connect(out)
 			if err != nil {
 				return err
 			}
-			adapter.Progress = out
+			_, jobs, err := flags.renderJobs(cmd.Context(), args[0], o)
+			if err != nil {
+				return err
+			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 			defer cancel()
 			var deployed []*orchestrator.Deployment
 			for _, job := range jobs {
-				d, err := adapter.Deploy(ctx, job)
+				w, err := orchestrator.NewWorkload(job)
 				if err != nil {
 					return err
 				}
-				verb := "registered"
+				d, err := o.Deploy(ctx, w)
+				if err != nil {
+					return err
+				}
+				verb := "deployed"
 				if !d.Fresh {
 					verb = "unchanged, already running"
 				}
-				fmt.Fprintf(out, "job %s version %d %s\n", d.Job, d.Version, verb)
+				fmt.Fprintf(out, "job %s version %d on %s %s\n", d.Job, d.Version, o.Name(), verb)
 				deployed = append(deployed, d)
 			}
 			if !wait {
 				return nil
 			}
 			for _, d := range deployed {
-				if err := adapter.WaitHealthy(ctx, d, timeout); err != nil {
+				if err := o.WaitHealthy(ctx, d, timeout); err != nil {
 					return err
 				}
-				fmt.Fprintf(out, "job %s healthy in %s\n", d.Job, d.DeployDuration.Round(100*time.Millisecond))
+				fmt.Fprintf(out, "job %s healthy on %s in %s\n", d.Job, o.Name(), d.DeployDuration.Round(100*time.Millisecond))
 			}
 			return nil
 		},
 	}
 	flags.register(cmd)
+	flags.registerOrchestrator(cmd)
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait until every allocation is running and healthy")
 	cmd.Flags().DurationVar(&timeout, "timeout", 3*time.Minute, "how long --wait waits")
 	return cmd
@@ -272,22 +274,26 @@ func newPackStatusCmd() *cobra.Command {
 	var flags packFlags
 	cmd := &cobra.Command{
 		Use:   "status PACK",
-		Short: "Show the status and allocations of the pack's jobs",
-		Long:  "Show the status and allocations of the pack's jobs. Pass the same --var values as for run: they decide the job name.",
+		Short: "Show the status and allocations of the pack's Nomad jobs",
+		Long:  "Show the status and allocations of the pack's Nomad jobs. Pass the same --var values as for run: they decide the job name.",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return flags.forEachJob(cmd, args, func(n *pack.Nomad, job *api.Job) error {
+			n, jobs, err := flags.renderJobs(cmd.Context(), args[0], nil)
+			if err != nil {
+				return err
+			}
+			for _, job := range jobs {
 				j, allocs, err := n.Status(*job.ID)
 				switch {
-				case pack.IsNotFound(err):
+				case nomad.IsNotFound(err):
 					fmt.Fprintf(cmd.OutOrStdout(), "job %q: not running\n", *job.ID)
-					return nil
+					continue
 				case err != nil:
 					return err
 				}
-				pack.WriteStatus(cmd.OutOrStdout(), j, allocs)
-				return nil
-			})
+				nomad.WriteStatus(cmd.OutOrStdout(), j, allocs)
+			}
+			return nil
 		},
 	}
 	flags.register(cmd)
@@ -298,29 +304,34 @@ func newPackDestroyCmd() *cobra.Command {
 	var flags packFlags
 	cmd := &cobra.Command{
 		Use:   "destroy PACK",
-		Short: "Stop and purge the pack's jobs",
-		Long:  "Stop and purge the pack's jobs. Pass the same --var values as for run: they decide the job name.",
+		Short: "Stop and remove the pack's jobs (Nomad: purge; Swarm: services, network, volumes)",
+		Long:  "Stop and remove the pack's jobs. Pass the same --var values as for run: they decide the job name.",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			adapter, err := nomad.New("", "")
+			o, err := flags.connect(cmd.OutOrStdout())
 			if err != nil {
 				return err
 			}
-			return flags.forEachJob(cmd, args, func(_ *pack.Nomad, job *api.Job) error {
-				err := adapter.Stop(cmd.Context(), &orchestrator.Deployment{Job: *job.ID})
+			_, jobs, err := flags.renderJobs(cmd.Context(), args[0], nil)
+			if err != nil {
+				return err
+			}
+			for _, job := range jobs {
+				err := o.Stop(cmd.Context(), &orchestrator.Deployment{Orchestrator: o.Name(), Job: *job.ID})
 				switch {
-				case pack.IsNotFound(err):
-					fmt.Fprintf(cmd.OutOrStdout(), "job %s: not running\n", *job.ID)
-					return nil
+				case nomad.IsNotFound(err):
+					fmt.Fprintf(cmd.OutOrStdout(), "job %s: not running on %s\n", *job.ID, o.Name())
+					continue
 				case err != nil:
 					return err
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "job %s stopped and purged\n", *job.ID)
-				return nil
-			})
+				fmt.Fprintf(cmd.OutOrStdout(), "job %s stopped and removed on %s\n", *job.ID, o.Name())
+			}
+			return nil
 		},
 	}
 	flags.register(cmd)
+	flags.registerOrchestrator(cmd)
 	return cmd
 }
 

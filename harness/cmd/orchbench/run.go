@@ -11,17 +11,18 @@ import (
 
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/loadgen"
+	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 )
 
 // runFlags describe one step: which variant of which pack, and its load.
 type runFlags struct {
 	sweepFlags
-	variant, duration, warmup, dist, path, workload, script, think string
-	vars                                                           []string
-	rate                                                           float64
-	users, threads, connections                                    int
-	stop                                                           bool
+	variant, duration, warmup, dist, path, workload, script, think, orch string
+	vars                                                                 []string
+	rate                                                                 float64
+	users, threads, connections                                          int
+	stop                                                                 bool
 }
 
 func init() {
@@ -29,11 +30,11 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "run PACK --variant V (--rate R | --users N)",
 		Short: "One step: deploy (or reuse) a pack variant, verify it, load it, archive and push the result",
-		Long: `run is a sweep of one step. The variant is deployed through the Nomad adapter
-(an identical running version is reused), verified by the gates (healthy in
-Consul, enforced limits equal to the declaration, the pack's correctness
-probe, load straight to a registered instance), loaded by the load-generator
-batch job, archived under results/ and pushed to VictoriaMetrics. The
+		Long: `run is a sweep of one step. The variant is deployed through the adapter of
+--orchestrator (an identical running version is reused), verified by the
+gates (every instance healthy, enforced limits equal to the declaration, the
+pack's correctness probe, load straight to a registered instance), loaded by
+the orchestrator's own load-generator job, archived under results/ and pushed to VictoriaMetrics. The
 deployment is left running for the next run unless --stop is given.`,
 		Example: `  orchbench run taewa --variant vertical --var resource_scale=0.25 --rate 200 -d 20s
   orchbench run taewa --variant baseline --var resource_scale=0.25 --users 8 -d 10s --load-runner local`,
@@ -42,6 +43,7 @@ deployment is left running for the next run unless --stop is given.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.variant, "variant", "baseline", "pack variant")
+	fl.StringVar(&f.orch, "orchestrator", "nomad", "where to deploy and load: "+strings.Join(orchestrator.Names(), ", "))
 	fl.StringArrayVar(&f.vars, "var", nil, "pack variable `name=value` (repeatable)")
 	fl.Float64VarP(&f.rate, "rate", "R", 0, "open loop: offered requests/s")
 	fl.IntVar(&f.users, "users", 0, "closed loop: number of users (instead of --rate)")
@@ -107,11 +109,14 @@ func runStep(cmd *cobra.Command, f runFlags, packName string) error {
 	} else {
 		rates = []float64{f.rate}
 	}
+	if !orchestrator.Registered(f.orch) {
+		return fmt.Errorf("--orchestrator %q: valid are %s", f.orch, strings.Join(orchestrator.Names(), ", "))
+	}
 	start := time.Now().UTC()
 	spec := &experiment.Sweep{
 		Name: "run-" + packName, Description: "orchbench run " + strings.Join(cmd.Flags().Args(), " "),
 		Seed: uint64(start.UnixNano()), Repetitions: 1, Deploy: experiment.DeployPerConfiguration,
-		Warmup: warmup, Duration: duration, Orchestrators: []string{"nomad"},
+		Warmup: warmup, Duration: duration, Orchestrators: []string{f.orch},
 		Apps: []experiment.App{{Name: packName, Pack: packName, Variants: []string{f.variant}, Vars: vars, Rates: rates, Users: users, Load: load}},
 		SLO:  experiment.SLO{MinAchievedRatio: 0.95, MaxErrorRatio: 0.01},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -17,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/report"
 	"github.com/orchbench/orchbench/harness/results"
@@ -60,8 +62,8 @@ func (f *sweepFlags) registerExecution(fl *pflag.FlagSet) {
 	fl.StringVar(&f.dir, "dir", "results", "results archive `directory`")
 	fl.StringVar(&f.reports, "reports", "reports", "report output `directory`")
 	fl.StringVar(&f.vm, "vm", results.VMURL(), "VictoriaMetrics URL to push results to (empty: archive only)")
-	fl.StringVar(&f.loadRunner, "load-runner", "nomad", "where load runs: nomad (batch job jobs/loadgen.nomad.hcl) or local (child process here)")
-	fl.StringVar(&f.image, "loadgen-image", "orchbench/orchbench:local", "image of the load-generator batch job")
+	fl.StringVar(&f.loadRunner, "load-runner", "orchestrator", "where load runs: orchestrator (each step's orchestrator's own one-shot job: on Nomad the batch job jobs/loadgen.nomad.hcl) or local (child process here)")
+	fl.StringVar(&f.image, "loadgen-image", "orchbench/orchbench:local", "image of the load generator's one-shot job")
 }
 
 func runSweep(cmd *cobra.Command, f sweepFlags) error {
@@ -107,20 +109,10 @@ func runSweep(cmd *cobra.Command, f sweepFlags) error {
 func executeSweep(cmd *cobra.Command, f sweepFlags, rec *results.SweepRecord) error {
 	out := cmd.OutOrStdout()
 	archive := results.Archive{Dir: f.dir}
-	adapter, err := nomad.New("", "")
+	runner, err := f.runner(rec, out)
 	if err != nil {
 		return err
 	}
-	var load sweep.LoadRunner
-	switch f.loadRunner {
-	case "local":
-		load = sweep.LocalRunner{}
-	case "nomad":
-		load = &sweep.NomadRunner{Client: adapter.Client, JobFile: filepath.Join("jobs", "loadgen.nomad.hcl"), Image: f.image}
-	default:
-		return fmt.Errorf("--load-runner %q: valid are nomad, local", f.loadRunner)
-	}
-	runner := &sweep.Runner{Nomad: adapter, PacksDir: "packs", Archive: archive, VMURL: f.vm, Load: load, Out: out, Keep: f.keep}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -159,6 +151,37 @@ func executeSweep(cmd *cobra.Command, f sweepFlags, rec *results.SweepRecord) er
 		fmt.Fprintf(out, "%d steps were not pushed to VictoriaMetrics; push them with: orchbench results push %s\n", sum.PushFailures, rec.ID)
 	}
 	return nil
+}
+
+// runner connects every orchestrator the plan runs on, and Nomad, whose
+// parser turns rendered packs into jobs for all of them.
+func (f sweepFlags) runner(rec *results.SweepRecord, out io.Writer) (*sweep.Runner, error) {
+	parser, err := nomad.New("", "")
+	if err != nil {
+		return nil, err
+	}
+	cfg := orchestrator.Config{LoadImage: f.image, LoadJobFile: filepath.Join("jobs", "loadgen.nomad.hcl")}
+	runner := &sweep.Runner{Orchestrators: map[string]orchestrator.Orchestrator{}, Parse: parser.ParseJobs, ConsulAddr: parser.ConsulAddr,
+		PacksDir: "packs", Archive: results.Archive{Dir: f.dir}, VMURL: f.vm, Out: out, Keep: f.keep}
+	for _, st := range rec.Plan {
+		if runner.Orchestrators[st.Orchestrator] != nil {
+			continue
+		}
+		o, err := orchestrator.New(st.Orchestrator, cfg)
+		if err != nil {
+			return nil, err
+		}
+		runner.Orchestrators[st.Orchestrator] = o
+	}
+	switch f.loadRunner {
+	case "local":
+		runner.Load = sweep.LocalRunner{}
+	case "orchestrator", "nomad":
+		// "nomad" is the name this choice had while Nomad was the only orchestrator
+	default:
+		return nil, fmt.Errorf("--load-runner %q: valid are orchestrator, local", f.loadRunner)
+	}
+	return runner, nil
 }
 
 func gitSHA() string {

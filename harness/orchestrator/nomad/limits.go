@@ -3,31 +3,25 @@ package nomad
 import (
 	"context"
 	"fmt"
-	"math"
 	"os/exec"
 	"path"
 	"strconv"
 	"strings"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 )
 
-// The meta keys in which packs state what the limits gate must find enforced.
-const (
-	metaCores   = "orchbench_cores"
-	metaMemory  = "orchbench_memory_mib"
-	metaCPUMode = "orchbench_cpu_mode"
-)
-
-// Placements lists every task of the current allocations with what the pack declared for it.
-func (a *Adapter) Placements(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Placement, error) {
+// Instances lists every task of the current allocations with what the pack
+// declared for it; prestart and poststart hooks have finished and are left out.
+func (a *Adapter) Instances(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Instance, error) {
 	job, _, err := a.Client.Jobs().Info(d.Job, qo(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("nomad: job %s: %w", d.Job, err)
 	}
-	mhz, _, err := a.NodeCPU(ctx)
+	mhz, err := a.mhz(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -35,26 +29,28 @@ func (a *Adapter) Placements(ctx context.Context, d *orchestrator.Deployment) ([
 	if err != nil {
 		return nil, err
 	}
-	var out []orchestrator.Placement
+	var out []orchestrator.Instance
 	for _, s := range allocs {
 		group := findGroup(job, s.TaskGroup)
-		if group == nil {
+		if group == nil || s.ClientStatus != "running" {
 			continue
 		}
 		for _, t := range group.Tasks {
 			if t.Lifecycle != nil && !t.Lifecycle.Sidecar {
-				continue // prestart/poststart hooks have finished
+				continue
 			}
-			decl, err := declared(job, group, t, mhz)
+			decl, err := contract.ParseTask(job, group, t, mhz)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("nomad: %w", err)
 			}
-			p := orchestrator.Placement{AllocID: s.ID, Group: s.TaskGroup, Task: t.Name, Node: s.NodeName, NodeID: s.NodeID, Driver: t.Driver,
-				DeclaredCores: decl.cores, DeclaredMemoryMiB: decl.memoryMiB, CPUMode: decl.cpuMode}
+			in := orchestrator.Instance{ID: s.ID, Group: s.TaskGroup, Task: t.Name, Node: s.NodeName, Driver: t.Driver, Declared: decl}
+			if ts := s.TaskStates[t.Name]; ts != nil {
+				in.Restarts = int(ts.Restarts)
+			}
 			if img, ok := t.Config["image"].(string); ok {
-				p.Image = img
+				in.Image = img
 			}
-			out = append(out, p)
+			out = append(out, in)
 		}
 	}
 	return out, nil
@@ -69,91 +65,6 @@ func findGroup(job *api.Job, name string) *api.TaskGroup {
 	return nil
 }
 
-// declaration is what a pack intends to be enforced on one task.
-type declaration struct {
-	cores     float64
-	memoryMiB int
-	cpuMode   string
-}
-
-// declared reads a task's intent: the orchbench_ meta (task, then group, then
-// job) when present, since the intent is what must hold; else what the Nomad
-// resources imply. A declaration that does not parse is an error rather than
-// "no limit", which would let any enforced limit pass unnoticed.
-func declared(job *api.Job, g *api.TaskGroup, t *api.Task, mhzPerCore float64) (declaration, error) {
-	where := func() string {
-		return fmt.Sprintf("nomad: job %s, group %s, task %s", deref(job.ID), deref(g.Name), t.Name)
-	}
-	lookup := func(key string) (value, level string, ok bool) {
-		for _, m := range []struct {
-			level string
-			meta  map[string]string
-		}{{"task", t.Meta}, {"group", g.Meta}, {"job", job.Meta}} {
-			if v, ok := m.meta[key]; ok {
-				return v, m.level, true
-			}
-		}
-		return "", "", false
-	}
-	var d declaration
-	if v, level, ok := lookup(metaCores); ok {
-		c, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || c < 0 || math.IsInf(c, 0) || math.IsNaN(c) {
-			return d, fmt.Errorf("%s: %s meta %s = %q is not a number of cores >= 0", where(), level, metaCores, v)
-		}
-		d.cores = c
-	} else if t.Resources != nil {
-		switch {
-		case t.Resources.Cores != nil && *t.Resources.Cores > 0:
-			d.cores = float64(*t.Resources.Cores)
-		case t.Resources.CPU != nil && mhzPerCore > 0:
-			d.cores = float64(*t.Resources.CPU) / mhzPerCore
-		}
-	}
-	if v, level, ok := lookup(metaMemory); ok {
-		m, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || m < 0 {
-			return d, fmt.Errorf("%s: %s meta %s = %q is not a whole number of MiB >= 0", where(), level, metaMemory, v)
-		}
-		d.memoryMiB = m
-	} else if t.Resources != nil {
-		// memory_max, when Nomad honours it, is the hard limit; memory only reserves
-		if t.Resources.MemoryMaxMB != nil && *t.Resources.MemoryMaxMB > 0 {
-			d.memoryMiB = *t.Resources.MemoryMaxMB
-		} else if t.Resources.MemoryMB != nil {
-			d.memoryMiB = *t.Resources.MemoryMB
-		}
-	}
-	if v, level, ok := lookup(metaCPUMode); ok {
-		switch v {
-		case orchestrator.CPUModeQuota, orchestrator.CPUModeShares, orchestrator.CPUModeCPUSet, orchestrator.CPUModeUnenforced:
-			d.cpuMode = v
-		default:
-			return d, fmt.Errorf("%s: %s meta %s = %q is not a CPU mode (valid: quota, shares, cpuset, unenforced)", where(), level, metaCPUMode, v)
-		}
-	} else {
-		d.cpuMode = inferCPUMode(t, d.cores)
-	}
-	return d, nil
-}
-
-// inferCPUMode is how Nomad 1.10 enforces a task's CPU when the pack does
-// not say: reserved cores are a cpuset, docker turns MHz into a quota (only
-// with cpu_hard_limit, which the gate then verifies), and other drivers only
-// reserve MHz.
-func inferCPUMode(t *api.Task, cores float64) string {
-	switch {
-	case t.Resources != nil && t.Resources.Cores != nil && *t.Resources.Cores > 0:
-		return orchestrator.CPUModeCPUSet
-	case cores == 0:
-		return orchestrator.CPUModeShares
-	case t.Driver == "docker":
-		return orchestrator.CPUModeQuota
-	default:
-		return orchestrator.CPUModeUnenforced
-	}
-}
-
 func deref(s *string) string {
 	if s == nil {
 		return ""
@@ -165,19 +76,19 @@ func deref(s *string) string {
 // the tasks placed on this machine (the embedded cluster, or a harness run on
 // the node itself).
 func (a *Adapter) Limits(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Limits, error) {
-	places, err := a.Placements(ctx, d)
+	instances, err := a.Instances(ctx, d)
 	if err != nil {
 		return nil, err
 	}
 	var out []orchestrator.Limits
-	for _, p := range places {
+	for _, p := range instances {
 		pid, imageID, err := taskPID(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		e, err := limits.ForPID(pid)
 		if err != nil {
-			return nil, fmt.Errorf("limits of task %s/%s in alloc %s: %w", p.Group, p.Task, orchestrator.ShortID(p.AllocID), err)
+			return nil, fmt.Errorf("limits of task %s/%s in alloc %s: %w", p.Group, p.Task, orchestrator.ShortID(p.ID), err)
 		}
 		p.ImageID = imageID
 		out = append(out, limitsOf(p, e))
@@ -185,9 +96,9 @@ func (a *Adapter) Limits(ctx context.Context, d *orchestrator.Deployment) ([]orc
 	return out, nil
 }
 
-func limitsOf(p orchestrator.Placement, e limits.Enforced) orchestrator.Limits {
+func limitsOf(p orchestrator.Instance, e limits.Enforced) orchestrator.Limits {
 	return orchestrator.Limits{
-		Placement:      p,
+		Instance:       p,
 		EffectiveCores: e.EffectiveCores(), CPUSet: e.CPUSet, MemoryLimitMiB: e.MemoryMiB, CgroupPath: e.CgroupPath,
 		CgroupVersion: e.Version, QuotaCores: e.Cores, CFSQuotaUS: e.QuotaUS, CFSPeriodUS: e.PeriodUS,
 		AncestorQuotaCores: e.AncestorCores, AncestorQuotaCgroup: e.AncestorCPUPath, CPUSetSize: e.CPUSetSize,
@@ -198,9 +109,9 @@ func limitsOf(p orchestrator.Placement, e limits.Enforced) orchestrator.Limits {
 
 // taskPID finds one process of a task: the container's init for docker, or
 // the lowest process in the task's own cgroup for the other drivers.
-func taskPID(ctx context.Context, p orchestrator.Placement) (int, string, error) {
+func taskPID(ctx context.Context, p orchestrator.Instance) (int, string, error) {
 	if p.Driver == "docker" {
-		name := p.Task + "-" + p.AllocID
+		name := p.Task + "-" + p.ID
 		out, err := exec.CommandContext(ctx, "docker", "inspect", "-f", "{{.State.Pid}} {{.Image}}", name).Output()
 		if err != nil {
 			return 0, "", fmt.Errorf("docker inspect %s: %w", name, err)
@@ -215,7 +126,7 @@ func taskPID(ctx context.Context, p orchestrator.Placement) (int, string, error)
 		}
 		return pid, f[1], nil
 	}
-	pid, err := execTaskPID(p.AllocID, p.Task)
+	pid, err := execTaskPID(p.ID, p.Task)
 	return pid, "", err
 }
 

@@ -11,98 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 )
-
-func TestDeclared(t *testing.T) {
-	intp := func(n int) *int { return &n }
-	str := func(s string) *string { return &s }
-	cases := []struct {
-		name      string
-		jobMeta   map[string]string
-		groupMeta map[string]string
-		task      api.Task
-		want      declaration
-		wantErr   []string // each must appear in the error; nil: no error
-	}{
-		{name: "resources without meta: MHz become cores, docker enforces them as a quota",
-			task: api.Task{Driver: "docker", Resources: &api.Resources{CPU: intp(1050), MemoryMB: intp(512)}},
-			want: declaration{cores: 0.5, memoryMiB: 512, cpuMode: orchestrator.CPUModeQuota}},
-		{name: "meta intent wins over resources",
-			jobMeta: map[string]string{metaCores: "0.25", metaMemory: "256"},
-			task:    api.Task{Driver: "docker", Resources: &api.Resources{CPU: intp(1050), MemoryMB: intp(512)}},
-			want:    declaration{cores: 0.25, memoryMiB: 256, cpuMode: orchestrator.CPUModeQuota}},
-		{name: "memory_max is the hard limit, memory only reserves",
-			task: api.Task{Driver: "docker", Resources: &api.Resources{CPU: intp(1050), MemoryMB: intp(256), MemoryMaxMB: intp(2048)}},
-			want: declaration{cores: 0.5, memoryMiB: 2048, cpuMode: orchestrator.CPUModeQuota}},
-		{name: "reserved cores are a cpuset",
-			task: api.Task{Driver: "exec", Resources: &api.Resources{Cores: intp(2), MemoryMB: intp(1024)}},
-			want: declaration{cores: 2, memoryMiB: 1024, cpuMode: orchestrator.CPUModeCPUSet}},
-		{name: "exec MHz only reserve",
-			task: api.Task{Driver: "exec", Resources: &api.Resources{CPU: intp(525), MemoryMB: intp(256)}},
-			want: declaration{cores: 0.25, memoryMiB: 256, cpuMode: orchestrator.CPUModeUnenforced}},
-		{name: "no cores declared: no cap",
-			jobMeta: map[string]string{metaCores: "0", metaMemory: "2048"},
-			task:    api.Task{Driver: "docker", Resources: &api.Resources{CPU: intp(525), MemoryMB: intp(256), MemoryMaxMB: intp(2048)}},
-			want:    declaration{cores: 0, memoryMiB: 2048, cpuMode: orchestrator.CPUModeShares}},
-		{name: "task meta before group before job",
-			jobMeta:   map[string]string{metaCores: "9", metaMemory: "9", metaCPUMode: "unenforced"},
-			groupMeta: map[string]string{metaCores: "1", metaCPUMode: "cpuset"},
-			task:      api.Task{Driver: "docker", Meta: map[string]string{metaCores: "0", metaCPUMode: "shares"}},
-			want:      declaration{cores: 0, memoryMiB: 9, cpuMode: orchestrator.CPUModeShares}},
-		{name: "unparsable cores",
-			jobMeta: map[string]string{metaCores: "1,5"},
-			task:    api.Task{Driver: "docker"},
-			wantErr: []string{"job taewa-baseline, group taewa, task web", "job meta orchbench_cores", `"1,5"`}},
-		{name: "negative cores",
-			groupMeta: map[string]string{metaCores: "-1"},
-			task:      api.Task{Driver: "docker"},
-			wantErr:   []string{"task web", "group meta orchbench_cores", `"-1"`}},
-		{name: "NaN cores",
-			task:    api.Task{Driver: "docker", Meta: map[string]string{metaCores: "NaN"}},
-			wantErr: []string{"task meta orchbench_cores", `"NaN"`}},
-		{name: "unparsable memory",
-			jobMeta: map[string]string{metaCores: "1", metaMemory: "1GiB"},
-			task:    api.Task{Driver: "docker"},
-			wantErr: []string{"task web", "job meta orchbench_memory_mib", `"1GiB"`}},
-		{name: "fractional memory",
-			jobMeta: map[string]string{metaCores: "1", metaMemory: "256.5"},
-			task:    api.Task{Driver: "docker"},
-			wantErr: []string{"orchbench_memory_mib", `"256.5"`}},
-		{name: "unknown CPU mode",
-			jobMeta: map[string]string{metaCores: "1", metaMemory: "256", metaCPUMode: "hard"},
-			task:    api.Task{Driver: "docker"},
-			wantErr: []string{"task web", "job meta orchbench_cpu_mode", `"hard"`, "valid: quota, shares, cpuset, unenforced"}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			job := &api.Job{ID: str("taewa-baseline"), Meta: c.jobMeta}
-			group := &api.TaskGroup{Name: str("taewa"), Meta: c.groupMeta}
-			task := c.task
-			task.Name = "web"
-			got, err := declared(job, group, &task, 2100)
-			if c.wantErr == nil {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got != c.want {
-					t.Fatalf("got %+v, want %+v", got, c.want)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("no error; declared %+v", got)
-			}
-			for _, w := range c.wantErr {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not say %q", err, w)
-				}
-			}
-		})
-	}
-}
 
 // fakeProc points limits.ProcRoot at a tree of /proc/<pid>/cgroup files.
 func fakeProc(t *testing.T, procs map[int]string) {
@@ -169,28 +81,28 @@ func TestExecTaskPIDMatchesTheWholeCgroupName(t *testing.T) {
 // The archive keeps Limits as JSON: what was found must read plainly there,
 // with "no quota" spelled out rather than left to a zero.
 func TestLimitsJSONSaysWhatWasEnforced(t *testing.T) {
-	p := orchestrator.Placement{AllocID: "a1", Group: "taewa", Task: "taewa", Driver: "docker", DeclaredCores: 0, DeclaredMemoryMiB: 2048, CPUMode: "shares"}
+	p := orchestrator.Instance{ID: "a1", Group: "taewa", Task: "taewa", Driver: "docker", Declared: contract.Task{Cores: 0, MemoryMiB: 2048, CPUMode: contract.CPUModeShares}}
 	e := limits.Enforced{Version: 1, QuotaUS: -1, PeriodUS: 100000, CPUSet: "0-1", CPUSetSize: 2, MemoryBytes: 2048 << 20, MemoryMiB: 2048, CgroupPath: "/docker/x", MemoryCgroupPath: "/docker/x"}
 	b, err := json.Marshal(limitsOf(p, e))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`"cpu_mode":"shares"`, `"quota_cores":0`, `"cfs_quota_us":-1`, `"cfs_period_us":100000`, `"cpuset":"0-1"`, `"cpuset_size":2`,
-		`"effective_cores":2`, `"memory_limit_bytes":2147483648`, `"memory_limit_mib":2048`, `"cgroup_version":1`, `"declared_memory_mib":2048`} {
+		`"effective_cores":2`, `"memory_limit_bytes":2147483648`, `"memory_limit_mib":2048`, `"cgroup_version":1`, `"declared":{"cores":0,"memory_mib":2048,"cpu_mode":"shares"}`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("%s lacks %s", b, want)
 		}
 	}
 }
 
-// Placements must surface a bad declaration as an error, so the runner
+// Instances must surface a bad declaration as an error, so the runner
 // fails the limits gate with it instead of checking against 0.
-func TestPlacementsRefuseAnUnparsableDeclaration(t *testing.T) {
+func TestInstancesRefuseAnUnparsableDeclaration(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body any
 		switch r.URL.Path {
 		case "/v1/job/taewa-baseline":
-			body = map[string]any{"ID": "taewa-baseline", "Version": 1, "Meta": map[string]string{metaCores: "one", metaMemory: "256"},
+			body = map[string]any{"ID": "taewa-baseline", "Version": 1, "Meta": map[string]string{contract.KeyCores: "one", contract.KeyMemoryMiB: "256"},
 				"TaskGroups": []map[string]any{{"Name": "taewa", "Count": 1, "Tasks": []map[string]any{{"Name": "taewa", "Driver": "docker"}}}}}
 		case "/v1/nodes":
 			body = []map[string]any{{"ID": "n1", "Name": "node1", "Status": "ready"}}
@@ -212,7 +124,7 @@ func TestPlacementsRefuseAnUnparsableDeclaration(t *testing.T) {
 	}
 	d := &orchestrator.Deployment{Job: "taewa-baseline", Version: 1}
 	_, err = a.Limits(context.Background(), d)
-	if err == nil || !strings.Contains(err.Error(), `job taewa-baseline, group taewa, task taewa: job meta orchbench_cores = "one"`) {
+	if err == nil || !strings.Contains(err.Error(), `nomad: job taewa-baseline, group taewa, task taewa: job meta orchbench_cores = "one"`) {
 		t.Fatalf("error %v; want the unparsable orchbench_cores named", err)
 	}
 }

@@ -1,12 +1,15 @@
-package pack
+package nomad
 
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/pack"
 )
 
 func TestParseJobsSaysWhetherNomadRejectedOrWasUnreachable(t *testing.T) {
@@ -14,16 +17,24 @@ func TestParseJobsSaysWhetherNomadRejectedOrWasUnreachable(t *testing.T) {
 		http.Error(w, "1 error occurred: job: missing datacenters", http.StatusBadRequest)
 	}))
 	defer srv.Close()
-	r := mustRender(t, loadFixture(t, "features"), nil)
+	wd, _ := os.Getwd()
+	p, err := pack.Load("../../pack/testdata/features")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Render(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for addr, want := range map[string]string{
-		srv.URL:              "rejected the job rendered from testdata/features/templates/features.nomad.tpl",
+		srv.URL:              "rejected the job rendered from " + filepath.Join(wd, "../../pack/testdata/features/templates/features.nomad.tpl"),
 		"http://127.0.0.1:1": "cannot reach Nomad at http://127.0.0.1:1 (set NOMAD_ADDR)",
 	} {
 		c, err := api.NewClient(&api.Config{Address: addr})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = (&Nomad{Client: c}).ParseJobs(r)
+		_, err = (&Adapter{Client: c}).ParseJobs(r)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", addr, err, want)
 		}

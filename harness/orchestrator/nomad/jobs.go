@@ -1,54 +1,38 @@
-package pack
+package nomad
 
 import (
 	"errors"
 	"fmt"
-	"github.com/orchbench/orchbench/harness/orchestrator"
 	"io"
 	"sort"
 	"strings"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/pack"
 )
 
-// Nomad deploys rendered packs. Job HCL is parsed by the Nomad agent itself
-// (/v1/jobs/parse), so orchbench accepts exactly what `nomad job run` and
-// nomad-pack accept instead of carrying its own jobspec parser.
-type Nomad struct {
-	Client *api.Client
-}
-
-// NewNomad connects using the standard environment (NOMAD_ADDR, default
-// http://127.0.0.1:4646, NOMAD_TOKEN, NOMAD_REGION, NOMAD_CACERT, ...).
-func NewNomad() (*Nomad, error) {
-	c, err := api.NewClient(api.DefaultConfig())
-	if err != nil {
-		return nil, fmt.Errorf("nomad client: %w", err)
-	}
-	return &Nomad{Client: c}, nil
-}
-
-// Address is the agent address in use, for messages.
-func (n *Nomad) Address() string { return n.Client.Address() }
-
-// ParseJobs turns every rendered job file into a typed job, naming the
-// template file when Nomad rejects one.
-func (n *Nomad) ParseJobs(r *Rendered) ([]*api.Job, error) {
+// ParseJobs turns every rendered job file of a pack into a typed job. Job
+// HCL is parsed by the Nomad agent itself (/v1/jobs/parse), so orchbench
+// accepts exactly what `nomad job run` and nomad-pack accept instead of
+// carrying its own jobspec parser; every adapter deploys what it returns.
+// A rejection names the template file.
+func (a *Adapter) ParseJobs(r *pack.Rendered) ([]*api.Job, error) {
 	names := r.JobFiles()
 	if len(names) == 0 {
-		return nil, fmt.Errorf("pack %s rendered no jobs (no non-empty templates/*%s)", r.Pack.Name, jobSuffix)
+		return nil, fmt.Errorf("pack %s rendered no jobs (no non-empty templates/*%s)", r.Pack.Name, ".nomad.tpl")
 	}
 	var jobs []*api.Job
 	for _, name := range names {
-		job, err := n.Client.Jobs().ParseHCL(r.Files[name], true)
+		job, err := a.Client.Jobs().ParseHCL(r.Files[name], true)
 		var refused api.UnexpectedResponseError
 		switch {
 		case errors.As(err, &refused):
 			return nil, fmt.Errorf("pack %s: Nomad at %s rejected the job rendered from %s: %w",
-				r.Pack.Name, n.Address(), r.TemplatePath(name), err)
+				r.Pack.Name, a.Client.Address(), r.TemplatePath(name), err)
 		case err != nil:
 			return nil, fmt.Errorf("pack %s: cannot reach Nomad at %s (set NOMAD_ADDR) to parse %s: %w",
-				r.Pack.Name, n.Address(), r.TemplatePath(name), err)
+				r.Pack.Name, a.Client.Address(), r.TemplatePath(name), err)
 		}
 		jobs = append(jobs, job)
 	}
@@ -56,10 +40,10 @@ func (n *Nomad) ParseJobs(r *Rendered) ([]*api.Job, error) {
 }
 
 // Plan asks the scheduler what registering job would change, with a diff.
-func (n *Nomad) Plan(job *api.Job) (*api.JobPlanResponse, error) {
-	resp, _, err := n.Client.Jobs().Plan(job, true, nil)
+func (a *Adapter) Plan(job *api.Job) (*api.JobPlanResponse, error) {
+	resp, _, err := a.Client.Jobs().Plan(job, true, nil)
 	if err != nil {
-		return nil, fmt.Errorf("plan job %s: %w", deref(job.ID), err)
+		return nil, fmt.Errorf("plan job %s: %w", derefOr(job.ID), err)
 	}
 	return resp, nil
 }
@@ -71,7 +55,7 @@ func WritePlan(w io.Writer, job *api.Job, plan *api.JobPlanResponse) {
 	if plan.Diff != nil && plan.Diff.Type != "" {
 		change = plan.Diff.Type
 	}
-	fmt.Fprintf(w, "job %q: %s (job modify index %d)\n", deref(job.ID), strings.ToLower(change), plan.JobModifyIndex)
+	fmt.Fprintf(w, "job %q: %s (job modify index %d)\n", derefOr(job.ID), strings.ToLower(change), plan.JobModifyIndex)
 	var groups []string
 	if plan.Annotations != nil {
 		for g := range plan.Annotations.DesiredTGUpdates {
@@ -110,12 +94,12 @@ func WritePlan(w io.Writer, job *api.Job, plan *api.JobPlanResponse) {
 }
 
 // Status returns the job and its allocations (all versions, newest first).
-func (n *Nomad) Status(jobID string) (*api.Job, []*api.AllocationListStub, error) {
-	job, _, err := n.Client.Jobs().Info(jobID, nil)
+func (a *Adapter) Status(jobID string) (*api.Job, []*api.AllocationListStub, error) {
+	job, _, err := a.Client.Jobs().Info(jobID, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("job %s: %w", jobID, err)
 	}
-	allocs, _, err := n.Client.Jobs().Allocations(jobID, true, nil)
+	allocs, _, err := a.Client.Jobs().Allocations(jobID, true, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("job %s allocations: %w", jobID, err)
 	}
@@ -125,7 +109,7 @@ func (n *Nomad) Status(jobID string) (*api.Job, []*api.AllocationListStub, error
 
 // WriteStatus prints the job status and one line per allocation.
 func WriteStatus(w io.Writer, job *api.Job, allocs []*api.AllocationListStub) {
-	fmt.Fprintf(w, "job %q: status %s, version %d, type %s\n", deref(job.ID), deref(job.Status), deref(job.Version), deref(job.Type))
+	fmt.Fprintf(w, "job %q: status %s, version %d, type %s\n", derefOr(job.ID), derefOr(job.Status), derefOr(job.Version), derefOr(job.Type))
 	if len(allocs) == 0 {
 		fmt.Fprintln(w, "  no allocations")
 	}
@@ -149,7 +133,7 @@ func IsNotFound(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "404")
 }
 
-func deref[T any](p *T) T {
+func derefOr[T any](p *T) T {
 	var zero T
 	if p == nil {
 		return zero
