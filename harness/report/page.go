@@ -17,6 +17,7 @@ tr.invalid td { background: #fde0e0; }
 td.fail { color: #b00; font-weight: bold; }
 td.pass { color: #070; }
 tr.broken td { background: #fff3d6; }
+tr.inherent td { color: #777; }
 figure { display: inline-block; margin: 0.5em; }
 figcaption { font-size: 12px; color: #555; max-width: 800px; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 2px 12px; }
@@ -50,6 +51,17 @@ dt { font-weight: bold; }
 <td class="num">{{.SustainedText}}</td>
 </tr>
 {{end}}</table>
+
+{{if .Parity}}<h2>Orchestrator parity</h2>
+<p>What must be equal for the orchestrators to be the only difference, as the measured steps recorded it: enforced limits per task, the entry the load was aimed at, mean response bodies per endpoint, image IDs, facts of the node. {{with .ParityMismatches}}<strong>{{len .}} mismatch(es) other than the orchestrator</strong> are highlighted.{{else}}No mismatch other than the orchestrator.{{end}} Rows in grey differ by nature (the orchestrator's own version, its load job).</p>
+<table id="parity">
+<tr><th>app / variant</th><th>aspect</th>{{range .ParityOrchestrators}}<th>{{.}}</th>{{end}}<th></th></tr>
+{{range $row := .Parity}}<tr{{if $row.Mismatch}} class="invalid"{{else if $row.Inherent}} class="inherent"{{end}}>
+<td>{{$row.App}} / {{$row.Variant}}</td><td>{{$row.Aspect}}</td>{{range $.ParityOrchestrators}}<td>{{or (index $row.Values .) "-"}}</td>{{end}}
+<td>{{if $row.Mismatch}}MISMATCH{{else if $row.Inherent}}differs by nature{{else}}equal{{end}}</td>
+</tr>
+{{end}}</table>
+{{end}}
 
 {{if .TaskCPU}}<h2>CPU per task</h2>
 <p>Which task saturates first: each task's CPU during the measured period, read from its cgroup, as a share of its enforced quota (median over valid repetitions; for several instances, the hottest). Tasks without a quota show cores used.</p>

@@ -69,20 +69,24 @@ type GateRow struct {
 }
 
 type pageData struct {
-	Rec         *results.SweepRecord
-	Spec        *experiment.Sweep
-	Generated   string
-	Done        int
-	Invalid     int
-	Broken      int
-	Load        []Section
-	Spectra     []Section
-	Breaking    []results.BreakingPoint
-	TaskCPU     []results.TaskCPULevel
-	Levels      []results.LevelStats
-	GateNames   []string
-	Gates       []GateRow
-	ToolVersion []string
+	Rec       *results.SweepRecord
+	Spec      *experiment.Sweep
+	Generated string
+	Done      int
+	Invalid   int
+	Broken    int
+	Load      []Section
+	Spectra   []Section
+	Breaking  []results.BreakingPoint
+	TaskCPU   []results.TaskCPULevel
+	Levels    []results.LevelStats
+	// Parity compares what each orchestrator ran, when more than one ran.
+	Parity              []results.ParityRow
+	ParityMismatches    []results.ParityRow
+	ParityOrchestrators []string
+	GateNames           []string
+	Gates               []GateRow
+	ToolVersion         []string
 }
 
 // Build renders the page and its SVG files (by file name) in memory.
@@ -99,6 +103,9 @@ func Build(rec *results.SweepRecord, steps []results.StepResult) ([]byte, map[st
 		TaskCPU:   results.SummarizeTaskCPU(steps),
 		Generated: time.Now().UTC().Format("2006-01-02 15:04:05Z"),
 	}
+	d.Parity = results.Parity(steps)
+	d.ParityMismatches = results.Mismatches(d.Parity)
+	d.ParityOrchestrators = results.ParityOrchestrators(d.Parity)
 	for _, k := range sortedKeys(rec.ToolVersions) {
 		d.ToolVersion = append(d.ToolVersion, k+" "+rec.ToolVersions[k])
 	}

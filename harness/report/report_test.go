@@ -214,3 +214,34 @@ func TestNiceTicksAndSpectrumLabels(t *testing.T) {
 		}
 	}
 }
+
+// A sweep over two orchestrators gets the parity table, and a limit that
+// differs on one of them is flagged in it.
+func TestReportParityTable(t *testing.T) {
+	spec := &experiment.Sweep{Name: "cross", Repetitions: 1, Orchestrators: []string{"nomad", "swarm"},
+		SLO: experiment.SLO{P99Ms: 100, MinAchievedRatio: 0.95, MaxErrorRatio: 0.01}}
+	rec := &results.SweepRecord{ID: "cross-1", Spec: spec}
+	step := func(orch string, quota float64) results.StepResult {
+		r := results.StepResult{
+			Labels: results.Labels{Sweep: "cross-1", Step: "taewa-" + orch + "-vertical-r100-rep1", App: "taewa", Orchestrator: orch, Variant: "vertical", OfferedRPS: 100, Rep: 1},
+			Gates:  []results.Gate{{Name: "limits", Passed: true}}, AchievedRPS: 100,
+			Endpoints: []results.EndpointStats{{Name: "GET /", Requests: 10, Completed: 10, BodyBytes: 440}},
+			Metadata: map[string]any{"entry": "host-port", "limits": []any{map[string]any{"group": "taewa", "task": "taewa",
+				"quota_cores": quota, "effective_cores": quota, "memory_limit_mib": 512}}},
+		}
+		r.Decide()
+		return r
+	}
+	page, _ := Build(rec, []results.StepResult{step("nomad", 0.5), step("swarm", 0.5)})
+	if !strings.Contains(string(page), `id="parity"`) || !strings.Contains(string(page), "No mismatch other than the orchestrator") {
+		t.Fatal("no parity table, or a mismatch, for equal runs")
+	}
+	page, _ = Build(rec, []results.StepResult{step("nomad", 0.5), step("swarm", 1)})
+	if !strings.Contains(string(page), "1 mismatch(es) other than the orchestrator") || !strings.Contains(string(page), "MISMATCH") {
+		t.Fatal("a CPU limit differing between orchestrators is not flagged")
+	}
+	page, _ = Build(rec, []results.StepResult{step("nomad", 0.5)})
+	if strings.Contains(string(page), `id="parity"`) {
+		t.Fatal("a parity table for one orchestrator")
+	}
+}

@@ -75,6 +75,12 @@ func FormatShow(w io.Writer, rec *SweepRecord, steps []StepResult) error {
 		return err
 	}
 
+	if parity := Parity(steps); len(parity) > 0 {
+		if err := formatParity(w, parity); err != nil {
+			return err
+		}
+	}
+
 	if invalid > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "invalid steps (excluded from statistics; `orchbench sweep --resume %s` runs them again):\n", rec.ID)
@@ -85,6 +91,49 @@ func FormatShow(w io.Writer, rec *SweepRecord, steps []StepResult) error {
 		}
 	}
 	return nil
+}
+
+// formatParity prints the parity table of a sweep over several
+// orchestrators, mismatches first called out.
+func formatParity(w io.Writer, rows []ParityRow) error {
+	orchs := ParityOrchestrators(rows)
+	fmt.Fprintln(w)
+	if m := Mismatches(rows); len(m) > 0 {
+		fmt.Fprintf(w, "PARITY: %d mismatch(es) other than the orchestrator:\n", len(m))
+		for _, r := range m {
+			var vs []string
+			for _, o := range orchs {
+				vs = append(vs, o+" "+orNone(r.Values[o]))
+			}
+			fmt.Fprintf(w, "  %s/%s %s: %s\n", r.App, r.Variant, r.Aspect, strings.Join(vs, "; "))
+		}
+	} else {
+		fmt.Fprintf(w, "parity: no mismatch other than the orchestrator (%s)\n", strings.Join(orchs, ", "))
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "APP/VARIANT\tASPECT\t%s\t\n", strings.ToUpper(strings.Join(orchs, "\t")))
+	for _, r := range rows {
+		verdict := "equal"
+		switch {
+		case r.Mismatch:
+			verdict = "MISMATCH"
+		case r.Inherent:
+			verdict = "differs by nature"
+		}
+		var vs []string
+		for _, o := range orchs {
+			vs = append(vs, orNone(r.Values[o]))
+		}
+		fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\n", r.App, r.Variant, r.Aspect, strings.Join(vs, "\t"), verdict)
+	}
+	return tw.Flush()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func p99Text(ms float64) string {

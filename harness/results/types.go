@@ -73,11 +73,16 @@ type SpectrumPoint struct {
 
 // EndpointStats are the figures of one endpoint (request name or path).
 type EndpointStats struct {
-	Name     string  `json:"name"`
-	Requests int64   `json:"requests"`
-	Errors   int64   `json:"errors"`
-	Bytes    int64   `json:"bytes"`
-	Latency  Latency `json:"latency"`
+	Name     string `json:"name"`
+	Requests int64  `json:"requests"`
+	Errors   int64  `json:"errors"`
+	Bytes    int64  `json:"bytes"`
+	// Completed counts answers with a status below 400, BodyBytes their
+	// body bytes (headers excluded): what the responses gate and the
+	// orchestrator parity compare.
+	Completed int64   `json:"completed,omitempty"`
+	BodyBytes int64   `json:"body_bytes,omitempty"`
+	Latency   Latency `json:"latency"`
 }
 
 // Second is one interval (normally a second) of the measurement window; T
