@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The embedded single-machine cluster: one Consul server, one Nomad server+client,
-# dockerd when needed, and VictoriaMetrics as a Nomad job. Everything binds to
+# dockerd when needed (a single-node Docker Swarm), and VictoriaMetrics as a Nomad job. Everything binds to
 # 127.0.0.1; state lives in .state/; every process started is recorded by PID.
 #   embedded.sh up | status | down [--purge]
 set -euo pipefail
@@ -160,6 +160,21 @@ telemetry {
 HCL
 }
 
+# swarm_up makes the dockerd a single-node swarm, on loopback only; a swarm
+# that exists already (another project's, or ours from before) is kept.
+swarm_up() {
+  local st; st=$(docker info --format '{{.Swarm.LocalNodeState}}' 2>/dev/null || true)
+  case "$st" in
+    active) say "docker swarm: already active"; return 0 ;;
+    inactive) ;;
+    *) die "step 'swarm init' failed: the docker daemon reports swarm state '$st'" ;;
+  esac
+  docker swarm init --advertise-addr 127.0.0.1 --listen-addr 127.0.0.1:2377 --data-path-addr 127.0.0.1 >"$logs/swarm-init.log" 2>&1 \
+    || die "step 'swarm init' failed: $(tail -n 3 "$logs/swarm-init.log")"
+  touch "$state/swarm-initialised"
+  say "docker swarm: initialised (single node, 127.0.0.1)"
+}
+
 start() { # start NAME COMMAND...
   local name=$1; shift
   setsid "$@" >"$logs/$name.log" 2>&1 </dev/null &
@@ -191,8 +206,9 @@ up() {
   fi
   check_ports
   local t0; t0=$(date +%s)
+  "$root/cluster/hoststate.sh" snapshot "$state/hoststate/cluster"
   write_configs
-  if command -v dockerd >/dev/null; then "$root/cluster/dockerd.sh" up; fi
+  if command -v dockerd >/dev/null; then "$root/cluster/dockerd.sh" up; swarm_up; fi
   start consul "$bin/consul" agent -config-file "$state/consul/config.hcl"
   wait_for 60 "consul leader elected" consul_leader \
     || die "step 'consul leader' failed: no leader within 60 s; last lines of .state/logs/consul.log: $(tail -n 5 "$logs/consul.log")"
@@ -215,6 +231,7 @@ status() {
   alive consul && "$bin/consul" members 2>/dev/null | sed 's/^/    /' || true
   alive nomad && "$bin/nomad" job status 2>/dev/null | sed 's/^/    /' || true
   if vm_healthy; then say "victoriametrics: healthy on http://127.0.0.1:8428/vmui/"; else say "victoriametrics: not answering"; fi
+  say "docker swarm: $(docker info --format '{{.Swarm.LocalNodeState}} ({{.Swarm.NodeAddr}})' 2>/dev/null || echo 'no docker daemon')"
 }
 
 stop_pid() { # stop_pid NAME: SIGTERM/SIGINT, then SIGKILL after a grace period
@@ -255,6 +272,8 @@ down() {
     [ -n "$ctr" ] && docker rm -f $ctr >/dev/null 2>&1 || true
   fi
   "$root/cluster/dockerd.sh" down
+  # Nomad's CNI chains, its bridge and its allocations' tmpfs mounts outlive the agent
+  "$root/cluster/hoststate.sh" clean "$state/hoststate/cluster"
   if [ "${1:-}" = "--purge" ]; then
     say "removing .state/"
     # Nomad leaves secrets/alloc mounts behind; unmount them before removing

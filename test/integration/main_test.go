@@ -57,6 +57,12 @@ func run(m *testing.M) int {
 	}
 	// a cluster left over from an earlier run would hide start-up problems
 	sh(root, "cluster/embedded.sh", "down")
+	host := filepath.Join(tmp, "host-before")
+	if out, err := sh(root, "cluster/hoststate.sh", "snapshot", host); err != nil {
+		fmt.Println("FAIL: cannot record the host before cluster-up:", err, out)
+		return 1
+	}
+	before := daemons()
 	if code := portInUseFailsBeforeStarting(); code != 0 {
 		return code
 	}
@@ -76,7 +82,30 @@ func run(m *testing.M) int {
 		fmt.Println("FAIL: processes left behind by cluster-down:\n" + left)
 		return 1
 	}
+	if after := daemons(); after != before {
+		fmt.Printf("FAIL: container daemons running after cluster-down that were not before:\nbefore: %q\nafter:  %q\n", before, after)
+		return 1
+	}
+	// links, iptables chains and rules, mounts and namespaces the cluster made
+	left, err := sh(root, "cluster/hoststate.sh", "diff", host)
+	if err != nil || strings.TrimSpace(left) != "" {
+		fmt.Printf("FAIL: cluster-down left on the host what cluster-up found absent (%v):\n%s", err, left)
+		return 1
+	}
+	fmt.Println("ok: cluster-down left no process, link, iptables chain or rule, mount or namespace behind")
 	return code
+}
+
+// daemons lists the container daemons running, by name and count.
+func daemons() string {
+	var parts []string
+	for _, name := range []string{"dockerd", "containerd", "containerd-shim-runc-v2", "docker-proxy"} {
+		out, _ := exec.Command("pgrep", "-x", name).Output()
+		if n := len(strings.Fields(string(out))); n > 0 {
+			parts = append(parts, fmt.Sprintf("%s×%d", name, n))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // portInUseFailsBeforeStarting holds Consul's HTTP port and expects cluster-up

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# What the embedded cluster adds to the host outside its own processes:
+# network links, iptables chains and rules, mounts, network namespaces.
+# cluster-up records the host as it found it; cluster-down removes what the
+# cluster added since (only of the kinds Nomad's CNI plugins and dockerd
+# create), and the integration tests check that nothing is left.
+#   hoststate.sh snapshot DIR           record the host now
+#   hoststate.sh clean DIR [--docker]   remove what Nomad (and with --docker, dockerd) added since DIR
+#   hoststate.sh diff DIR               print what is new since DIR, one item a line; empty when nothing
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+state="$root/.state"
+say() { printf '[cluster] %s\n' "$*"; }
+
+tables="filter nat mangle raw"
+
+links() { ip -o link 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | sort -u; }
+chains() { for t in $tables; do iptables-save -t "$t" 2>/dev/null | sed -n "s/^:\([^ ]*\) .*/$t \1/p"; done | sort -u; }
+# rules with their counters stripped, so a rule that only saw traffic is the same rule
+rules() { for t in $tables; do iptables-save -t "$t" 2>/dev/null | grep '^-A ' | sed "s/^/$t /"; done | sort -u; }
+mounts() { awk '{print $2}' /proc/mounts | sort -u; }
+netns() { { ip netns list 2>/dev/null | awk '{print "netns " $1}'; ls /run/docker/netns 2>/dev/null | sed 's|^|docker-netns |'; } | sort -u; }
+
+snapshot() {
+  local dir=$1
+  mkdir -p "$dir"
+  links >"$dir/links"; chains >"$dir/chains"; rules >"$dir/rules"; mounts >"$dir/mounts"; netns >"$dir/netns"
+}
+
+# added KIND DIR: the items of KIND present now and absent from the snapshot
+added() { comm -13 "$2/$1" <($1); }
+
+diff_host() {
+  local dir=$1 kind
+  for kind in links chains rules mounts netns; do
+    [ -f "$dir/$kind" ] || continue
+    added "$kind" "$dir" | sed "s/^/$kind: /"
+  done
+}
+
+clean() {
+  local dir=$1 docker=${2:-}
+  [ -f "$dir/links" ] || { say "no record of the host before cluster-up ($dir): nothing to compare, nothing removed"; return 0; }
+  local own='CNI|NOMAD|nomad'
+  [ "$docker" = "--docker" ] && own="$own|DOCKER|docker"
+  local m
+  # mounts first: a netns mount holds its namespace, an alloc's tmpfs its directory
+  added mounts "$dir" | sort -r | while read -r m; do
+    case "$m" in
+      "$state"/*|/run/docker/*|/var/run/docker/*|/var/lib/docker/*)
+        if [ "$docker" = "--docker" ] || [[ "$m" == "$state"/* ]]; then umount -l "$m" 2>/dev/null || true; fi ;;
+    esac
+  done
+  if [ "$docker" = "--docker" ]; then
+    added netns "$dir" | sed -n 's/^docker-netns //p' | while read -r n; do rm -f "/run/docker/netns/$n"; done
+  fi
+  # rules in chains that stay (FORWARD, POSTROUTING, ...) jump to the chains
+  # that go, so they go first; iptables-save quotes its output for a shell
+  local t line
+  added rules "$dir" | grep -E "$own" | while read -r t line; do
+    eval "iptables -t $t ${line/#-A /-D }" 2>/dev/null || true
+  done
+  local gone; gone=$(added chains "$dir" | grep -E " ($own)" || true)
+  while read -r t c; do [ -n "${t:-}" ] && iptables -t "$t" -F "$c" 2>/dev/null || true; done <<<"$gone"
+  while read -r t c; do [ -n "${t:-}" ] && iptables -t "$t" -X "$c" 2>/dev/null || true; done <<<"$gone"
+  local pattern='^(nomad|veth.*)$'
+  [ "$docker" = "--docker" ] && pattern='^(nomad|veth.*|docker0|docker_gwbridge|br-.*)$'
+  added links "$dir" | grep -E "$pattern" | while read -r l; do ip link delete "$l" 2>/dev/null || true; done
+  local left; left=$(diff_host "$dir")
+  if [ -n "$left" ]; then
+    say "left on the host since cluster-up (not made by Nomad or dockerd, or not removable):"
+    printf '%s\n' "$left" | sed 's/^/    /'
+  fi
+}
+
+case "${1:-}" in
+  snapshot) snapshot "$2" ;;
+  clean) clean "$2" "${3:-}" ;;
+  diff) diff_host "$2" ;;
+  *) echo "usage: $0 snapshot DIR | clean DIR [--docker] | diff DIR" >&2; exit 2 ;;
+esac

@@ -1,0 +1,34 @@
+# The comparison orchbench exists for, on Taewa: the same pack, limits and
+# load on Nomad and on Docker Swarm, in one randomised sweep. One
+# orchestrator's deployments are torn down before the other's go up, so the
+# two never share the machine. The report puts them side by side and lists,
+# in its parity table, everything that must be equal besides the
+# orchestrator (enforced limits, entry kind, response sizes, images, node).
+sweep "orchestrators-taewa" {
+  description = "Taewa baseline vs vertical on Nomad and Swarm"
+  seed        = 11
+  repetitions = 2
+  deploy      = "per-configuration"
+  warmup      = "3s"
+  duration    = "8s"
+  cooldown    = "1s"
+  early_stop  = true
+  orchestrators = ["nomad", "swarm"]
+
+  app "taewa" {
+    pack     = "taewa"
+    variants = ["baseline", "vertical"]
+    vars     = { resource_scale = 0.25, difficulty = 100000 }
+    rates    = [50, 100, 200, 400]
+
+    threads      = 2
+    connections  = 16
+    distribution = "exp"
+  }
+
+  slo {
+    p99_ms             = 250
+    min_achieved_ratio = 0.95
+    max_error_ratio    = 0.01
+  }
+}
