@@ -402,6 +402,16 @@ func (a *Adapter) Stop(ctx context.Context, d *Deployment) error {
 			return fmt.Errorf("swarm: job %s: remove network %s: %w", d.Job, n.Name, err)
 		}
 	}
+	// the node drops its copy of a removed overlay network a moment later
+	if err := retry(ctx, 30*time.Second, a.poll(), func() error {
+		nets, err := a.Client.NetworkList(ctx, client.NetworkListOptions{Filters: jobFilter(d.Job)})
+		if err == nil && len(nets.Items) > 0 {
+			err = fmt.Errorf("network %s is still listed after its removal", nets.Items[0].Name)
+		}
+		return err
+	}); err != nil {
+		return fmt.Errorf("swarm: job %s: %w", d.Job, err)
+	}
 	vols, err := a.Client.VolumeList(ctx, client.VolumeListOptions{Filters: jobFilter(d.Job)})
 	if err != nil {
 		return fmt.Errorf("swarm: job %s: list volumes: %w", d.Job, err)

@@ -10,7 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +44,8 @@ func TestSwarmTaewa(t *testing.T) {
 
 	job := taewaJob()
 	job.ID, job.Name = ptr("orchbench-swarm-it"), ptr("orchbench-swarm-it")
+	// naming the alloc data dir gives each slot a volume, which Stop must remove
+	job.TaskGroups[0].Tasks[0].Env["ORCHBENCH_DATA"] = "${NOMAD_ALLOC_DIR}/data/taewa"
 	d, err := a.Deploy(ctx, job)
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +63,19 @@ func TestSwarmTaewa(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("healthy after %s", d.DeployDuration)
+	// each slot has its data volume, labelled so Stop finds it
+	vols, err := a.Client.VolumeList(ctx, client.VolumeListOptions{Filters: jobFilter(d.Job)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, v := range vols.Items {
+		names = append(names, v.Name)
+	}
+	sort.Strings(names)
+	if want := []string{"taewa-data-1", "taewa-data-2"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("volumes %q, want %q", names, want)
+	}
 	rev, err := a.Revision(ctx, d)
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +118,23 @@ func TestSwarmTaewa(t *testing.T) {
 	if r, _ := a.Revision(ctx, again); r != rev {
 		t.Errorf("revision changed on reuse: %s -> %s", rev, r)
 	}
+
+	// a changed job updates the services in place: a new version and revision
+	job.TaskGroups[0].Tasks[0].Env["ORCHBENCH_UPDATED"] = "1"
+	upd, err := a.Deploy(ctx, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !upd.Fresh || upd.Version == d.Version {
+		t.Errorf("a changed job: fresh %v, version %s (was %s)", upd.Fresh, upd.Version, d.Version)
+	}
+	if err := a.WaitHealthy(ctx, upd, 2*time.Minute); err != nil {
+		t.Fatalf("after the update: %v", err)
+	}
+	if r, _ := a.Revision(ctx, upd); r == rev {
+		t.Error("the revision did not change with the update")
+	}
+	d = upd
 
 	// faults: the task is replaced by a new one in its slot
 	for _, fault := range []string{FaultKillTask, FaultReplaceInstance} {
@@ -189,6 +224,39 @@ func assertGone(t *testing.T, a *Adapter, job string) {
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(string(p))
+	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+// TestSwarmRejected: a task Swarm cannot start (its image is missing) fails
+// WaitHealthy at once, naming the service, the task and Swarm's error.
+func TestSwarmRejected(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	a, err := New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.manager(ctx); err != nil {
+		t.Skip(err)
+	}
+	job := taewaJob()
+	job.ID = ptr("orchbench-swarm-it-rejected")
+	job.TaskGroups[0].Tasks[0].Config["image"] = "orchbench/no-such-image:local"
+	d, err := a.Deploy(ctx, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := a.Stop(context.Background(), d); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+		assertGone(t, a, d.Job)
+	})
+	start := time.Now()
+	err = a.WaitHealthy(ctx, d, 2*time.Minute)
+	if err == nil || !strings.Contains(err.Error(), "service taewa: task ") || !strings.Contains(err.Error(), "No such image: orchbench/no-such-image:local") {
+		t.Fatalf("WaitHealthy: %v", err)
+	}
+	t.Logf("failed after %s: %v", time.Since(start).Round(time.Millisecond), err)
 }

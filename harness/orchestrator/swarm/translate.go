@@ -63,7 +63,7 @@ const firstDynamicPort = 8000
 
 // translatorRevision is part of the version label: a change to the
 // translation rules re-creates services that an older rule made.
-const translatorRevision = "1"
+const translatorRevision = "2"
 
 // Options tune a translation.
 type Options struct {
@@ -817,10 +817,13 @@ func (t *translator) containerSpec(w where, task *api.Task, ic *interpContext) (
 	return cs, nil
 }
 
-// updateConfig keeps the group's parallelism; Swarm judges an update by
-// task state, so Nomad's health deadlines are remarked, not translated.
+// updateConfig keeps the group's parallelism; Nomad's health deadlines are
+// remarked, not translated. A task that fails during an update does not
+// pause it (Swarm's default): the update goes on, and the harness's
+// WaitHealthy judges the failures, as it would a fault injected right
+// after the update.
 func (t *translator) updateConfig(w where, g *api.TaskGroup) *swarm.UpdateConfig {
-	uc := &swarm.UpdateConfig{Parallelism: 1, Order: swarm.UpdateOrderStopFirst, FailureAction: swarm.UpdateFailureActionPause}
+	uc := &swarm.UpdateConfig{Parallelism: 1, Order: swarm.UpdateOrderStopFirst, FailureAction: swarm.UpdateFailureActionContinue}
 	if u := g.Update; u != nil {
 		if u.MaxParallel != nil && *u.MaxParallel >= 0 {
 			uc.Parallelism = uint64(*u.MaxParallel)
