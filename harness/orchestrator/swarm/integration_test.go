@@ -4,6 +4,7 @@ package swarm
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/nomad/api"
 	"github.com/moby/moby/client"
 	"github.com/orchbench/orchbench/harness/limits"
 )
@@ -259,4 +261,91 @@ func TestSwarmRejected(t *testing.T) {
 		t.Fatalf("WaitHealthy: %v", err)
 	}
 	t.Logf("failed after %s: %v", time.Since(start).Round(time.Millisecond), err)
+}
+
+// TestSwarmJobFile deploys any job given as Nomad's JSON (ORCHBENCH_SWARM_JOB,
+// e.g. `nomad job run -output` of a rendered pack), waits for it, GETs the
+// entry's ORCHBENCH_SWARM_PATH (default: the job's orchbench_probe_path
+// meta, else /) on every published host port, and stops it unless
+// ORCHBENCH_SWARM_KEEP is set. MHz per core comes from ORCHBENCH_SWARM_MHZ.
+func TestSwarmJobFile(t *testing.T) {
+	file := os.Getenv("ORCHBENCH_SWARM_JOB")
+	if file == "" {
+		t.Skip("ORCHBENCH_SWARM_JOB names no job file")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	a, err := New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.manager(ctx); err != nil {
+		t.Skip(err)
+	}
+	a.Progress = testWriter{t}
+	if mhz := os.Getenv("ORCHBENCH_SWARM_MHZ"); mhz != "" {
+		if _, err := fmt.Sscan(mhz, &a.Options.MHzPerCore); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wrapped struct{ Job *api.Job }
+	job := &api.Job{}
+	if err := json.Unmarshal(b, &wrapped); err == nil && wrapped.Job != nil {
+		job = wrapped.Job
+	} else if err := json.Unmarshal(b, job); err != nil {
+		t.Fatal(err)
+	}
+	d, err := a.Deploy(ctx, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range d.Plan.RemarkSummary() {
+		t.Log("remark: " + r)
+	}
+	if os.Getenv("ORCHBENCH_SWARM_KEEP") == "" {
+		t.Cleanup(func() {
+			if err := a.Stop(context.Background(), d); err != nil {
+				t.Errorf("stop: %v", err)
+			}
+			assertGone(t, a, d.Job)
+		})
+	}
+	if err := a.WaitHealthy(ctx, d, 6*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("healthy after %s", d.DeployDuration)
+	if d.Plan.Entry == nil {
+		return
+	}
+	path := os.Getenv("ORCHBENCH_SWARM_PATH")
+	if path == "" {
+		path = job.Meta["orchbench_probe_path"]
+	}
+	if path == "" {
+		path = "/"
+	}
+	eps, err := a.Endpoints(ctx, d, d.Plan.Entry.Service)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ep := range eps {
+		body := get(t, fmt.Sprintf("http://%s:%d%s", ep.Address, ep.Port, path))
+		t.Logf("GET %s:%d%s (task %s): %.120q", ep.Address, ep.Port, path, shortID(ep.Instance), body)
+	}
+	lims, err := a.Limits(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lims {
+		e := l.Enforced
+		t.Logf("%s slot %d: declared %s; enforced quota %.3f cores (cpuset %s), %d MiB", l.Service, l.Slot, l.Declared, e.Cores, e.CPUSet, e.MemoryMiB)
+		// Swarm sets no cpuset: the quota is the cap, and none for "shares"
+		if !limits.Equal(e.Cores, l.Declared.Cores) || e.AncestorCores != 0 || e.MemoryMiB != l.Declared.MemoryMiB {
+			t.Errorf("%s slot %d: enforced quota %.3f cores (enclosing %.3f) / %d MiB, declared %s", l.Service, l.Slot, e.Cores, e.AncestorCores, e.MemoryMiB, l.Declared)
+		}
+	}
 }

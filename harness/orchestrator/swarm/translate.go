@@ -927,7 +927,8 @@ func deref[T any](p *T) T {
 }
 
 // RemarkSummary groups the remarks that say the same about several places,
-// one line each: "<stanza> <kind> (<n> places: <where>...): <why>".
+// one line each: "<stanza> <kind> (<where>): <why>", where lists the groups
+// (or tasks) of one job compactly.
 func (p *Plan) RemarkSummary() []string {
 	type key struct{ stanza, kind, why string }
 	var order []key
@@ -945,12 +946,25 @@ func (p *Plan) RemarkSummary() []string {
 	}
 	out := make([]string, 0, len(order))
 	for _, k := range order {
-		w := places[k]
-		where := w[0]
-		if len(w) > 1 {
-			where = fmt.Sprintf("%d places: %s", len(w), strings.Join(w, "; "))
-		}
-		out = append(out, fmt.Sprintf("%s %s (%s): %s", k.stanza, k.kind, where, k.why))
+		out = append(out, fmt.Sprintf("%s %s (%s): %s", k.stanza, k.kind, compactWhere(p.Job, places[k]), k.why))
 	}
 	return out
+}
+
+// compactWhere turns "job J, group G[, task T]" places into "job J, groups G1, G2".
+func compactWhere(job string, places []string) string {
+	if len(places) == 1 {
+		return places[0]
+	}
+	prefix := "job " + job + ", group "
+	var groups []string
+	for _, w := range places {
+		g, ok := strings.CutPrefix(w, prefix)
+		if !ok {
+			return strings.Join(places, "; ")
+		}
+		g, _, _ = strings.Cut(g, ",")
+		groups = append(groups, g)
+	}
+	return fmt.Sprintf("job %s, %d groups: %s", job, len(groups), strings.Join(groups, ", "))
 }
