@@ -1,0 +1,96 @@
+package swarm
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/moby/moby/api/types/swarm"
+	"github.com/moby/moby/client"
+)
+
+// Faults the adapter can inject, named as the harness names them.
+const (
+	// FaultKillTask SIGKILLs one task's container; Swarm's restart policy
+	// starts a new task (a new container) in its slot.
+	FaultKillTask = "kill-task"
+	// FaultReplaceInstance stops one task's container gracefully (its stop
+	// signal, then the stop grace period); Swarm schedules a new task for the
+	// slot on whichever node fits, as Nomad reschedules a stopped allocation.
+	// Swarm has no call to remove one task of a service: a stopped container
+	// is how its task ends. Both faults count against the restart policy's
+	// attempts, and with restart attempts = 0 (condition none) nothing
+	// replaces the task.
+	FaultReplaceInstance = "replace-instance"
+)
+
+// faultWait bounds how long a fault waits for Swarm to notice the task ended.
+const faultWait = 60 * time.Second
+
+// InjectFault applies one fault to one task of service and returns the task's ID.
+func (a *Adapter) InjectFault(ctx context.Context, d *Deployment, kind, service string) (string, error) {
+	switch kind {
+	case FaultKillTask:
+		return a.KillTask(ctx, d, service)
+	case FaultReplaceInstance:
+		return a.ReplaceTask(ctx, d, service)
+	}
+	return "", fmt.Errorf("swarm: unknown fault %q (valid: %s, %s)", kind, FaultKillTask, FaultReplaceInstance)
+}
+
+// KillTask kills one running task's container (the lowest slot) and returns
+// the task's ID once Swarm has seen it end.
+func (a *Adapter) KillTask(ctx context.Context, d *Deployment, service string) (string, error) {
+	return a.endTask(ctx, d, service, "kill", func(id string) error {
+		_, err := a.Client.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "KILL"})
+		return err
+	})
+}
+
+// ReplaceTask stops one running task's container gracefully, so Swarm
+// replaces the task, and returns the task's ID once Swarm has seen it end.
+func (a *Adapter) ReplaceTask(ctx context.Context, d *Deployment, service string) (string, error) {
+	return a.endTask(ctx, d, service, "stop", func(id string) error {
+		_, err := a.Client.ContainerStop(ctx, id, client.ContainerStopOptions{})
+		return err
+	})
+}
+
+func (a *Adapter) endTask(ctx context.Context, d *Deployment, service, verb string, end func(containerID string) error) (string, error) {
+	id, err := a.serviceID(ctx, d, service)
+	if err != nil {
+		return "", err
+	}
+	tasks, err := a.serviceTasks(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	running := runningTasks(tasks, d.Version)
+	if len(running) == 0 {
+		return "", fmt.Errorf("swarm: job %s: service %s has no running task to %s", d.Job, service, verb)
+	}
+	t := running[0]
+	cid := t.Status.ContainerStatus.ContainerID
+	if err := end(cid); err != nil {
+		return "", fmt.Errorf("swarm: job %s: %s container %s of task %s (%s slot %d): %w", d.Job, verb, shortID(cid), shortID(t.ID), service, t.Slot, err)
+	}
+	deadline := time.Now().Add(faultWait)
+	for {
+		res, err := a.Client.TaskInspect(ctx, t.ID, client.TaskInspectOptions{})
+		if err != nil {
+			return "", fmt.Errorf("swarm: job %s: task %s after %s: %w", d.Job, shortID(t.ID), verb, err)
+		}
+		if res.Task.Status.State != swarm.TaskStateRunning {
+			break
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("swarm: job %s: task %s still running %s after its container was sent %s", d.Job, shortID(t.ID), faultWait, verb)
+		}
+		if err := sleep(ctx, a.poll()); err != nil {
+			return "", err
+		}
+	}
+	// the ended task is history now: WaitHealthy judges what follows
+	a.setBaseline(d.Job, time.Now())
+	return t.ID, nil
+}

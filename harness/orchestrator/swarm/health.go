@@ -1,0 +1,131 @@
+package swarm
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/types/swarm"
+)
+
+// placementGrace is how long a task may wait for a node with room before
+// WaitHealthy takes Swarm's "no suitable node" as the verdict (an update
+// frees the old tasks' reservations only once they stop).
+const placementGrace = 15 * time.Second
+
+// WaitHealthy waits until every service runs its replicas of the deployed
+// version, each container passing its health check. It fails fast, naming
+// the service, task and Swarm's error, when a task is rejected (a missing
+// image, a mount that cannot be made), when tasks cannot be placed, when a
+// slot fails more often than the restart policy allows since the last
+// deploy or fault, or when Swarm paused or rolled back an update.
+func (a *Adapter) WaitHealthy(ctx context.Context, d *Deployment, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last string
+	for {
+		ok, state, err := a.healthy(ctx, d)
+		if err != nil && ctx.Err() != nil {
+			return fmt.Errorf("swarm: job %s not healthy after %s (last state: %s)", d.Job, timeout, last)
+		}
+		if err != nil {
+			return err
+		}
+		if a.Progress != nil && state != last {
+			fmt.Fprintf(a.Progress, "job %s: %s\n", d.Job, state)
+		}
+		last = state
+		if ok {
+			d.DeployDuration = time.Since(d.Started)
+			return nil
+		}
+		if err := sleep(ctx, a.poll()); err != nil {
+			return fmt.Errorf("swarm: job %s not healthy after %s (last state: %s)", d.Job, timeout, last)
+		}
+	}
+}
+
+// healthy reports whether every service is ready, and a one-line state.
+func (a *Adapter) healthy(ctx context.Context, d *Deployment) (bool, string, error) {
+	since := a.baselineOf(d)
+	services, err := a.jobServices(ctx, d.Job)
+	if err != nil {
+		return false, "", err
+	}
+	allOK := true
+	var parts []string
+	for _, svc := range d.Plan.Services {
+		cur, ok := services[svc.Name]
+		if !ok {
+			return false, "", fmt.Errorf("swarm: job %s: service %s is gone", d.Job, svc.Name)
+		}
+		if u := cur.UpdateStatus; u != nil {
+			switch u.State {
+			case swarm.UpdateStatePaused, swarm.UpdateStateRollbackStarted, swarm.UpdateStateRollbackPaused, swarm.UpdateStateRollbackCompleted:
+				return false, "", fmt.Errorf("swarm: job %s: service %s: update %s: %s", d.Job, svc.Name, u.State, u.Message)
+			}
+		}
+		tasks, err := a.serviceTasks(ctx, cur.ID)
+		if err != nil {
+			return false, "", err
+		}
+		if err := a.taskFailure(d, svc, tasks, since); err != nil {
+			return false, "", err
+		}
+		running := runningTasks(tasks, d.Version)
+		healthy := 0
+		for _, t := range running {
+			h, _, err := a.health(ctx, t.Status.ContainerStatus.ContainerID)
+			if err != nil {
+				continue // the container may be going away; the next look decides
+			}
+			if h == "healthy" || h == "none" {
+				healthy++
+			}
+		}
+		if len(running) < svc.Replicas || healthy < svc.Replicas || len(running) > svc.Replicas {
+			allOK = false
+			parts = append(parts, fmt.Sprintf("%s %d/%d running %d healthy", svc.Name, len(running), svc.Replicas, healthy))
+		}
+	}
+	if allOK {
+		return true, fmt.Sprintf("version %s: all %d services healthy", d.Version, len(d.Plan.Services)), nil
+	}
+	return false, fmt.Sprintf("version %s: %s", d.Version, strings.Join(parts, ", ")), nil
+}
+
+// taskFailure is the verdict on failed tasks of the deployment's version
+// since the baseline, or nil while Swarm may still recover.
+func (a *Adapter) taskFailure(d *Deployment, svc *Service, tasks []swarm.Task, since time.Time) error {
+	allowed := 3
+	if rp := svc.Spec.TaskTemplate.RestartPolicy; rp != nil {
+		switch {
+		case rp.Condition == swarm.RestartPolicyConditionNone:
+			allowed = 0
+		case rp.MaxAttempts != nil && *rp.MaxAttempts > 0:
+			allowed = int(*rp.MaxAttempts)
+		}
+	}
+	failures := map[int]int{}
+	for _, t := range tasks {
+		if !current(t, d.Version) || !t.Status.Timestamp.After(since) {
+			continue
+		}
+		name := fmt.Sprintf("swarm: job %s: service %s: task %s (slot %d)", d.Job, svc.Name, shortID(t.ID), t.Slot)
+		switch t.Status.State {
+		case swarm.TaskStateRejected:
+			return fmt.Errorf("%s was rejected: %s", name, taskError(t))
+		case swarm.TaskStatePending:
+			if strings.Contains(t.Status.Err, "no suitable node") && time.Since(t.CreatedAt) > placementGrace {
+				return fmt.Errorf("%s cannot be placed: %s (the service reserves %s)", name, t.Status.Err, svc.Declared)
+			}
+		case swarm.TaskStateFailed:
+			failures[t.Slot]++
+			if failures[t.Slot] > allowed {
+				return fmt.Errorf("%s failed %d times since %s, more than its restart policy allows: %s", name, failures[t.Slot], since.Format(time.TimeOnly), taskError(t))
+			}
+		}
+	}
+	return nil
+}

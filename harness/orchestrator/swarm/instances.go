@@ -1,0 +1,294 @@
+package swarm
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/moby/moby/api/types/swarm"
+	"github.com/moby/moby/client"
+	"github.com/orchbench/orchbench/harness/limits"
+)
+
+// Endpoints lists the running, healthy instances of one service of the
+// deployment. The measured service (the plan's entry) is given by its host
+// port on the task's node: 127.0.0.1 and the port Swarm published for the
+// task (its Status.PortStatus). Other services are given by their overlay
+// address, which only containers on the job's network reach.
+func (a *Adapter) Endpoints(ctx context.Context, d *Deployment, service string) ([]Endpoint, error) {
+	svc := d.Plan.Service(service)
+	if svc == nil {
+		return nil, fmt.Errorf("swarm: job %s has no service %s", d.Job, service)
+	}
+	id, err := a.serviceID(ctx, d, service)
+	if err != nil {
+		return nil, err
+	}
+	tasks, err := a.serviceTasks(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := a.nodeNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	entry := d.Plan.Entry != nil && d.Plan.Entry.Service == service
+	var out []Endpoint
+	for _, t := range runningTasks(tasks, d.Version) {
+		cid := t.Status.ContainerStatus.ContainerID
+		if h, _, err := a.health(ctx, cid); err != nil || (h != "healthy" && h != "none") {
+			continue
+		}
+		ep := Endpoint{Service: service, Instance: t.ID, Container: cid, Node: nodes[t.NodeID]}
+		if entry {
+			ep.Entry, ep.Address = EntryHostPort, "127.0.0.1"
+			for _, p := range t.Status.PortStatus.Ports {
+				if p.TargetPort == uint32(d.Plan.Entry.Port) && p.PublishMode == swarm.PortConfigPublishModeHost {
+					ep.Port = int(p.PublishedPort)
+				}
+			}
+			if ep.Port == 0 {
+				return nil, fmt.Errorf("swarm: job %s: task %s of %s publishes no host port for container port %d (port status %+v)", d.Job, shortID(t.ID), service, d.Plan.Entry.Port, t.Status.PortStatus.Ports)
+			}
+		} else {
+			ep.Entry, ep.Port = EntryOverlay, svc.Port
+			for _, na := range t.NetworksAttachments {
+				if na.Network.ID == d.NetworkID && len(na.Addresses) > 0 {
+					ep.Address = na.Addresses[0].Addr().String()
+				}
+			}
+		}
+		out = append(out, ep)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("swarm: job %s: no running, healthy task of service %s (version %s)", d.Job, service, d.Version)
+	}
+	return out, nil
+}
+
+func (a *Adapter) nodeNames(ctx context.Context) (map[string]string, error) {
+	res, err := a.Client.NodeList(ctx, client.NodeListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("swarm: list nodes: %w", err)
+	}
+	out := map[string]string{}
+	for _, n := range res.Items {
+		out[n.ID] = n.Description.Hostname
+	}
+	return out, nil
+}
+
+// Instance is one running task of the deployment and what was declared for it.
+type Instance struct {
+	ID        string // Swarm task ID
+	Service   string
+	Group     string
+	Task      string
+	Slot      int
+	Node      string
+	NodeID    string
+	Driver    string // "docker"
+	Image     string
+	ImageID   string
+	Container string
+	PID       int
+	// Restarts counts the earlier tasks of the same slot since the last
+	// deploy: Swarm restarts a task by replacing its container.
+	Restarts int
+	Declared Declaration
+}
+
+// Instances lists the running tasks of the deployment's version.
+func (a *Adapter) Instances(ctx context.Context, d *Deployment) ([]Instance, error) {
+	nodes, err := a.nodeNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	since := d.Started
+	var out []Instance
+	for _, svc := range d.Plan.Services {
+		id, err := a.serviceID(ctx, d, svc.Name)
+		if err != nil {
+			return nil, err
+		}
+		tasks, err := a.serviceTasks(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range runningTasks(tasks, d.Version) {
+			in := Instance{ID: t.ID, Service: svc.Name, Group: svc.Group, Task: svc.Task, Slot: t.Slot, Node: nodes[t.NodeID], NodeID: t.NodeID,
+				Driver: "docker", Image: t.Spec.ContainerSpec.Image, Container: t.Status.ContainerStatus.ContainerID, Declared: svc.Declared}
+			for _, o := range tasks {
+				if o.Slot == t.Slot && o.ID != t.ID && o.CreatedAt.Before(t.CreatedAt) && !o.CreatedAt.Before(since) {
+					in.Restarts++
+				}
+			}
+			res, err := a.Client.ContainerInspect(ctx, in.Container, client.ContainerInspectOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("swarm: job %s: container %s of task %s: %w", d.Job, shortID(in.Container), shortID(t.ID), err)
+			}
+			in.ImageID = res.Container.Image
+			if res.Container.State != nil {
+				in.PID = res.Container.State.Pid
+			}
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}
+
+// ContainerPID is the host PID of a task's container's init process.
+func (a *Adapter) ContainerPID(ctx context.Context, taskID string) (int, error) {
+	res, err := a.Client.TaskInspect(ctx, taskID, client.TaskInspectOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("swarm: task %s: %w", shortID(taskID), err)
+	}
+	cs := res.Task.Status.ContainerStatus
+	if cs == nil || cs.ContainerID == "" {
+		return 0, fmt.Errorf("swarm: task %s has no container (state %s)", shortID(taskID), res.Task.Status.State)
+	}
+	c, err := a.Client.ContainerInspect(ctx, cs.ContainerID, client.ContainerInspectOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("swarm: container %s of task %s: %w", shortID(cs.ContainerID), shortID(taskID), err)
+	}
+	if c.Container.State == nil || !c.Container.State.Running || c.Container.State.Pid == 0 {
+		return 0, fmt.Errorf("swarm: container %s of task %s is not running", shortID(cs.ContainerID), shortID(taskID))
+	}
+	return c.Container.State.Pid, nil
+}
+
+// Limits is what the kernel enforces on one instance.
+type Limits struct {
+	Instance
+	Enforced limits.Enforced
+}
+
+// Limits reads every instance's cgroup limits. It reads the local kernel,
+// so it covers the tasks on this machine's node.
+func (a *Adapter) Limits(ctx context.Context, d *Deployment) ([]Limits, error) {
+	ins, err := a.Instances(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	var out []Limits
+	for _, in := range ins {
+		if in.PID == 0 {
+			return nil, fmt.Errorf("swarm: job %s: task %s of %s has no running process", d.Job, shortID(in.ID), in.Service)
+		}
+		e, err := limits.ForPID(in.PID)
+		if err != nil {
+			return nil, fmt.Errorf("swarm: job %s: limits of task %s of %s (pid %d): %w", d.Job, shortID(in.ID), in.Service, in.PID, err)
+		}
+		out = append(out, Limits{Instance: in, Enforced: e})
+	}
+	return out, nil
+}
+
+// Capacity is what the swarm's ready nodes offer.
+type Capacity struct {
+	Nodes       int
+	Cores       float64
+	MemoryBytes int64
+	// MHzPerCore is this machine's (the manager the adapter talks to); 0
+	// when the kernel does not say.
+	MHzPerCore float64
+}
+
+// Capacity sums the ready nodes' CPUs and memory.
+func (a *Adapter) Capacity(ctx context.Context) (Capacity, error) {
+	res, err := a.Client.NodeList(ctx, client.NodeListOptions{})
+	if err != nil {
+		return Capacity{}, fmt.Errorf("swarm: list nodes: %w", err)
+	}
+	var c Capacity
+	for _, n := range res.Items {
+		if n.Status.State != swarm.NodeStateReady || n.Spec.Availability != swarm.NodeAvailabilityActive {
+			continue
+		}
+		c.Nodes++
+		c.Cores += float64(n.Description.Resources.NanoCPUs) / 1e9
+		c.MemoryBytes += n.Description.Resources.MemoryBytes
+	}
+	if c.Nodes == 0 {
+		return c, fmt.Errorf("swarm: no ready, active node")
+	}
+	c.MHzPerCore = localMHz()
+	return c, nil
+}
+
+// Facts are what a result records about each node.
+type Facts map[string]map[string]string
+
+// Facts describes every node: engine (= Swarm) version, OS, kernel and
+// resources from the node list; CPU model and cgroup setup from this
+// machine for the node the adapter's daemon runs on.
+func (a *Adapter) Facts(ctx context.Context) (Facts, error) {
+	info, err := a.Client.Info(ctx, client.InfoOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("swarm: docker info: %w", err)
+	}
+	res, err := a.Client.NodeList(ctx, client.NodeListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("swarm: list nodes: %w", err)
+	}
+	out := Facts{}
+	for _, n := range res.Items {
+		f := map[string]string{
+			"orchestrator":         "swarm",
+			"orchestrator.version": n.Description.Engine.EngineVersion,
+			"docker.version":       n.Description.Engine.EngineVersion,
+			"os":                   n.Description.Platform.OS,
+			"arch":                 n.Description.Platform.Architecture,
+			"cpu.numcores":         strconv.FormatFloat(float64(n.Description.Resources.NanoCPUs)/1e9, 'f', -1, 64),
+			"memory.totalbytes":    strconv.FormatInt(n.Description.Resources.MemoryBytes, 10),
+			"node.state":           string(n.Status.State),
+		}
+		if n.ID == info.Info.Swarm.NodeID {
+			f["kernel.version"] = info.Info.KernelVersion
+			f["os.name"] = info.Info.OperatingSystem
+			f["cgroup.version"] = info.Info.CgroupVersion
+			f["cgroup.driver"] = info.Info.CgroupDriver
+			if m := localCPUModel(); m != "" {
+				f["cpu.modelname"] = m
+			}
+			if mhz := localMHz(); mhz > 0 {
+				f["cpu.frequency"] = strconv.FormatFloat(mhz, 'f', 0, 64)
+			}
+		}
+		out[n.Description.Hostname] = f
+	}
+	return out, nil
+}
+
+// localMHz is this machine's maximum CPU frequency (cpufreq), else the
+// first "cpu MHz" of /proc/cpuinfo; 0 when neither is there.
+func localMHz() float64 {
+	if b, err := os.ReadFile("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"); err == nil {
+		if khz, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64); err == nil && khz > 0 {
+			return khz / 1000
+		}
+	}
+	v, _ := strconv.ParseFloat(cpuinfo("cpu MHz"), 64)
+	return v
+}
+
+func localCPUModel() string { return cpuinfo("model name") }
+
+func cpuinfo(key string) string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
