@@ -8,27 +8,34 @@
 #   hoststate.sh clean DIR [--docker]   remove what Nomad (and with --docker, dockerd) added since DIR
 #   hoststate.sh diff DIR               print what is new since DIR, one item a line; empty when nothing
 set -euo pipefail
+# comm needs both sides sorted the same way
+export LC_ALL=C
 root=$(cd "$(dirname "$0")/.." && pwd)
 state="$root/.state"
 say() { printf '[cluster] %s\n' "$*"; }
 
 tables="filter nat mangle raw"
 
-links() { ip -o link 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | sort -u; }
-chains() { for t in $tables; do iptables-save -t "$t" 2>/dev/null | sed -n "s/^:\([^ ]*\) .*/$t \1/p"; done | sort -u; }
-# rules with their counters stripped, so a rule that only saw traffic is the same rule
-rules() { for t in $tables; do iptables-save -t "$t" 2>/dev/null | grep '^-A ' | sed "s/^/$t /"; done | sort -u; }
+# Each lister prints one item a line and never fails: an empty table or a
+# missing directory is an empty list.
+links() { { ip -o link 2>/dev/null || true; } | awk -F': ' '{print $2}' | sed 's/@.*//' | sort -u; }
+chains() { for t in $tables; do { iptables-save -t "$t" 2>/dev/null || true; } | sed -n "s/^:\([^ ]*\) .*/$t \1/p"; done | sort -u; }
+# iptables-save without -c prints no counters, so a rule that only saw traffic is the same rule
+rules() { for t in $tables; do { iptables-save -t "$t" 2>/dev/null || true; } | sed -n "s/^-A /$t -A /p"; done | sort -u; }
 mounts() { awk '{print $2}' /proc/mounts | sort -u; }
-netns() { { ip netns list 2>/dev/null | awk '{print "netns " $1}'; ls /run/docker/netns 2>/dev/null | sed 's|^|docker-netns |'; } | sort -u; }
+netns() {
+  { ip netns list 2>/dev/null || true; } | awk '{print "netns " $1}'
+  { ls /run/docker/netns 2>/dev/null || true; } | sed 's|^|docker-netns |'
+}
 
 snapshot() {
   local dir=$1
   mkdir -p "$dir"
-  links >"$dir/links"; chains >"$dir/chains"; rules >"$dir/rules"; mounts >"$dir/mounts"; netns >"$dir/netns"
+  links >"$dir/links"; chains >"$dir/chains"; rules >"$dir/rules"; mounts >"$dir/mounts"; netns | sort -u >"$dir/netns"
 }
 
 # added KIND DIR: the items of KIND present now and absent from the snapshot
-added() { comm -13 "$2/$1" <($1); }
+added() { comm -13 "$2/$1" <($1 | sort -u); }
 
 diff_host() {
   local dir=$1 kind
@@ -52,12 +59,12 @@ clean() {
     esac
   done
   if [ "$docker" = "--docker" ]; then
-    added netns "$dir" | sed -n 's/^docker-netns //p' | while read -r n; do rm -f "/run/docker/netns/$n"; done
+    added netns "$dir" | sed -n 's/^docker-netns //p' | while read -r n; do umount -l "/run/docker/netns/$n" 2>/dev/null || true; rm -f "/run/docker/netns/$n"; done
   fi
   # rules in chains that stay (FORWARD, POSTROUTING, ...) jump to the chains
   # that go, so they go first; iptables-save quotes its output for a shell
   local t line
-  added rules "$dir" | grep -E "$own" | while read -r t line; do
+  added rules "$dir" | { grep -E "$own" || true; } | while read -r t line; do
     eval "iptables -t $t ${line/#-A /-D }" 2>/dev/null || true
   done
   local gone; gone=$(added chains "$dir" | grep -E " ($own)" || true)
@@ -65,7 +72,7 @@ clean() {
   while read -r t c; do [ -n "${t:-}" ] && iptables -t "$t" -X "$c" 2>/dev/null || true; done <<<"$gone"
   local pattern='^(nomad|veth.*)$'
   [ "$docker" = "--docker" ] && pattern='^(nomad|veth.*|docker0|docker_gwbridge|br-.*)$'
-  added links "$dir" | grep -E "$pattern" | while read -r l; do ip link delete "$l" 2>/dev/null || true; done
+  added links "$dir" | { grep -E "$pattern" || true; } | while read -r l; do ip link delete "$l" 2>/dev/null || true; done
   local left; left=$(diff_host "$dir")
   if [ -n "$left" ]; then
     say "left on the host since cluster-up (not made by Nomad or dockerd, or not removable):"

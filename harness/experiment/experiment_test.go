@@ -12,6 +12,7 @@ import (
 
 	// the adapters a spec may name are the ones registered in the binary
 	_ "github.com/orchbench/orchbench/harness/orchestrator/nomad"
+	_ "github.com/orchbench/orchbench/harness/orchestrator/swarm"
 	"github.com/orchbench/orchbench/harness/testenv"
 )
 
@@ -168,7 +169,7 @@ func TestParseErrorsNameFileLineField(t *testing.T) {
 		{"unknown variant", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n    variants = [\"baseline\", \"diagonal\"]\n    rates = [1]\n  }\n}",
 			[]string{`bad.hcl:4,16-40: Unknown variant`, `"diagonal"`, "valid: baseline, vertical, horizontal, unlimited"}},
 		{"unknown orchestrator", "sweep \"x\" {\n  duration = \"1s\"\n  orchestrators = [\"mesos\"]\n  app \"taewa\" {\n variants=[\"baseline\"]\n rates=[1]\n }\n}",
-			[]string{`bad.hcl:3,19-28: Unknown orchestrator`, `"mesos" is not an orchestrator of this build`, "valid: nomad"}},
+			[]string{`bad.hcl:3,19-28: Unknown orchestrator`, `"mesos" is not an orchestrator of this build`, "valid: nomad, swarm"}},
 		{"duplicate orchestrator", "sweep \"x\" {\n  duration = \"1s\"\n  orchestrators = [\"nomad\", \"nomad\"]\n  app \"taewa\" {\n variants=[\"baseline\"]\n rates=[1]\n }\n}",
 			[]string{`bad.hcl:3,19-37: Duplicate orchestrator`, `"nomad" is listed twice`}},
 		{"no levels", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n    variants = [\"baseline\"]\n  }\n}",
@@ -446,5 +447,23 @@ sweep "f" {
 	_, err = Parse([]byte(strings.Replace(src, `"kill-task"`, `"reboot"`, 1)), "f.hcl", opts)
 	if err == nil || !strings.Contains(err.Error(), "f.hcl:8,") || !strings.Contains(err.Error(), "valid: kill-task, stop-alloc") {
 		t.Fatalf("an unknown fault must name file, line and the valid kinds: %v", err)
+	}
+}
+
+// The specs of the orchestrator comparison parse and plan both
+// orchestrators' steps.
+func TestOrchestratorSpecs(t *testing.T) {
+	for _, name := range []string{"orchestrators-taewa.hcl", "orchestrators-social-network.hcl"} {
+		s, err := ParseFile(filepath.Join("..", "..", "experiments", name), Options{BaseDir: filepath.Join("..", "..")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for _, st := range Plan(s) {
+			seen[st.Orchestrator]++
+		}
+		if len(seen) != 2 || seen["nomad"] != seen["swarm"] {
+			t.Errorf("%s plans %v steps per orchestrator, want as many on nomad as on swarm", name, seen)
+		}
 	}
 }

@@ -2,6 +2,10 @@ package orchestrator
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -54,4 +58,59 @@ func LastLine(s string) string {
 		return s[i+1:]
 	}
 	return s
+}
+
+// How a load job that cannot take a dispatch payload gets its flags and
+// script: in its environment.
+const (
+	EnvLoadArgs   = "ORCHBENCH_LOAD_ARGS"
+	EnvLoadScript = "ORCHBENCH_LOAD_SCRIPT"
+)
+
+// MaxScript bounds a Lua script carried into a load job (Nomad's dispatch
+// payload limit, kept for every orchestrator so a spec runs on all of them).
+const MaxScript = 16 << 10
+
+// ShipScript moves a wrk Lua script (-s PATH) out of the arguments, since
+// the job's container cannot see the harness's files: it returns the
+// arguments with the path replaced by inJob, and the script's text (nil
+// when there is none). A script that loads other files cannot travel so.
+func ShipScript(args []string, inJob string) ([]string, []byte, error) {
+	out := append([]string{}, args...)
+	for i := 0; i+1 < len(out); i++ {
+		if out[i] != "-s" && out[i] != "--script" {
+			continue
+		}
+		src, err := os.ReadFile(out[i+1])
+		if err != nil {
+			return nil, nil, fmt.Errorf("load script: %w", err)
+		}
+		if len(src) > MaxScript {
+			return nil, nil, fmt.Errorf("load script %s is %d bytes; a load job carries at most %d (use --load-runner local)", out[i+1], len(src), MaxScript)
+		}
+		out[i+1] = inJob
+		return out, src, nil
+	}
+	return out, nil, nil
+}
+
+// UnpackScript writes a script shipped base64-encoded in the environment to
+// the path the arguments' -s names; nothing when none was shipped.
+func UnpackScript(args []string, encoded string) error {
+	if encoded == "" {
+		return nil
+	}
+	src, err := base64.StdEncoding.DecodeString(encoded)
+	if err != nil {
+		return fmt.Errorf("%s: %w", EnvLoadScript, err)
+	}
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "-s" || args[i] == "--script" {
+			if err := os.MkdirAll(filepath.Dir(args[i+1]), 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(args[i+1], src, 0o644)
+		}
+	}
+	return fmt.Errorf("%s is set but the arguments name no -s script", EnvLoadScript)
 }

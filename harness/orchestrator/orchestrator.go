@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/contract"
+	"github.com/orchbench/orchbench/harness/limits"
 )
 
 // Workload is what an adapter deploys: one rendered job of a pack, the
@@ -140,6 +141,18 @@ type Limits struct {
 	MemoryCgroupPath         string `json:"memory_cgroup_path,omitempty"`
 	AncestorMemoryLimitBytes int64  `json:"ancestor_memory_limit_bytes,omitempty"`
 	AncestorMemoryCgroup     string `json:"ancestor_memory_cgroup,omitempty"`
+}
+
+// LimitsOf pairs an instance with what its cgroup enforces.
+func LimitsOf(p Instance, e limits.Enforced) Limits {
+	return Limits{
+		Instance:       p,
+		EffectiveCores: e.EffectiveCores(), CPUSet: e.CPUSet, MemoryLimitMiB: e.MemoryMiB, CgroupPath: e.CgroupPath,
+		CgroupVersion: e.Version, QuotaCores: e.Cores, CFSQuotaUS: e.QuotaUS, CFSPeriodUS: e.PeriodUS,
+		AncestorQuotaCores: e.AncestorCores, AncestorQuotaCgroup: e.AncestorCPUPath, CPUSetSize: e.CPUSetSize,
+		MemoryLimitBytes: e.MemoryBytes, MemoryCgroupPath: e.MemoryCgroupPath,
+		AncestorMemoryLimitBytes: e.AncestorMemoryBytes, AncestorMemoryCgroup: e.AncestorMemoryPath,
+	}
 }
 
 // FaultKind is what a fault does to one instance of a service.

@@ -32,7 +32,7 @@ type ParityRow struct {
 const responseTolerance = 0.05
 
 // inherentFacts are node facts that differ by orchestrator by nature.
-var inherentFacts = map[string]bool{"nomad.version": true, "swarm.version": true, "kubernetes.version": true}
+var inherentFacts = map[string]bool{"nomad.version": true, "swarm.version": true, "kubernetes.version": true, "cpu.totalcompute": true}
 
 // parityLimits is the part of an archived limits record parity reads.
 type parityLimits struct {

@@ -9,23 +9,35 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/orchbench/orchbench/harness/orchestrator"
 )
 
-// loadjob is the entry point of the load-generator batch job
-// (jobs/loadgen.nomad.hcl): Nomad passes the step's load flags as dispatch
-// meta, which a docker task cannot spread into its argument list itself.
+// loadjob is the entry point of the orchestrators' one-shot load jobs: Nomad
+// passes the step's load flags as dispatch meta (NOMAD_META_args) and its
+// Lua script as the dispatch payload; Swarm's replicated job passes both in
+// its environment (ORCHBENCH_LOAD_ARGS, ORCHBENCH_LOAD_SCRIPT, base64), since
+// a task cannot spread a variable into its argument list itself.
 func init() {
 	var out string
 	cmd := &cobra.Command{
 		Use:    "loadjob",
-		Short:  "Run `orchbench load` with the flags in NOMAD_META_args (inside the load batch job)",
+		Short:  "Run `orchbench load` with the flags in NOMAD_META_args or ORCHBENCH_LOAD_ARGS (inside a load job)",
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var args []string
-			raw := os.Getenv("NOMAD_META_args")
+			from := "NOMAD_META_args"
+			raw := os.Getenv(from)
+			if raw == "" {
+				from = orchestrator.EnvLoadArgs
+				raw = os.Getenv(from)
+			}
 			if err := json.Unmarshal([]byte(raw), &args); err != nil || len(args) == 0 {
-				return fmt.Errorf("NOMAD_META_args %q: want a JSON array of `orchbench load` arguments", raw)
+				return fmt.Errorf("%s %q: want a JSON array of `orchbench load` arguments", from, raw)
+			}
+			if err := orchestrator.UnpackScript(args, os.Getenv(orchestrator.EnvLoadScript)); err != nil {
+				return err
 			}
 			self, err := os.Executable()
 			if err != nil {

@@ -5,4 +5,5 @@ package main
 // one package under harness/orchestrator/ and one line here.
 import (
 	_ "github.com/orchbench/orchbench/harness/orchestrator/nomad"
+	_ "github.com/orchbench/orchbench/harness/orchestrator/swarm"
 )

@@ -91,20 +91,9 @@ func (a *Adapter) Limits(ctx context.Context, d *orchestrator.Deployment) ([]orc
 			return nil, fmt.Errorf("limits of task %s/%s in alloc %s: %w", p.Group, p.Task, orchestrator.ShortID(p.ID), err)
 		}
 		p.ImageID = imageID
-		out = append(out, limitsOf(p, e))
+		out = append(out, orchestrator.LimitsOf(p, e))
 	}
 	return out, nil
-}
-
-func limitsOf(p orchestrator.Instance, e limits.Enforced) orchestrator.Limits {
-	return orchestrator.Limits{
-		Instance:       p,
-		EffectiveCores: e.EffectiveCores(), CPUSet: e.CPUSet, MemoryLimitMiB: e.MemoryMiB, CgroupPath: e.CgroupPath,
-		CgroupVersion: e.Version, QuotaCores: e.Cores, CFSQuotaUS: e.QuotaUS, CFSPeriodUS: e.PeriodUS,
-		AncestorQuotaCores: e.AncestorCores, AncestorQuotaCgroup: e.AncestorCPUPath, CPUSetSize: e.CPUSetSize,
-		MemoryLimitBytes: e.MemoryBytes, MemoryCgroupPath: e.MemoryCgroupPath,
-		AncestorMemoryLimitBytes: e.AncestorMemoryBytes, AncestorMemoryCgroup: e.AncestorMemoryPath,
-	}
 }
 
 // taskPID finds one process of a task: the container's init for docker, or

@@ -83,7 +83,7 @@ func TestExecTaskPIDMatchesTheWholeCgroupName(t *testing.T) {
 func TestLimitsJSONSaysWhatWasEnforced(t *testing.T) {
 	p := orchestrator.Instance{ID: "a1", Group: "taewa", Task: "taewa", Driver: "docker", Declared: contract.Task{Cores: 0, MemoryMiB: 2048, CPUMode: contract.CPUModeShares}}
 	e := limits.Enforced{Version: 1, QuotaUS: -1, PeriodUS: 100000, CPUSet: "0-1", CPUSetSize: 2, MemoryBytes: 2048 << 20, MemoryMiB: 2048, CgroupPath: "/docker/x", MemoryCgroupPath: "/docker/x"}
-	b, err := json.Marshal(limitsOf(p, e))
+	b, err := json.Marshal(orchestrator.LimitsOf(p, e))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 	if err != nil {
 		return nil, nil, err
 	}
-	loadArgs, payload, err := shipScript(req.Args)
+	loadArgs, payload, err := orchestrator.ShipScript(req.Args, scriptInJob)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -119,31 +119,6 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 
 // scriptInJob is where the load job's dispatch_payload puts a Lua script.
 const scriptInJob = "/local/script.lua"
-
-// maxScriptPayload is Nomad's limit on a dispatch payload.
-const maxScriptPayload = 16 << 10
-
-// shipScript moves a wrk Lua script (-s PATH) into the dispatch payload,
-// since the job's container cannot see the harness's files, and points the
-// generator at the copy. A script that loads other files cannot travel so.
-func shipScript(args []string) ([]string, []byte, error) {
-	out := append([]string{}, args...)
-	for i := 0; i+1 < len(out); i++ {
-		if out[i] != "-s" && out[i] != "--script" {
-			continue
-		}
-		src, err := os.ReadFile(out[i+1])
-		if err != nil {
-			return nil, nil, fmt.Errorf("load script: %w", err)
-		}
-		if len(src) > maxScriptPayload {
-			return nil, nil, fmt.Errorf("load script %s is %d bytes; the Nomad load job carries at most %d (use --load-runner local)", out[i+1], len(src), maxScriptPayload)
-		}
-		out[i+1] = scriptInJob
-		return out, src, nil
-	}
-	return out, nil, nil
-}
 
 // allocFailure says how a finished load allocation failed ("" when its task
 // exited 0): a generator killed mid-run may still have written a partial

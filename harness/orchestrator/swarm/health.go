@@ -118,7 +118,7 @@ func (a *Adapter) taskFailure(d *Deployment, svc *Service, tasks []swarm.Task, s
 			return fmt.Errorf("%s was rejected: %s", name, taskError(t))
 		case swarm.TaskStatePending:
 			if strings.Contains(t.Status.Err, "no suitable node") && time.Since(t.CreatedAt) > placementGrace {
-				return fmt.Errorf("%s cannot be placed: %s (the service reserves %s)", name, t.Status.Err, svc.Declared)
+				return fmt.Errorf("%s cannot be placed: %s (the service reserves %s)", name, t.Status.Err, describe(svc.Declared))
 			}
 		case swarm.TaskStateFailed:
 			failures[t.Slot]++

@@ -222,9 +222,12 @@ func (a *Adapter) Capacity(ctx context.Context) (Capacity, error) {
 // Facts are what a result records about each node.
 type Facts map[string]map[string]string
 
-// Facts describes every node: engine (= Swarm) version, OS, kernel and
-// resources from the node list; CPU model and cgroup setup from this
-// machine for the node the adapter's daemon runs on.
+// Facts describes every node with the keys Nomad's fingerprint uses where
+// the fact is the same (cpu.*, memory.totalbytes, kernel.*, os.*,
+// driver.docker.version), so the parity of two orchestrators' runs compares
+// like with like; swarm.version is the engine's, Swarm being part of it.
+// The CPU model, kernel and OS come from this machine for the node the
+// adapter's daemon runs on.
 func (a *Adapter) Facts(ctx context.Context) (Facts, error) {
 	info, err := a.Client.Info(ctx, client.InfoOptions{})
 	if err != nil {
@@ -237,18 +240,15 @@ func (a *Adapter) Facts(ctx context.Context) (Facts, error) {
 	out := Facts{}
 	for _, n := range res.Items {
 		f := map[string]string{
-			"orchestrator":         "swarm",
-			"orchestrator.version": n.Description.Engine.EngineVersion,
-			"docker.version":       n.Description.Engine.EngineVersion,
-			"os":                   n.Description.Platform.OS,
-			"arch":                 n.Description.Platform.Architecture,
-			"cpu.numcores":         strconv.FormatFloat(float64(n.Description.Resources.NanoCPUs)/1e9, 'f', -1, 64),
-			"memory.totalbytes":    strconv.FormatInt(n.Description.Resources.MemoryBytes, 10),
-			"node.state":           string(n.Status.State),
+			"swarm.version":         n.Description.Engine.EngineVersion,
+			"driver.docker.version": n.Description.Engine.EngineVersion,
+			"kernel.name":           n.Description.Platform.OS,
+			"cpu.arch":              n.Description.Platform.Architecture,
+			"cpu.numcores":          strconv.FormatFloat(float64(n.Description.Resources.NanoCPUs)/1e9, 'f', -1, 64),
+			"memory.totalbytes":     strconv.FormatInt(n.Description.Resources.MemoryBytes, 10),
 		}
 		if n.ID == info.Info.Swarm.NodeID {
 			f["kernel.version"] = info.Info.KernelVersion
-			f["os.name"] = info.Info.OperatingSystem
 			f["cgroup.version"] = info.Info.CgroupVersion
 			f["cgroup.driver"] = info.Info.CgroupDriver
 			if m := localCPUModel(); m != "" {
@@ -257,10 +257,42 @@ func (a *Adapter) Facts(ctx context.Context) (Facts, error) {
 			if mhz := localMHz(); mhz > 0 {
 				f["cpu.frequency"] = strconv.FormatFloat(mhz, 'f', 0, 64)
 			}
+			if id, version := localOS(); id != "" {
+				f["os.name"], f["os.version"] = id, version
+			}
 		}
 		out[n.Description.Hostname] = f
 	}
 	return out, nil
+}
+
+// localOS is this machine's distribution ID and version as Nomad's
+// fingerprint gives them (os-release's ID; Debian's point release from
+// /etc/debian_version, else VERSION_ID).
+func localOS() (id, version string) {
+	b, err := os.ReadFile("/etc/os-release")
+	if err != nil {
+		return "", ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		v = strings.Trim(v, `"`)
+		switch k {
+		case "ID":
+			id = v
+		case "VERSION_ID":
+			if version == "" {
+				version = v
+			}
+		}
+	}
+	if d, err := os.ReadFile("/etc/debian_version"); err == nil && id == "debian" {
+		version = strings.TrimSpace(string(d))
+	}
+	return id, version
 }
 
 // localMHz is this machine's maximum CPU frequency (cpufreq), else the

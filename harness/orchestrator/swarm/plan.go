@@ -2,6 +2,7 @@ package swarm
 
 import (
 	"fmt"
+	"github.com/orchbench/orchbench/harness/contract"
 	"strings"
 
 	"github.com/moby/moby/api/types/swarm"
@@ -59,12 +60,9 @@ type Service struct {
 	Spec   swarm.ServiceSpec
 }
 
-// Declaration is what a pack intends to be enforced on a task.
-type Declaration struct {
-	Cores     float64 // 0: no CPU limit
-	MemoryMiB int     // 0: no memory limit
-	CPUMode   string  // "quota" or "shares"
-}
+// Declaration is what a pack intends to be enforced on a task, read by the
+// one contract parser every adapter and the limits gate use.
+type Declaration = contract.Task
 
 // Remark is a stanza the translation ignored or honours differently.
 type Remark struct {

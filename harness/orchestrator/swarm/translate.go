@@ -30,6 +30,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/api/types/swarm"
+	"github.com/orchbench/orchbench/harness/contract"
 )
 
 // Labels set on every service, container and volume the adapter creates.
@@ -41,13 +42,8 @@ const (
 	LabelService = "orchbench.service"
 )
 
-// The meta keys in which packs state their resource intent (as the Nomad adapter reads them).
-const (
-	metaCores   = "orchbench_cores"
-	metaMemory  = "orchbench_memory_mib"
-	metaCPUMode = "orchbench_cpu_mode"
-	metaEntry   = "orchbench_service"
-)
+// metaEntry names the measured service, whose port is published on the node.
+const metaEntry = contract.KeyService
 
 // CheckerPath is where every orchbench image carries the health-check
 // binary (harness/cmd/orchbench-check, added by cluster/images.sh).

@@ -297,7 +297,8 @@ func TestTranslateResourceFallback(t *testing.T) {
 		want   Declaration
 	}{
 		{"cpu_hard_limit: MHz over MHz per core", func(*api.Job) {}, Options{MHzPerCore: 2100}, Declaration{Cores: 0.5, MemoryMiB: 256, CPUMode: CPUModeQuota}},
-		{"no cpu_hard_limit: no CPU limit", func(j *api.Job) { j.TaskGroups[0].Tasks[0].Config["cpu_hard_limit"] = false }, Options{MHzPerCore: 2100}, Declaration{MemoryMiB: 256, CPUMode: CPUModeShares}},
+		// the intent is the same on every orchestrator: docker MHz mean a quota, which Nomad enforces only with cpu_hard_limit (its limits gate refuses the step otherwise)
+		{"no cpu_hard_limit: the declared quota all the same", func(j *api.Job) { j.TaskGroups[0].Tasks[0].Config["cpu_hard_limit"] = false }, Options{MHzPerCore: 2100}, Declaration{Cores: 0.5, MemoryMiB: 256, CPUMode: CPUModeQuota}},
 		{"memory_max is the limit", func(j *api.Job) { j.TaskGroups[0].Tasks[0].Resources.MemoryMaxMB = ptr(1024) }, Options{MHzPerCore: 2100}, Declaration{Cores: 0.5, MemoryMiB: 1024, CPUMode: CPUModeQuota}},
 		{"meta memory 0: no memory limit", func(j *api.Job) { j.TaskGroups[0].Meta = map[string]string{"orchbench_memory_mib": "0"} }, Options{MHzPerCore: 2100}, Declaration{Cores: 0.5, CPUMode: CPUModeQuota}},
 		{"task meta wins over job meta", func(j *api.Job) {
@@ -456,12 +457,12 @@ func TestTranslateRefusals(t *testing.T) {
 		{"alloc logs", func(j *api.Job) { task(j).Config["args"] = []any{"--log", "${NOMAD_ALLOC_DIR}/logs/x"} }, "config.args uses /alloc/logs/x: only the alloc data dir"},
 		{"cores unparsable", func(j *api.Job) { j.Meta["orchbench_cores"] = "half" }, `job taewa-vertical, group taewa, task taewa: job meta orchbench_cores = "half" is not a number`},
 		{"memory unparsable", func(j *api.Job) { task(j).Meta = map[string]string{"orchbench_memory_mib": "1.5"} }, `task meta orchbench_memory_mib = "1.5" is not a whole number`},
-		{"cpu mode cpuset", func(j *api.Job) { j.Meta["orchbench_cpu_mode"] = "cpuset" }, `job meta orchbench_cpu_mode = "cpuset" cannot be honoured`},
+		{"cpu mode cpuset", func(j *api.Job) { j.Meta["orchbench_cpu_mode"] = "cpuset" }, `cpu mode cpuset (0.5 whole cores, an exclusive cpuset) cannot be honoured`},
 		{"cpu mode bogus", func(j *api.Job) { j.Meta["orchbench_cpu_mode"] = "turbo" }, `orchbench_cpu_mode = "turbo" is not a CPU mode`},
 		{"cores resource", func(j *api.Job) {
 			j.Meta = map[string]string{}
 			task(j).Resources.Cores = ptr(2)
-		}, "resources.cores = 2 (an exclusive cpuset) is not supported"},
+		}, "cpu mode cpuset (2 whole cores, an exclusive cpuset) cannot be honoured"},
 		{"MHz without MHz per core", func(j *api.Job) { j.Meta = map[string]string{} }, "needs the node's MHz per core"},
 		{"script check", func(j *api.Job) {
 			group(j).Services[0].Checks = []api.ServiceCheck{{Name: "s", Type: "script", Command: "/bin/true"}}

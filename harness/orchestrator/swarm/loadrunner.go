@@ -1,0 +1,192 @@
+package swarm
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/api/types/swarm"
+	"github.com/moby/moby/client"
+	"github.com/orchbench/orchbench/harness/loadgen"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+)
+
+// LoadRunner runs the load generator as a replicated Swarm job (one task,
+// never restarted) of the orchbench image on the host network, as Nomad's
+// batch job runs it: the same image, the same 256 MiB memory limit, no CPU
+// cap unless the step sets generator_cores, the flags and script in its
+// environment, the result read from the finished container.
+type LoadRunner struct {
+	Client *client.Client
+	// Image is the orchbench image (default orchbench/orchbench:local).
+	Image string
+}
+
+// loadMemoryMiB is the generator's memory limit, as in jobs/loadgen.nomad.hcl.
+const loadMemoryMiB = 256
+
+// The paths inside the load container: FROM scratch has no directories of
+// its own, so these live at its root.
+const (
+	resultInJob = "/result.json"
+	scriptInJob = "/script.lua"
+)
+
+func (*LoadRunner) Name() string { return Name }
+
+func (l *LoadRunner) image() string {
+	if l.Image != "" {
+		return l.Image
+	}
+	return "orchbench/orchbench:local"
+}
+
+// Run creates the job, waits for its task to end, reads the result and the
+// generator's output, and removes the job.
+func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*loadgen.Result, []byte, error) {
+	args, script, err := orchestrator.ShipScript(req.Args, scriptInJob)
+	if err != nil {
+		return nil, nil, err
+	}
+	encoded, _ := json.Marshal(append(args, req.URL))
+	env := []string{orchestrator.EnvLoadArgs + "=" + string(encoded)}
+	if script != nil {
+		env = append(env, orchestrator.EnvLoadScript+"="+base64.StdEncoding.EncodeToString(script))
+	}
+	one := uint64(1)
+	limit := &swarm.Limit{MemoryBytes: loadMemoryMiB << 20}
+	if req.GeneratorCores > 0 {
+		limit.NanoCPUs = int64(math.Round(req.GeneratorCores * 1e9))
+	}
+	name := "orchbench-load-" + time.Now().UTC().Format("20060102t150405.000000000")
+	name = strings.ReplaceAll(name, ".", "-")
+	spec := swarm.ServiceSpec{
+		Annotations: swarm.Annotations{Name: name, Labels: map[string]string{"orchbench.load": req.StepID}},
+		Mode:        swarm.ServiceMode{ReplicatedJob: &swarm.ReplicatedJob{MaxConcurrent: &one, TotalCompletions: &one}},
+		TaskTemplate: swarm.TaskSpec{
+			ContainerSpec: &swarm.ContainerSpec{Image: l.image(), Args: []string{"loadjob", "--out", resultInJob}, Env: env,
+				Labels: map[string]string{"orchbench.load": req.StepID}},
+			Resources: &swarm.ResourceRequirements{Limits: limit},
+			// a failed load step is recorded as failed; retrying would silently
+			// change what was measured
+			RestartPolicy: &swarm.RestartPolicy{Condition: swarm.RestartPolicyConditionNone},
+			// straight to the entry the node publishes, without a NAT hop of its own
+			Networks: []swarm.NetworkAttachmentConfig{{Target: "host"}},
+		},
+	}
+	created, err := l.Client.ServiceCreate(ctx, client.ServiceCreateOptions{Spec: spec})
+	if err != nil {
+		return nil, nil, fmt.Errorf("swarm: create load job %s: %w", name, err)
+	}
+	// the job is only a vehicle; its result lives in the archive
+	defer l.Client.ServiceRemove(context.Background(), created.ID, client.ServiceRemoveOptions{})
+	ctx, cancel := context.WithTimeout(ctx, req.Bound)
+	defer cancel()
+	task, err := l.waitDone(ctx, name, created.ID, req.MarkStarted)
+	if err != nil {
+		return nil, nil, err
+	}
+	failure := taskFailure(task)
+	cs := task.Status.ContainerStatus
+	if cs == nil || cs.ContainerID == "" {
+		return nil, nil, fmt.Errorf("swarm: load job %s: task %s ended %s without a container: %s", name, shortID(task.ID), task.Status.State, taskError(task))
+	}
+	raw := l.logs(ctx, cs.ContainerID)
+	res, readErr := l.result(ctx, cs.ContainerID)
+	switch {
+	case readErr != nil && failure == "":
+		return nil, raw, fmt.Errorf("swarm: load job %s (task %s) left no result: %v: %s", name, shortID(task.ID), readErr, orchestrator.LastLine(string(raw)))
+	case readErr != nil:
+		return nil, raw, fmt.Errorf("swarm: load job %s (task %s) %s, and left no readable result (%v)", name, shortID(task.ID), failure, readErr)
+	case failure != "":
+		// kept for the archive; the step is invalid
+		return res, raw, fmt.Errorf("swarm: load job %s (task %s) %s", name, shortID(task.ID), failure)
+	}
+	return res, raw, nil
+}
+
+// taskFailure says how a finished load task failed ("" when it exited 0).
+func taskFailure(t swarm.Task) string {
+	if cs := t.Status.ContainerStatus; cs != nil && cs.ExitCode != 0 {
+		return fmt.Sprintf("task exited %d", cs.ExitCode)
+	}
+	if t.Status.State != swarm.TaskStateComplete {
+		return fmt.Sprintf("task ended %s: %s", t.Status.State, taskError(t))
+	}
+	return ""
+}
+
+// waitDone waits until the job's task has ended, calling onRunning once it runs.
+func (l *LoadRunner) waitDone(ctx context.Context, name, serviceID string, onRunning func()) (swarm.Task, error) {
+	running := false
+	for {
+		res, err := l.Client.TaskList(ctx, client.TaskListOptions{Filters: client.Filters{}.Add("service", serviceID)})
+		if err == nil {
+			for _, t := range res.Items {
+				if t.ServiceID != serviceID {
+					continue
+				}
+				switch t.Status.State {
+				case swarm.TaskStateRunning:
+					if !running {
+						running = true
+						onRunning()
+					}
+				case swarm.TaskStateComplete, swarm.TaskStateFailed, swarm.TaskStateShutdown, swarm.TaskStateRejected, swarm.TaskStateOrphaned, swarm.TaskStateRemove:
+					if !running {
+						onRunning() // a fault waiting for the start must not wait forever
+					}
+					return t, nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return swarm.Task{}, fmt.Errorf("swarm: load job %s did not finish: %w", name, ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// logs is the generator's stdout then stderr.
+func (l *LoadRunner) logs(ctx context.Context, containerID string) []byte {
+	rc, err := l.Client.ContainerLogs(ctx, containerID, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true})
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	// a partial copy is still worth archiving
+	var stdout, stderr bytes.Buffer
+	_, _ = stdcopy.StdCopy(&stdout, &stderr, rc)
+	return append(stdout.Bytes(), stderr.Bytes()...)
+}
+
+// result copies the result file out of the finished container.
+func (l *LoadRunner) result(ctx context.Context, containerID string) (*loadgen.Result, error) {
+	res, err := l.Client.CopyFromContainer(ctx, containerID, client.CopyFromContainerOptions{SourcePath: resultInJob})
+	if err != nil {
+		return nil, err
+	}
+	defer res.Content.Close()
+	tr := tar.NewReader(res.Content)
+	if _, err := tr.Next(); err != nil {
+		return nil, fmt.Errorf("%s: %w", resultInJob, err)
+	}
+	b, err := io.ReadAll(tr)
+	if err != nil {
+		return nil, err
+	}
+	var out loadgen.Result
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("%s: %w", resultInJob, err)
+	}
+	return &out, nil
+}
