@@ -52,7 +52,7 @@ func TestTaskFailure(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
-		case err != nil && !strings.HasPrefix(err.Error(), "swarm: job taewa-vertical: service taewa: task "):
+		case err != nil && !strings.HasPrefix(err.Error(), "swarm: job taewa-vertical: service taewa-vertical-taewa: task "):
 			t.Errorf("%s: %v does not name the job, service and task", c.name, err)
 		}
 	}
@@ -61,12 +61,12 @@ func TestTaskFailure(t *testing.T) {
 func TestReusable(t *testing.T) {
 	p := mustTranslate(t, taewaJob(), Options{})
 	svc := func(version string, running, desired uint64, update swarm.UpdateState) map[string]swarm.Service {
-		s := swarm.Service{Spec: swarm.ServiceSpec{Annotations: swarm.Annotations{Name: "taewa", Labels: map[string]string{LabelVersion: version}}},
+		s := swarm.Service{Spec: swarm.ServiceSpec{Annotations: swarm.Annotations{Name: "taewa-vertical-taewa", Labels: map[string]string{LabelVersion: version}}},
 			ServiceStatus: &swarm.ServiceStatus{RunningTasks: running, DesiredTasks: desired}}
 		if update != "" {
 			s.UpdateStatus = &swarm.UpdateStatus{State: update}
 		}
-		return map[string]swarm.Service{"taewa": s}
+		return map[string]swarm.Service{"taewa-vertical-taewa": s}
 	}
 	a := &Adapter{}
 	if !a.reusable(p, svc(p.Version, 2, 2, "")) {

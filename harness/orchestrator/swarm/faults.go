@@ -57,7 +57,11 @@ func (a *Adapter) ReplaceTask(ctx context.Context, d *Deployment, service string
 }
 
 func (a *Adapter) endTask(ctx context.Context, d *Deployment, service, verb string, end func(containerID string) error) (string, error) {
-	id, err := a.serviceID(ctx, d, service)
+	name := service
+	if svc := d.Plan.Service(service); svc != nil {
+		name = svc.Name
+	}
+	id, err := a.serviceID(ctx, d, name)
 	if err != nil {
 		return "", err
 	}

@@ -23,7 +23,7 @@ func (a *Adapter) Endpoints(ctx context.Context, d *Deployment, service string) 
 	if svc == nil {
 		return nil, fmt.Errorf("swarm: job %s has no service %s", d.Job, service)
 	}
-	id, err := a.serviceID(ctx, d, service)
+	id, err := a.serviceID(ctx, d, svc.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func (a *Adapter) Endpoints(ctx context.Context, d *Deployment, service string) 
 	if err != nil {
 		return nil, err
 	}
-	entry := d.Plan.Entry != nil && d.Plan.Entry.Service == service
+	entry := d.Plan.Entry != nil && d.Plan.Entry.Service == svc.Name
 	var out []Endpoint
 	for _, t := range runningTasks(tasks, d.Version) {
 		cid := t.Status.ContainerStatus.ContainerID

@@ -105,7 +105,7 @@ func TestSwarmTaewa(t *testing.T) {
 		e := l.Enforced
 		t.Logf("task %s pid %d: cgroup v%d %s: quota %d/%d = %.3f cores, memory %d MiB", shortID(l.ID), l.PID, e.Version, e.CgroupPath, e.QuotaUS, e.PeriodUS, e.Cores, e.MemoryMiB)
 		if !limits.Equal(e.EffectiveCores(), 0.5) || e.MemoryMiB != 256 {
-			t.Errorf("task %s: enforced %.3f cores / %d MiB, declared %s", shortID(l.ID), e.EffectiveCores(), e.MemoryMiB, l.Declared)
+			t.Errorf("task %s: enforced %.3f cores / %d MiB, declared %s", shortID(l.ID), e.EffectiveCores(), e.MemoryMiB, describe(l.Declared))
 		}
 	}
 
@@ -257,7 +257,7 @@ func TestSwarmRejected(t *testing.T) {
 	})
 	start := time.Now()
 	err = a.WaitHealthy(ctx, d, 2*time.Minute)
-	if err == nil || !strings.Contains(err.Error(), "service taewa: task ") || !strings.Contains(err.Error(), "No such image: orchbench/no-such-image:local") {
+	if err == nil || !strings.Contains(err.Error(), "service "+d.Job+"-taewa: task ") || !strings.Contains(err.Error(), "No such image: orchbench/no-such-image:local") {
 		t.Fatalf("WaitHealthy: %v", err)
 	}
 	t.Logf("failed after %s: %v", time.Since(start).Round(time.Millisecond), err)
@@ -342,10 +342,10 @@ func TestSwarmJobFile(t *testing.T) {
 	}
 	for _, l := range lims {
 		e := l.Enforced
-		t.Logf("%s slot %d: declared %s; enforced quota %.3f cores (cpuset %s), %d MiB", l.Service, l.Slot, l.Declared, e.Cores, e.CPUSet, e.MemoryMiB)
+		t.Logf("%s slot %d: declared %s; enforced quota %.3f cores (cpuset %s), %d MiB", l.Service, l.Slot, describe(l.Declared), e.Cores, e.CPUSet, e.MemoryMiB)
 		// Swarm sets no cpuset: the quota is the cap, and none for "shares"
 		if !limits.Equal(e.Cores, l.Declared.Cores) || e.AncestorCores != 0 || e.MemoryMiB != l.Declared.MemoryMiB {
-			t.Errorf("%s slot %d: enforced quota %.3f cores (enclosing %.3f) / %d MiB, declared %s", l.Service, l.Slot, e.Cores, e.AncestorCores, e.MemoryMiB, l.Declared)
+			t.Errorf("%s slot %d: enforced quota %.3f cores (enclosing %.3f) / %d MiB, declared %s", l.Service, l.Slot, e.Cores, e.AncestorCores, e.MemoryMiB, describe(l.Declared))
 		}
 	}
 }

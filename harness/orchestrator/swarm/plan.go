@@ -82,11 +82,18 @@ func (r Remark) String() string {
 	return fmt.Sprintf("%s: %s %s: %s", r.Where, r.Stanza, r.Kind, r.Why)
 }
 
-// Service returns the plan's service of that name, or nil.
+// Service returns the plan's service of that Swarm or Consul name, or nil.
 func (p *Plan) Service(name string) *Service {
 	for _, s := range p.Services {
 		if s.Name == name {
 			return s
+		}
+	}
+	for _, s := range p.Services {
+		for _, c := range s.Consul {
+			if c == name {
+				return s
+			}
 		}
 	}
 	return nil

@@ -265,10 +265,11 @@ func (t *translator) scanGroup(g *api.TaskGroup) (*groupInfo, error) {
 			return nil, err
 		}
 	}
+	// Swarm service names are global, Consul's are not: two variants of one
+	// app (two jobs) both register "taewa". So the Swarm service is named for
+	// the job and group, and every Consul name is an alias on the job's own
+	// overlay network, where the job's tasks look their upstreams up.
 	gi.name = t.name + "-" + gi.w.group
-	if len(gi.consul) == 1 {
-		gi.name = gi.consul[0]
-	}
 	if !validServiceName(gi.name) {
 		return nil, gi.w.errorf("%q is not a valid Swarm service name (letters, digits, '-' and '_', at most 63 characters, starting and ending with a letter or digit)", gi.name)
 	}

@@ -119,7 +119,7 @@ func TestTranslateTaewa(t *testing.T) {
 		t.Fatalf("plan: job %q network %q services %d", p.Job, p.Network, len(p.Services))
 	}
 	s := p.Services[0]
-	if s.Name != "taewa" || s.Group != "taewa" || s.Task != "taewa" || s.Replicas != 2 || s.Port != 8080 {
+	if s.Name != "taewa-vertical-taewa" || s.Group != "taewa" || s.Task != "taewa" || s.Replicas != 2 || s.Port != 8080 {
 		t.Errorf("service: %+v", s)
 	}
 	spec := s.Spec
@@ -145,10 +145,11 @@ func TestTranslateTaewa(t *testing.T) {
 		t.Errorf("endpoint mode %q", spec.EndpointSpec.Mode)
 	}
 	wantPorts := []swarm.PortConfig{{Protocol: "tcp", TargetPort: 8080, PublishedPort: 0, PublishMode: swarm.PortConfigPublishModeHost}}
-	if !reflect.DeepEqual(spec.EndpointSpec.Ports, wantPorts) || p.Entry == nil || *p.Entry != (Entry{Service: "taewa", Port: 8080}) {
+	if !reflect.DeepEqual(spec.EndpointSpec.Ports, wantPorts) || p.Entry == nil || *p.Entry != (Entry{Service: "taewa-vertical-taewa", Port: 8080}) {
 		t.Errorf("entry: ports %+v entry %+v", spec.EndpointSpec.Ports, p.Entry)
 	}
-	if n := spec.TaskTemplate.Networks; len(n) != 1 || n[0].Target != "orchbench-taewa-vertical" || len(n[0].Aliases) != 0 {
+	// the Consul name is an alias on the job's own network: two jobs of one app both have it
+	if n := spec.TaskTemplate.Networks; len(n) != 1 || n[0].Target != "orchbench-taewa-vertical" || !reflect.DeepEqual(n[0].Aliases, []string{"taewa"}) {
 		t.Errorf("networks %+v", n)
 	}
 	for _, labels := range []map[string]string{spec.Labels, cs.Labels} {
@@ -247,7 +248,7 @@ func TestTranslateFixtures(t *testing.T) {
 		services int
 		entry    string
 	}{
-		{"taewa-vertical", 1, "taewa"},
+		{"taewa-vertical", 1, "taewa-vertical-taewa"},
 		{"social-network-vertical", 15, "social-network-vertical-frontend"},
 		{"social-network-ha", 15, "social-network-ha-frontend"},
 	} {
@@ -479,7 +480,7 @@ func TestTranslateRefusals(t *testing.T) {
 		{"entry unknown", func(j *api.Job) { j.Meta["orchbench_service"] = "nope" }, `meta orchbench_service names service "nope", which no group registers`},
 		{"spread by rack", func(j *api.Job) { group(j).Spreads = []*api.Spread{{Attribute: "${meta.rack}"}} }, `spread over "${meta.rack}" is not supported`},
 		{"interpolated image", func(j *api.Job) { task(j).Config["image"] = "orchbench/${NOMAD_META_x}" }, "interpolation in the image is not supported"},
-		{"service name not a DNS name", func(j *api.Job) { group(j).Services[0].Name = "taewa.web" }, `"taewa.web" is not a valid Swarm service name`},
+		{"service name not a DNS name", func(j *api.Job) { group(j).Services[0].Name = "taewa.web" }, `Consul service name "taewa.web" is not a valid DNS name on the overlay network`},
 	}
 	for _, c := range cases {
 		j := taewaJob()
