@@ -63,3 +63,20 @@ func Processes() ([]Membership, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
 	return out, nil
 }
+
+// CPUCgroupOf is the cgroup a process's CPU is accounted in: the v1 cpu
+// controller's path, or the v2 unified path. Limits.CgroupPath is the same
+// for an instance's processes, so a process can be told to be the instance's.
+func CPUCgroupOf(pid int) (string, error) {
+	m, err := membershipOf(pid)
+	if err != nil {
+		return "", err
+	}
+	if m.Unified() {
+		return m.Paths[""], nil
+	}
+	if p, ok := m.Paths["cpu"]; ok {
+		return p, nil
+	}
+	return "", fmt.Errorf("pid %d is in no cgroup v1 cpu hierarchy", pid)
+}

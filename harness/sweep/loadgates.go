@@ -1,15 +1,19 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
+	"github.com/orchbench/orchbench/harness/sockets"
 )
 
 // The checks of a step's load run. Each one can fail, and each names what
@@ -71,12 +75,16 @@ func GeneratorGate(res *loadgen.Result, bound time.Duration) results.Gate {
 	return g
 }
 
-// LoadPathGate compares the addresses the generator's connections really
-// reached (getpeername on each socket) with the registered instances of the
-// measured service. A proxy, tunnel or port-forward in the path shows up as
-// a peer that is not an instance: the testbed we replace sent its
-// Kubernetes load through an SSH tunnel and measured the tunnel.
-func LoadPathGate(peers []loadgen.Peer, eps []orchestrator.Endpoint) results.Gate {
+// LoadPathGate checks, from the generator's own sockets, that every
+// connection went to a registered instance of the measured service, and,
+// for the ones on this machine's loopback, that what accepts them is the
+// instance itself: a process of an instance's cgroup, or no process here
+// (the kernel carries the connection into the instance's namespace, as a
+// NAT rule does). A process outside every instance (docker's userland
+// proxy, an SSH tunnel, a forwarder) accepting at the registered address
+// relays the load, and the step did not measure what it declared.
+// instanceCgroups are the CPU cgroups of the deployment's instances.
+func LoadPathGate(peers []loadgen.Peer, eps []orchestrator.Endpoint, instanceCgroups map[string]bool) results.Gate {
 	g := results.Gate{Name: GateLoadPath}
 	if len(peers) == 0 {
 		g.NotChecked = true
@@ -87,15 +95,25 @@ func LoadPathGate(peers []loadgen.Peer, eps []orchestrator.Endpoint) results.Gat
 	for _, ep := range eps {
 		registered[ep.HostPort()] = ep.Service
 	}
-	var direct, stray []string
+	var direct, stray, relayed, unchecked []string
 	for _, p := range peers {
-		if svc, ok := registered[p.Addr]; ok {
-			direct = append(direct, fmt.Sprintf("%s (%s, %d connections)", p.Addr, svc, p.Connections))
-		} else {
+		svc, ok := registered[p.Addr]
+		if !ok {
 			stray = append(stray, fmt.Sprintf("%s (%d connections)", p.Addr, p.Connections))
+			continue
 		}
+		problem, note := relay(p.Addr, instanceCgroups)
+		if problem != "" {
+			relayed = append(relayed, problem)
+			continue
+		}
+		if note != "" {
+			unchecked = append(unchecked, note)
+		}
+		direct = append(direct, fmt.Sprintf("%s (%s, %d connections)", p.Addr, svc, p.Connections))
 	}
-	if len(stray) > 0 {
+	switch {
+	case len(stray) > 0:
 		known := make([]string, 0, len(registered))
 		for addr := range registered {
 			known = append(known, addr)
@@ -103,11 +121,49 @@ func LoadPathGate(peers []loadgen.Peer, eps []orchestrator.Endpoint) results.Gat
 		sort.Strings(known)
 		g.Detail = fmt.Sprintf("connections reached %s, which is not a registered instance (registered: %s): a proxy or tunnel in the path?",
 			strings.Join(stray, ", "), strings.Join(known, ", "))
-		return g
+	case len(relayed) > 0:
+		g.Detail = strings.Join(relayed, "; ")
+	default:
+		g.Passed = true
+		g.Detail = "every connection went straight to an instance: " + strings.Join(direct, ", ")
+		if len(unchecked) > 0 {
+			g.Detail += " (" + strings.Join(unchecked, "; ") + ")"
+		}
 	}
-	g.Passed = true
-	g.Detail = "every connection went straight to an instance: " + strings.Join(direct, ", ")
 	return g
+}
+
+// relay says which process outside the instances accepts connections to a
+// loopback address, or "" when an instance does (or the kernel carries them
+// on into the instance's namespace). It opens one connection of its own,
+// after the load, while the instances still run. Addresses off loopback are
+// in namespaces whose sockets cannot be seen from here.
+//
+// An address nothing answers on any more (an instance a fault replaced)
+// cannot be looked at: unchecked says so, and the address passes.
+func relay(addr string, instanceCgroups map[string]bool) (problem, unchecked string) {
+	host, _, err := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		return "", ""
+	}
+	a, found, err := sockets.AcceptorOf(addr, 2*time.Second)
+	var dialErr *net.OpError
+	switch {
+	case errors.As(err, &dialErr) && dialErr.Op == "dial":
+		return "", fmt.Sprintf("%s did not answer after the load, so what accepts there was not seen", addr)
+	case err != nil:
+		return fmt.Sprintf("who accepts the connections to %s could not be seen: %v", addr, err), ""
+	case !found:
+		return "", ""
+	}
+	cg, err := limits.CPUCgroupOf(a.PID)
+	if err != nil {
+		return fmt.Sprintf("connections to %s are accepted by %s (pid %d), whose cgroup could not be read: %v", addr, a.Command, a.PID, err), ""
+	}
+	if instanceCgroups[cg] {
+		return "", ""
+	}
+	return fmt.Sprintf("connections to %s are accepted by %s (pid %d, cgroup %s), a process of no instance: a userland proxy relays the load", addr, a.Command, a.PID, cg), ""
 }
 
 // ResponsesGate holds the response bodies under load to the probe's: an

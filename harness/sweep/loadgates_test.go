@@ -2,11 +2,15 @@ package sweep
 
 import (
 	"errors"
+	"fmt"
+	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
@@ -19,18 +23,57 @@ import (
 func TestLoadPathGateReadsTheWire(t *testing.T) {
 	eps := []orchestrator.Endpoint{{Service: "taewa", Address: "127.0.0.1", Port: 2000}, {Service: "taewa", Address: "127.0.0.1", Port: 2001}}
 	direct := []loadgen.Peer{{Addr: "127.0.0.1:2000", Connections: 8}, {Addr: "127.0.0.1:2001", Connections: 8}}
-	if g := LoadPathGate(direct, eps); !g.Passed || !strings.Contains(g.Detail, "127.0.0.1:2001 (taewa, 8 connections)") {
+	if g := LoadPathGate(direct, eps, nil); !g.Passed || !strings.Contains(g.Detail, "127.0.0.1:2001 (taewa, 8 connections)") {
 		t.Fatalf("direct load refused: %+v", g)
 	}
 	// the generator was aimed at a registered address, but a forwarder
 	// (or a script's own address) is what the sockets reached
 	proxied := []loadgen.Peer{{Addr: "127.0.0.1:2000", Connections: 8}, {Addr: "127.0.0.1:39999", Connections: 8}}
-	g := LoadPathGate(proxied, eps)
+	g := LoadPathGate(proxied, eps, nil)
 	if g.Passed || g.NotChecked || g.Breaks || !strings.Contains(g.Detail, "127.0.0.1:39999 (8 connections), which is not a registered instance") {
 		t.Fatalf("a proxy in the path passed: %+v", g)
 	}
-	if g := LoadPathGate(nil, eps); !g.NotChecked || g.Passed {
+	if g := LoadPathGate(nil, eps, nil); !g.NotChecked || g.Passed {
 		t.Fatalf("no connection at all must say not checked: %+v", g)
+	}
+}
+
+// A registered address can itself be a relay: Swarm's host-mode publishing
+// answers on loopback through docker-proxy, which holds the port and
+// forwards to the task. The gate asks who accepted the connections: a
+// process of no instance's cgroup is a proxy in the path.
+func TestLoadPathGateFindsAUserlandRelay(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	addr := ln.Addr().(*net.TCPAddr)
+	eps := []orchestrator.Endpoint{{Service: "taewa", Address: "127.0.0.1", Port: addr.Port}}
+	peers := []loadgen.Peer{{Addr: addr.String(), Connections: 16}}
+	instance := map[string]bool{"/docker/0123abcd": true}
+	g := LoadPathGate(peers, eps, instance)
+	if g.Passed || g.NotChecked || g.Breaks || !strings.Contains(g.Detail, fmt.Sprintf("connections to %s are accepted by", addr)) ||
+		!strings.Contains(g.Detail, fmt.Sprintf("(pid %d,", os.Getpid())) || !strings.Contains(g.Detail, "a userland proxy relays the load") {
+		t.Fatalf("a relay holding the registered port passed: %+v", g)
+	}
+	// the same listener inside an instance's cgroup is the instance itself (host networking)
+	own, err := limits.CPUCgroupOf(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	instance[own] = true
+	if g := LoadPathGate(peers, eps, instance); !g.Passed {
+		t.Fatalf("an instance listening itself was refused: %+v", g)
 	}
 }
 

@@ -129,7 +129,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		eps = append(eps, after...)
 	}
 	sr.Metadata["peers"] = res.Peers
-	gate(LoadPathGate(res.Peers, eps))
+	gate(LoadPathGate(res.Peers, eps, r.instanceCgroups(ctx, dep, lims)))
 	bound := st.Load.MaxGeneratorLag
 	if bound == 0 {
 		bound = DefaultMaxGeneratorLag
@@ -139,6 +139,25 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	gate(ResponsesGate(probe, probed.Body, res))
 	gate(SLOGate(*sr, rec.Spec.SLO))
 	return files
+}
+
+// instanceCgroups are the CPU cgroups of the deployment's instances before
+// the load and now: a fault may have replaced one during it.
+func (r *Runner) instanceCgroups(ctx context.Context, dep *deployment, before []orchestrator.Limits) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range before {
+		out[l.CgroupPath] = true
+	}
+	for _, d := range dep.jobs {
+		now, err := dep.orch.Limits(ctx, d)
+		if err != nil {
+			continue // an instance still restarting; the ones read before stand
+		}
+		for _, l := range now {
+			out[l.CgroupPath] = true
+		}
+	}
+	return out
 }
 
 // recordDeployment notes what was deployed, on what, and on which nodes.
