@@ -5,6 +5,8 @@ package integration
 import (
 	"strings"
 	"testing"
+
+	"github.com/orchbench/orchbench/harness/results"
 )
 
 const faultSpec = `
@@ -13,7 +15,7 @@ sweep "fault" {
   repetitions   = 1
   warmup        = "1s"
   duration      = "8s"
-  orchestrators = ["nomad"]
+  orchestrators = ["nomad", "swarm"]
   app "taewa" {
     variants    = ["horizontal"]
     vars        = { resource_scale = 0.25, scale = 2 }
@@ -29,14 +31,25 @@ sweep "fault" {
 `
 
 // TestFaultDuringLoad kills one of two Taewa instances three seconds into the
-// measurement: the load is spread over both instances, the failures show in
-// the per-second series, and the fault's time is recorded with the step.
+// measurement, on Nomad and on Swarm: the load is spread over both
+// instances, the failures show in the per-second series, the fault's time
+// is recorded with the step, and the sweep goes on to the other orchestrator.
 func TestFaultDuringLoad(t *testing.T) {
 	steps := sweepSteps(t, "fault", faultSpec)
-	if len(steps) != 1 {
-		t.Fatalf("want one step, got %d", len(steps))
+	if len(steps) != 2 {
+		t.Fatalf("want a step per orchestrator, got %d", len(steps))
 	}
-	s := steps[0]
+	seen := map[string]bool{}
+	for _, s := range steps {
+		seen[s.Orchestrator] = true
+		t.Run(s.Orchestrator, func(t *testing.T) { checkFaultStep(t, s) })
+	}
+	if !seen["nomad"] || !seen["swarm"] {
+		t.Fatalf("steps ran on %v, want nomad and swarm", seen)
+	}
+}
+
+func checkFaultStep(t *testing.T, s results.StepResult) {
 	// errors from the killed instance are a measurement: valid or broken, never invalid
 	if !s.Measured() {
 		t.Fatalf("step %s: %v", s.Outcome, s.Reasons)

@@ -1,0 +1,73 @@
+//go:build integration
+
+package integration
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orchbench/orchbench/harness/results"
+)
+
+// TestSwarmLimitsAndParity deploys Taewa's vertical variant on Swarm and
+// reads 0.5 cores and 512 MiB back from its container's cgroup; then gives
+// that container a CPU limit behind Swarm's back, and the step that reuses
+// the deployment is invalid by the limits gate, naming what it found.
+func TestSwarmLimitsAndParity(t *testing.T) {
+	work := t.TempDir()
+	vars := []string{"--var", "variant=vertical", "--var", "resource_scale=0.25", "--var", "job_name=taewa-swarm-limits"}
+	must(t, orchbench, append([]string{"pack", "run", "taewa", "--orchestrator", "swarm", "--wait"}, vars...)...)
+	t.Cleanup(func() {
+		sh(root, orchbench, append([]string{"pack", "destroy", "taewa", "--orchestrator", "swarm"}, vars...)...)
+	})
+	run := func(name string) results.StepResult {
+		dir := filepath.Join(work, name)
+		must(t, orchbench, "run", "taewa", "--orchestrator", "swarm", "--variant", "vertical", "--var", "resource_scale=0.25",
+			"--var", "job_name=taewa-swarm-limits", "--rate", "20", "-d", "3s", "--warmup", "1s", "--dir", dir, "--vm", "")
+		archive := results.Archive{Dir: dir}
+		id, err := archive.Resolve("run-taewa")
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps, err := archive.LoadSteps(id)
+		if err != nil || len(steps) != 1 {
+			t.Fatalf("steps %v, error %v", steps, err)
+		}
+		return steps[0]
+	}
+
+	s := run("right")
+	limits := gateOf(s, "limits")
+	if !s.Measured() || !limits.Passed || !strings.Contains(limits.Detail, "quota: 0.5 cores (a CFS quota of 50000 µs per 100000 µs period)") ||
+		!strings.Contains(limits.Detail, "512 MiB") {
+		t.Fatalf("Swarm step %s, limits gate %+v", s.Outcome, limits)
+	}
+	if s.Metadata["orchestrator"] != "swarm" || s.Metadata["entry"] != "host-port" || s.Metadata["load_runner"] != "swarm" {
+		t.Errorf("orchestrator %v, entry %v, load runner %v", s.Metadata["orchestrator"], s.Metadata["entry"], s.Metadata["load_runner"])
+	}
+	if lp := gateOf(s, "load-path"); !lp.Passed {
+		t.Errorf("load path on Swarm: %+v", lp)
+	}
+
+	// a wrong limit on Swarm only: the running task's container gets 1 core
+	container := strings.TrimSpace(must(t, "docker", "ps", "-q", "--filter", "label=orchbench.job=taewa-swarm-limits"))
+	if container == "" || strings.Contains(container, "\n") {
+		t.Fatalf("want the one container of the job, got %q", container)
+	}
+	must(t, "docker", "update", "--cpus", "1", container)
+	s = run("wrong")
+	limits = gateOf(s, "limits")
+	if s.Outcome != results.OutcomeInvalid || limits.Passed || !strings.Contains(limits.Detail, "enforces 1.000 cores, the variant declares 0.500") {
+		t.Fatalf("a wrong limit on Swarm: step %s, limits gate %+v", s.Outcome, limits)
+	}
+}
+
+func gateOf(s results.StepResult, name string) results.Gate {
+	for _, g := range s.Gates {
+		if g.Name == name {
+			return g
+		}
+	}
+	return results.Gate{Name: name, Detail: "not run"}
+}
