@@ -1,8 +1,11 @@
 # Seed study 002's central comparison, on the embedded single-node cluster:
 # DeathStarBench's social network (baseline) under its mixed workload on
 # Nomad and on Docker Swarm. Each orchestrator's deployment loads the
-# 962-user dataset before its first step (several minutes), and is torn
-# down before the other orchestrator's goes up.
+# 962-user dataset before its first step, and is torn down before the other
+# orchestrator's goes up. At resource_scale 0.03 the load is slow (the
+# 37,624 follows alone took 9 min on Nomad here): allow 20 minutes or more
+# per orchestrator. For a quick look, set dataset_users = 120,
+# dataset_posts_per_user = 3 and workload = "social-network:mixed@120".
 sweep "orchestrators-social-network" {
   description = "Social network baseline on Nomad and Swarm, mixed workload"
   seed        = 13

@@ -17,11 +17,16 @@ import (
 //	tcp   ["CMD", "/orchbench-check", "tcp", "127.0.0.1:<port>"]
 //
 // Interval and timeout are the check's (Docker's defaults of 30 s / 30 s
-// otherwise), retries are failures_before_critical or 3, and the start
-// period is check_restart.grace or defaultStartPeriod: failures during it
-// do not count, and the first pass ends it.
+// otherwise), and the start period is check_restart.grace or
+// defaultStartPeriod: failures during it do not count, and the first pass
+// ends it. Swarm replaces a container whose check fails retries times in a
+// row, while Nomad restarts nothing on a failing check unless the service
+// has check_restart: so retries are check_restart's limit when there is one,
+// and otherwise so many that a check failing under load (the checker runs
+// inside the container, on its CPU quota) never ends the task; the check
+// then only gates the deployment, as Consul's does on Nomad.
 const (
-	defaultRetries     = 3
+	neverUnhealthy     = 1 << 30
 	defaultStartPeriod = 30 * time.Second
 )
 
@@ -37,7 +42,7 @@ func (t *translator) healthCheck(gi *groupInfo, w where, g *api.TaskGroup, task 
 				checks = append(checks, owned{s, c})
 			}
 			if s.CheckRestart != nil {
-				t.remark(w, "service "+s.Name+" check_restart", RemarkDiffers, "Swarm replaces a container once its health check fails retries times in a row")
+				t.remark(w, "service "+s.Name+" check_restart", RemarkDiffers, "Swarm replaces the container (a new task) where Nomad restarts the task in place")
 			}
 		}
 	}
@@ -107,11 +112,15 @@ func (t *translator) healthCheck(gi *groupInfo, w where, g *api.TaskGroup, task 
 		Test:        test,
 		Interval:    c.Interval,
 		Timeout:     c.Timeout,
-		Retries:     defaultRetries,
+		Retries:     neverUnhealthy,
 		StartPeriod: defaultStartPeriod,
 	}
-	if c.FailuresBeforeCritical > 0 {
-		hc.Retries = c.FailuresBeforeCritical
+	restart := c.CheckRestart
+	if restart == nil {
+		restart = s.CheckRestart
+	}
+	if restart != nil && restart.Limit > 0 {
+		hc.Retries = restart.Limit
 	}
 	if c.CheckRestart != nil && c.CheckRestart.Grace != nil && *c.CheckRestart.Grace > 0 {
 		hc.StartPeriod = *c.CheckRestart.Grace

@@ -131,7 +131,7 @@ func TestTranslateTaewa(t *testing.T) {
 		t.Errorf("replicas %d", *spec.Mode.Replicated.Replicas)
 	}
 	wantTest := []string{"CMD", "/orchbench-check", "http", "127.0.0.1:8080/?n=1"}
-	if hc := cs.Healthcheck; hc == nil || !reflect.DeepEqual(hc.Test, wantTest) || hc.Interval != 2*time.Second || hc.Timeout != time.Second || hc.Retries != 3 || hc.StartPeriod <= 0 {
+	if hc := cs.Healthcheck; hc == nil || !reflect.DeepEqual(hc.Test, wantTest) || hc.Interval != 2*time.Second || hc.Timeout != time.Second || hc.Retries != neverUnhealthy || hc.StartPeriod <= 0 {
 		t.Errorf("health check: %+v", cs.Healthcheck)
 	}
 	res := spec.TaskTemplate.Resources
