@@ -6,9 +6,6 @@
 #   orchbench the static orchbench binary (load generator job) FROM scratch
 #   pause     the holder of bridge-mode network namespaces (Nomad's docker infra_image)
 #   dsb       DeathStarBench social network: socialnet, ferretdb FROM scratch; redis, memcached on base
-# Every image but base and pause carries /orchbench-check (harness/cmd/orchbench-check),
-# the static health check that Swarm runs inside the container; it is built once
-# per run and its hash is part of every such image's tag.
 # REGISTRY=host:port pushes every built image there, for real multi-host clusters.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,24 +21,6 @@ have() { docker image inspect "$1" >/dev/null 2>&1; }
 # docker driver always tries to pull ":latest", and no registry is reachable.
 # The exact image ID is recorded with every result.
 tag_latest() { docker tag "$1" "${1%:*}:local"; built+=("$1"); }
-
-# The health checker, built once per run into its own directory; checker_hash
-# (of the binary, which -trimpath makes reproducible) goes into the tags.
-checker_dir=""
-checker_hash=""
-cleanup() { [ -z "$checker_dir" ] || rm -rf "$checker_dir"; }
-trap cleanup EXIT
-build_checker() {
-  [ -z "$checker_dir" ] || return 0
-  checker_dir=$(mktemp -d)
-  say "orchbench-check: go build ./harness/cmd/orchbench-check"
-  (cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$checker_dir/orchbench-check" ./harness/cmd/orchbench-check)
-  checker_hash=$(sha256sum "$checker_dir/orchbench-check" | cut -c1-12)
-}
-# with_checker HASH: a tag hash that changes when HASH or the checker does.
-with_checker() { printf '%s %s' "$1" "$checker_hash" | sha256sum | cut -c1-12; }
-# add_checker CTX: puts the checker into a build context (COPY orchbench-check /orchbench-check).
-add_checker() { cp "$checker_dir/orchbench-check" "$1/orchbench-check"; }
 
 base_tag() { echo "orchbench/debian-base:$(content_hash cluster/images/base-packages.txt)"; }
 
@@ -79,12 +58,10 @@ build_ctx() {
 
 build_taewa() {
   build_base
-  build_checker
-  local tag ctx; tag="orchbench/taewa:$(with_checker "$(content_hash apps/taewa cluster/images/base-packages.txt)")"
-  ctx=$(mktemp -d); cp "$root/apps/taewa/server.js" "$ctx/"; add_checker "$ctx"
+  local tag ctx; tag="orchbench/taewa:$(content_hash apps/taewa cluster/images/base-packages.txt)"
+  ctx=$(mktemp -d); cp "$root/apps/taewa/server.js" "$ctx/"
   build_ctx taewa "$tag" "FROM $(base_tag)
 COPY server.js /opt/taewa/server.js
-COPY orchbench-check /orchbench-check
 ENV PORT=8080
 EXPOSE 8080
 USER 65534
@@ -92,21 +69,15 @@ CMD [\"node\", \"/opt/taewa/server.js\"]" "$ctx"
   rm -rf "$ctx"
 }
 
-# go_static NAME PACKAGE [nocheck]: a FROM-scratch image holding one static Go
-# binary, and the health checker unless "nocheck".
+# go_static NAME PACKAGE: a FROM-scratch image holding one static Go binary.
 go_static() {
-  local name=$1 pkg=$2 check=${3:-check} ctx tag copy=""
+  local name=$1 pkg=$2 ctx tag
   ctx=$(mktemp -d)
   say "$name: go build $pkg"
   (cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$(git -C "$root" describe --always --dirty 2>/dev/null || echo dev)" -o "$ctx/$name" "$pkg")
-  tag=$(sha256sum "$ctx/$name" | cut -c1-12)
-  if [ "$check" != nocheck ]; then
-    build_checker; add_checker "$ctx"; tag=$(with_checker "$tag")
-    copy="COPY orchbench-check /orchbench-check"
-  fi
-  build_ctx "$name" "orchbench/$name:$tag" "FROM scratch
+  tag="orchbench/$name:$(sha256sum "$ctx/$name" | cut -c1-12)"
+  build_ctx "$name" "$tag" "FROM scratch
 COPY $name /$name
-$copy
 ENTRYPOINT [\"/$name\"]" "$ctx"
   rm -rf "$ctx"
 }
@@ -114,21 +85,18 @@ ENTRYPOINT [\"/$name\"]" "$ctx"
 # The network-namespace holder of bridge-mode allocations (the docker driver's
 # infra_image), tagged with a fixed name the Nomad client config refers to.
 build_pause() {
-  go_static pause ./cluster/images/pause nocheck
+  go_static pause ./cluster/images/pause
 }
 
 build_dsb() {
   build_base
   go_static socialnet ./deathstarbench/cmd/socialnet
   go_static ferretdb ./deathstarbench/cmd/ferretdb
-  build_checker
-  local ctx; ctx=$(mktemp -d); add_checker "$ctx"
-  build_ctx redis "orchbench/redis:$(with_checker "$(content_hash cluster/images/base-packages.txt)")" "FROM $(base_tag)
-COPY orchbench-check /orchbench-check
+  local ctx; ctx=$(mktemp -d)
+  build_ctx redis "orchbench/redis:$(content_hash cluster/images/base-packages.txt)" "FROM $(base_tag)
 USER 65534
 ENTRYPOINT [\"redis-server\", \"--save\", \"\", \"--appendonly\", \"no\", \"--protected-mode\", \"no\"]" "$ctx"
-  build_ctx memcached "orchbench/memcached:$(with_checker "$(content_hash cluster/images/base-packages.txt)")" "FROM $(base_tag)
-COPY orchbench-check /orchbench-check
+  build_ctx memcached "orchbench/memcached:$(content_hash cluster/images/base-packages.txt)" "FROM $(base_tag)
 USER 65534
 ENTRYPOINT [\"memcached\"]" "$ctx"
   rm -rf "$ctx"

@@ -14,7 +14,6 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/hashicorp/nomad/api"
-	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/swarm"
 	"github.com/moby/moby/client"
 )
@@ -315,21 +314,25 @@ func (a *Adapter) serviceID(ctx context.Context, d *Deployment, name string) (st
 	return res.Service.ID, nil
 }
 
-// health is a container's health: "healthy", "starting", "unhealthy", or
-// "none" when the service has no check.
-func (a *Adapter) health(ctx context.Context, containerID string) (string, int, error) {
+// health runs the service's check against one of its containers, from
+// outside it, in its network namespace: "healthy", "unhealthy", or "none"
+// when the service has no check. The PID is the container's init.
+func (a *Adapter) health(ctx context.Context, svc *Service, containerID string) (string, int, error) {
 	res, err := a.Client.ContainerInspect(ctx, containerID, client.ContainerInspectOptions{})
 	if err != nil {
 		return "", 0, err
 	}
 	st := res.Container.State
-	if st == nil {
-		return "", 0, fmt.Errorf("container %s has no state", shortID(containerID))
+	if st == nil || !st.Running || st.Pid == 0 {
+		return "", 0, fmt.Errorf("container %s is not running", shortID(containerID))
 	}
-	if st.Health == nil {
-		return string(container.NoHealthcheck), st.Pid, nil
+	if svc.Check == nil {
+		return "none", st.Pid, nil
 	}
-	return string(st.Health.Status), st.Pid, nil
+	if err := probe(ctx, svc.Check, st.Pid); err != nil {
+		return "unhealthy", st.Pid, nil
+	}
+	return "healthy", st.Pid, nil
 }
 
 func shortID(id string) string {

@@ -10,27 +10,27 @@ import (
 	"github.com/moby/moby/api/types/swarm"
 )
 
-// Health checks run inside the container, with the static checker every
-// orchbench image carries at CheckerPath:
-//
-//	http  ["CMD", "/orchbench-check", "http", "127.0.0.1:<port><path>"]
-//	tcp   ["CMD", "/orchbench-check", "tcp", "127.0.0.1:<port>"]
-//
-// Interval and timeout are the check's (Docker's defaults of 30 s / 30 s
-// otherwise), and the start period is check_restart.grace or
-// defaultStartPeriod: failures during it do not count, and the first pass
-// ends it. Swarm replaces a container whose check fails retries times in a
-// row, while Nomad restarts nothing on a failing check unless the service
-// has check_restart: so retries are check_restart's limit when there is one,
-// and otherwise so many that a check failing under load (the checker runs
-// inside the container, on its CPU quota) never ends the task; the check
-// then only gates the deployment, as Consul's does on Nomad.
-const (
-	neverUnhealthy     = 1 << 30
-	defaultStartPeriod = 30 * time.Second
-)
+// A group's Nomad service check becomes a Check the adapter runs itself,
+// from outside the container, in the task's network namespace (as Consul
+// checks a Nomad task and kubelet probes a pod): a check run inside the
+// container would spend the task's own CPU quota, a few per cent of a
+// miniature's 0.03 cores, and Swarm would replace a container whose check
+// timed out under load, where Nomad restarts nothing without check_restart.
+// The container's own health check is switched off ("NONE"). A check
+// passing is what "healthy" means for WaitHealthy and Endpoints.
+type Check struct {
+	Type string // "http" or "tcp"
+	// Address is host:port inside the task's network namespace.
+	Address string
+	// Path is the HTTP request path ("" for tcp).
+	Path              string
+	Interval, Timeout time.Duration
+}
 
-func (t *translator) healthCheck(gi *groupInfo, w where, g *api.TaskGroup, task *api.Task) (*container.HealthConfig, error) {
+// noHealthcheck turns off any health check the image declares.
+var noHealthcheck = &container.HealthConfig{Test: []string{"NONE"}}
+
+func (t *translator) healthCheck(gi *groupInfo, w where, g *api.TaskGroup, task *api.Task) (*Check, error) {
 	type owned struct {
 		svc   *api.Service
 		check api.ServiceCheck
@@ -79,7 +79,7 @@ func (t *translator) healthCheck(gi *groupInfo, w where, g *api.TaskGroup, task 
 		return nil, w.errorf("%s: task %q is not the group's task", where, c.TaskName)
 	}
 	target := "127.0.0.1:" + strconv.Itoa(port)
-	var test []string
+	check := &Check{Type: c.Type, Address: target, Interval: c.Interval, Timeout: c.Timeout}
 	switch c.Type {
 	case "http":
 		switch {
@@ -102,35 +102,24 @@ func (t *translator) healthCheck(gi *groupInfo, w where, g *api.TaskGroup, task 
 		if strings.Contains(path, "${") {
 			return nil, w.errorf("%s: interpolation in the path is not supported", where)
 		}
-		test = []string{"CMD", CheckerPath, "http", target + path}
+		check.Path = path
 	case "tcp":
-		test = []string{"CMD", CheckerPath, "tcp", target}
 	default:
 		return nil, w.errorf("%s: type %q is not supported (only http and tcp)", where, c.Type)
 	}
-	hc := &container.HealthConfig{
-		Test:        test,
-		Interval:    c.Interval,
-		Timeout:     c.Timeout,
-		Retries:     neverUnhealthy,
-		StartPeriod: defaultStartPeriod,
+	if check.Interval <= 0 {
+		check.Interval = 10 * time.Second
 	}
-	restart := c.CheckRestart
-	if restart == nil {
-		restart = s.CheckRestart
+	if check.Timeout <= 0 {
+		check.Timeout = 2 * time.Second
 	}
-	if restart != nil && restart.Limit > 0 {
-		hc.Retries = restart.Limit
+	if c.SuccessBeforePassing > 1 || c.InitialStatus != "" || c.OnUpdate != "" || c.FailuresBeforeWarning > 0 || c.FailuresBeforeCritical > 0 {
+		t.remark(w, where, RemarkIgnored, "success_before_passing/initial_status/on_update/failures_before_* have no counterpart here: an instance is healthy while its check passes")
 	}
-	if c.CheckRestart != nil && c.CheckRestart.Grace != nil && *c.CheckRestart.Grace > 0 {
-		hc.StartPeriod = *c.CheckRestart.Grace
-	} else if s.CheckRestart != nil && s.CheckRestart.Grace != nil && *s.CheckRestart.Grace > 0 {
-		hc.StartPeriod = *s.CheckRestart.Grace
+	if s.CheckRestart != nil || c.CheckRestart != nil {
+		t.remark(w, where+" check_restart", RemarkIgnored, "the adapter's check only gates the deployment and the endpoints; nothing restarts a task whose check fails")
 	}
-	if c.SuccessBeforePassing > 1 || c.InitialStatus != "" || c.OnUpdate != "" || c.FailuresBeforeWarning > 0 {
-		t.remark(w, where, RemarkIgnored, "success_before_passing/initial_status/on_update/failures_before_warning have no Docker counterpart; a container is healthy after one pass")
-	}
-	return hc, nil
+	return check, nil
 }
 
 // placement maps the group's and task's constraints.

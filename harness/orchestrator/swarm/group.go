@@ -88,11 +88,12 @@ func (t *translator) translateGroup(gi *groupInfo) (*Service, error) {
 	}
 	svc.Declared = decl
 
-	hc, err := t.healthCheck(gi, w, g, task)
+	check, err := t.healthCheck(gi, w, g, task)
 	if err != nil {
 		return nil, err
 	}
-	cs.Healthcheck = hc
+	svc.Check = check
+	cs.Healthcheck = noHealthcheck
 
 	placement, err := t.placement(gi.w, w, g, task)
 	if err != nil {

@@ -76,7 +76,7 @@ func (a *Adapter) healthy(ctx context.Context, d *Deployment) (bool, string, err
 		running := runningTasks(tasks, d.Version)
 		healthy := 0
 		for _, t := range running {
-			h, _, err := a.health(ctx, t.Status.ContainerStatus.ContainerID)
+			h, _, err := a.health(ctx, svc, t.Status.ContainerStatus.ContainerID)
 			if err != nil {
 				continue // the container may be going away; the next look decides
 			}

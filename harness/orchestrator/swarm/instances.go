@@ -39,7 +39,7 @@ func (a *Adapter) Endpoints(ctx context.Context, d *Deployment, service string) 
 	var out []Endpoint
 	for _, t := range runningTasks(tasks, d.Version) {
 		cid := t.Status.ContainerStatus.ContainerID
-		if h, _, err := a.health(ctx, cid); err != nil || (h != "healthy" && h != "none") {
+		if h, _, err := a.health(ctx, svc, cid); err != nil || (h != "healthy" && h != "none") {
 			continue
 		}
 		ep := Endpoint{Service: service, Instance: t.ID, Container: cid, Node: nodes[t.NodeID]}

@@ -75,7 +75,7 @@ func TestSwarmTaewa(t *testing.T) {
 		names = append(names, v.Name)
 	}
 	sort.Strings(names)
-	if want := []string{"taewa-data-1", "taewa-data-2"}; !reflect.DeepEqual(names, want) {
+	if want := []string{d.Job + "-taewa-data-1", d.Job + "-taewa-data-2"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("volumes %q, want %q", names, want)
 	}
 	rev, err := a.Revision(ctx, d)

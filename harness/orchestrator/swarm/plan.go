@@ -53,6 +53,8 @@ type Service struct {
 	// label's), 0 when it registers none.
 	Port     int
 	Declared Declaration
+	// Check is the health check the adapter runs; nil when the group has none.
+	Check *Check
 	// Volume is the name template of the service's data volume mounted at
 	// /alloc/data ("" when the task does not use the alloc dir); Swarm
 	// expands {{.Task.Slot}}, so each replica has its own.

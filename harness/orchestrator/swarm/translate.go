@@ -45,10 +45,6 @@ const (
 // metaEntry names the measured service, whose port is published on the node.
 const metaEntry = contract.KeyService
 
-// CheckerPath is where every orchbench image carries the health-check
-// binary (harness/cmd/orchbench-check, added by cluster/images.sh).
-const CheckerPath = "/orchbench-check"
-
 // AllocDataDir is the group data directory Nomad gives every allocation;
 // on Swarm it is a named volume per service and slot.
 const AllocDataDir = "/alloc/data"

@@ -1,0 +1,52 @@
+package swarm
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The checks run through a task's network namespace; this process's own
+// namespace stands in for it (entering it needs the same privilege).
+func TestProbeThroughANetworkNamespace(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" {
+			w.Write([]byte("ok"))
+			return
+		}
+		http.Error(w, "no", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	ctx := context.Background()
+	pid := os.Getpid()
+	for _, c := range []struct {
+		check Check
+		pass  bool
+	}{
+		{Check{Type: "http", Address: addr, Path: "/healthz", Timeout: time.Second}, true},
+		{Check{Type: "http", Address: addr, Path: "/other", Timeout: time.Second}, false},
+		{Check{Type: "tcp", Address: addr, Timeout: time.Second}, true},
+	} {
+		if err := probe(ctx, &c.check, pid); (err == nil) != c.pass {
+			t.Errorf("%+v: error %v, want pass %v", c.check, err, c.pass)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	if err := probe(ctx, &Check{Type: "tcp", Address: closed, Timeout: time.Second}, pid); err == nil {
+		t.Error("a closed port passed the tcp check")
+	}
+	if err := probe(ctx, &Check{Type: "tcp", Address: addr, Timeout: time.Second}, 1<<30); err == nil {
+		t.Error("a process that does not exist passed")
+	}
+}
