@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net"
 	"net/http"
@@ -229,11 +230,21 @@ func (r *Runner) orchestratorNames() []string {
 	return names
 }
 
+// loadSeed is the generator's seed for a step: the sweep's seed and the
+// step's app, variant, level and repetition, but not its orchestrator or
+// its place in the plan, so the same step on two orchestrators sends the
+// same requests (the same users, the same posts) and their answers compare.
+func loadSeed(sweepSeed uint64, st experiment.Step) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d|%s|%s|%g|%d|%d", sweepSeed, st.App, st.Variant, st.OfferedRPS, st.Users, st.Rep)
+	return max(h.Sum64(), 1) // 0 would mean "from the clock"
+}
+
 // loadArgs turns a step's load settings into `orchbench load` flags.
 func loadArgs(rec *results.SweepRecord, st experiment.Step, eps []orchestrator.Endpoint) []string {
 	l := st.Load
 	args := []string{"-t", strconv.Itoa(max(l.Threads, 1)), "-d", st.Duration.String(), "--warmup", st.Warmup.String(), "-L", "-U",
-		"--seed", strconv.FormatUint(rec.Seed+uint64(st.Index)+1, 10)}
+		"--seed", strconv.FormatUint(loadSeed(rec.Seed, st), 10)}
 	if st.Users > 0 {
 		args = append(args, "--closed", "-c", strconv.Itoa(st.Users), "--think", l.Think.String())
 	} else {

@@ -78,3 +78,28 @@ func TestLoadArgsAllowOnlyTheDeploymentsInstances(t *testing.T) {
 		t.Errorf("loopback needs no allowance: %q", args)
 	}
 }
+
+// The same step on two orchestrators sends the same requests; another
+// repetition, level or variant sends others.
+func TestLoadSeedIgnoresTheOrchestrator(t *testing.T) {
+	st := experiment.Step{App: "social-network", Orchestrator: "nomad", Variant: "baseline", OfferedRPS: 40, Rep: 2, Index: 3}
+	other := st
+	other.Orchestrator, other.Index = "swarm", 17
+	if loadSeed(7, st) != loadSeed(7, other) {
+		t.Error("the orchestrator or the plan position changed the load")
+	}
+	for _, change := range []func(*experiment.Step){
+		func(s *experiment.Step) { s.Rep = 3 },
+		func(s *experiment.Step) { s.OfferedRPS = 80 },
+		func(s *experiment.Step) { s.Variant = "vertical" },
+	} {
+		c := st
+		change(&c)
+		if loadSeed(7, c) == loadSeed(7, st) {
+			t.Errorf("%+v has the same seed as %+v", c, st)
+		}
+	}
+	if loadSeed(7, st) == loadSeed(8, st) {
+		t.Error("the sweep's seed does not reach the load")
+	}
+}
