@@ -34,33 +34,14 @@ func (a *Adapter) currentAllocs(ctx context.Context, d *orchestrator.Deployment)
 // allocation or the deployment fails or nothing can be placed, because waiting
 // out the timeout would only hide the cause.
 func (a *Adapter) WaitHealthy(ctx context.Context, d *orchestrator.Deployment, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	start := time.Now()
-	var last string
-	for {
-		ok, state, err := a.healthy(ctx, d)
-		if err != nil && ctx.Err() != nil {
-			// the bound ran out during a request: say how far it got
-			return fmt.Errorf("nomad: job %s not healthy after %s (last state: %s)", d.Job, timeout, last)
-		}
-		if err != nil {
-			return err
-		}
-		if a.Progress != nil && state != last {
-			fmt.Fprintf(a.Progress, "job %s: %s\n", d.Job, state)
-		}
-		last = state
-		if ok {
-			d.DeployDuration = time.Since(start)
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("nomad: job %s not healthy after %s (last state: %s)", d.Job, timeout, last)
-		case <-time.After(a.poll()):
-		}
+	err := orchestrator.WaitUntilHealthy(ctx, Name, d.Job, timeout, a.poll(), a.Progress, func(ctx context.Context) (bool, string, error) {
+		return a.healthy(ctx, d)
+	})
+	if err == nil {
+		d.DeployDuration = time.Since(start)
 	}
+	return err
 }
 
 func (a *Adapter) poll() time.Duration {

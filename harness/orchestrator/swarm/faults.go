@@ -9,37 +9,12 @@ import (
 	"github.com/moby/moby/client"
 )
 
-// Faults the adapter can inject, named as the harness names them.
-const (
-	// FaultKillTask SIGKILLs one task's container; Swarm's restart policy
-	// starts a new task (a new container) in its slot.
-	FaultKillTask = "kill-task"
-	// FaultReplaceInstance stops one task's container gracefully (its stop
-	// signal, then the stop grace period); Swarm schedules a new task for the
-	// slot on whichever node fits, as Nomad reschedules a stopped allocation.
-	// Swarm has no call to remove one task of a service: a stopped container
-	// is how its task ends. Both faults count against the restart policy's
-	// attempts, and with restart attempts = 0 (condition none) nothing
-	// replaces the task.
-	FaultReplaceInstance = "replace-instance"
-)
-
 // faultWait bounds how long a fault waits for Swarm to notice the task ended.
 const faultWait = 60 * time.Second
 
-// InjectFault applies one fault to one task of service and returns the task's ID.
-func (a *Adapter) InjectFault(ctx context.Context, d *Deployment, kind, service string) (string, error) {
-	switch kind {
-	case FaultKillTask:
-		return a.KillTask(ctx, d, service)
-	case FaultReplaceInstance:
-		return a.ReplaceTask(ctx, d, service)
-	}
-	return "", fmt.Errorf("swarm: unknown fault %q (valid: %s, %s)", kind, FaultKillTask, FaultReplaceInstance)
-}
-
 // KillTask kills one running task's container (the lowest slot) and returns
-// the task's ID once Swarm has seen it end.
+// the task's ID once Swarm has seen it end; Swarm's restart policy starts a
+// new task (a new container) in its slot.
 func (a *Adapter) KillTask(ctx context.Context, d *Deployment, service string) (string, error) {
 	return a.endTask(ctx, d, service, "kill", func(id string) error {
 		_, err := a.Client.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "KILL"})
@@ -47,8 +22,13 @@ func (a *Adapter) KillTask(ctx context.Context, d *Deployment, service string) (
 	})
 }
 
-// ReplaceTask stops one running task's container gracefully, so Swarm
-// replaces the task, and returns the task's ID once Swarm has seen it end.
+// ReplaceTask stops one running task's container gracefully (its stop
+// signal, then the stop grace period), so Swarm schedules a new task for the
+// slot on whichever node fits, as Nomad reschedules a stopped allocation,
+// and returns the task's ID once Swarm has seen it end. Swarm has no call to
+// remove one task of a service: a stopped container is how its task ends.
+// Both faults count against the restart policy's attempts, and with restart
+// attempts = 0 (condition none) nothing replaces the task.
 func (a *Adapter) ReplaceTask(ctx context.Context, d *Deployment, service string) (string, error) {
 	return a.endTask(ctx, d, service, "stop", func(id string) error {
 		_, err := a.Client.ContainerStop(ctx, id, client.ContainerStopOptions{})

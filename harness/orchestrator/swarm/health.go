@@ -3,6 +3,7 @@ package swarm
 import (
 	"context"
 	"fmt"
+	"github.com/orchbench/orchbench/harness/orchestrator"
 	"strings"
 	"time"
 
@@ -21,29 +22,13 @@ const placementGrace = 15 * time.Second
 // slot fails more often than the restart policy allows since the last
 // deploy or fault, or when Swarm paused or rolled back an update.
 func (a *Adapter) WaitHealthy(ctx context.Context, d *Deployment, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var last string
-	for {
-		ok, state, err := a.healthy(ctx, d)
-		if err != nil && ctx.Err() != nil {
-			return fmt.Errorf("swarm: job %s not healthy after %s (last state: %s)", d.Job, timeout, last)
-		}
-		if err != nil {
-			return err
-		}
-		if a.Progress != nil && state != last {
-			fmt.Fprintf(a.Progress, "job %s: %s\n", d.Job, state)
-		}
-		last = state
-		if ok {
-			d.DeployDuration = time.Since(d.Started)
-			return nil
-		}
-		if err := sleep(ctx, a.poll()); err != nil {
-			return fmt.Errorf("swarm: job %s not healthy after %s (last state: %s)", d.Job, timeout, last)
-		}
+	err := orchestrator.WaitUntilHealthy(ctx, Name, d.Job, timeout, a.poll(), a.Progress, func(ctx context.Context) (bool, string, error) {
+		return a.healthy(ctx, d)
+	})
+	if err == nil {
+		d.DeployDuration = time.Since(d.Started)
 	}
+	return err
 }
 
 // healthy reports whether every service is ready, and a one-line state.

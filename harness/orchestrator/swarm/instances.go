@@ -11,6 +11,7 @@ import (
 	"github.com/moby/moby/api/types/swarm"
 	"github.com/moby/moby/client"
 	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/orchestrator"
 )
 
 // Endpoints lists the running, healthy instances of one service of the
@@ -219,16 +220,13 @@ func (a *Adapter) Capacity(ctx context.Context) (Capacity, error) {
 	return c, nil
 }
 
-// Facts are what a result records about each node.
-type Facts map[string]map[string]string
-
 // Facts describes every node with the keys Nomad's fingerprint uses where
 // the fact is the same (cpu.*, memory.totalbytes, kernel.*, os.*,
 // driver.docker.version), so the parity of two orchestrators' runs compares
 // like with like; swarm.version is the engine's, Swarm being part of it.
 // The CPU model, kernel and OS come from this machine for the node the
 // adapter's daemon runs on.
-func (a *Adapter) Facts(ctx context.Context) (Facts, error) {
+func (a *Adapter) Facts(ctx context.Context) (orchestrator.Facts, error) {
 	info, err := a.Client.Info(ctx, client.InfoOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("swarm: docker info: %w", err)
@@ -237,7 +235,7 @@ func (a *Adapter) Facts(ctx context.Context) (Facts, error) {
 	if err != nil {
 		return nil, fmt.Errorf("swarm: list nodes: %w", err)
 	}
-	out := Facts{}
+	out := orchestrator.Facts{}
 	for _, n := range res.Items {
 		f := map[string]string{
 			"swarm.version":         n.Description.Engine.EngineVersion,

@@ -139,13 +139,17 @@ func TestSwarmTaewa(t *testing.T) {
 	d = upd
 
 	// faults: the task is replaced by a new one in its slot
-	for _, fault := range []string{FaultKillTask, FaultReplaceInstance} {
+	for _, f := range []struct {
+		name   string
+		inject func(context.Context, *Deployment, string) (string, error)
+	}{{"kill-task", a.KillTask}, {"replace", a.ReplaceTask}} {
+		fault := f.name
 		before, err := a.Instances(ctx, d)
 		if err != nil {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		victim, err := a.InjectFault(ctx, d, fault, "taewa")
+		victim, err := f.inject(ctx, d, "taewa")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -55,8 +55,7 @@ func (o *Orchestrator) Capacity(ctx context.Context) (orchestrator.Capacity, err
 }
 
 func (o *Orchestrator) Facts(ctx context.Context) (orchestrator.Facts, error) {
-	f, err := o.Adapter.Facts(ctx)
-	return orchestrator.Facts(f), err
+	return o.Adapter.Facts(ctx)
 }
 
 // Deploy translates and deploys the job.
