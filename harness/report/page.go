@@ -53,11 +53,11 @@ dt { font-weight: bold; }
 {{end}}</table>
 
 {{if .Parity}}<h2>Orchestrator parity</h2>
-<p>What must be equal for the orchestrators to be the only difference, as the measured steps recorded it: enforced limits per task, the entry the load was aimed at, mean response bodies per endpoint, image IDs, facts of the node. {{with .ParityMismatches}}<strong>{{len .}} mismatch(es) other than the orchestrator</strong> are highlighted.{{else}}No mismatch other than the orchestrator.{{end}} Rows in grey differ by nature (the orchestrator's own version, its load job).</p>
+<p>What must be equal for the orchestrators to be the only difference, as the measured steps recorded it: enforced limits per task, the entry the load was aimed at, mean response bodies per endpoint (over the steps valid on every orchestrator: an overloaded step completes a different subset of its requests each run), image IDs, facts of the node. {{with .ParityMismatches}}<strong>{{len .}} mismatch(es) other than the orchestrator</strong> are highlighted.{{else}}No mismatch other than the orchestrator.{{end}} Rows in grey differ by nature (the orchestrator's own version, its load job).</p>
 <table id="parity">
 <tr><th>app / variant</th><th>aspect</th>{{range .ParityOrchestrators}}<th>{{.}}</th>{{end}}<th></th></tr>
 {{range $row := .Parity}}<tr{{if $row.Mismatch}} class="invalid"{{else if $row.Inherent}} class="inherent"{{end}}>
-<td>{{$row.App}} / {{$row.Variant}}</td><td>{{$row.Aspect}}</td>{{range $.ParityOrchestrators}}<td>{{or (index $row.Values .) "-"}}</td>{{end}}
+<td>{{$row.App}} / {{$row.Variant}}</td><td>{{$row.Aspect}}{{with $row.Basis}}<br><small>over {{.}}</small>{{end}}</td>{{range $.ParityOrchestrators}}<td>{{or (index $row.Values .) "-"}}</td>{{end}}
 <td>{{if $row.Mismatch}}MISMATCH{{else if $row.Inherent}}differs by nature{{else}}equal{{end}}</td>
 </tr>
 {{end}}</table>

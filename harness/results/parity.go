@@ -24,6 +24,8 @@ type ParityRow struct {
 	// Inherent marks rows that are expected to differ (the orchestrator's
 	// own version, the load job's kind): shown, never flagged.
 	Inherent bool `json:"inherent,omitempty"`
+	// Basis says which steps a response size was averaged over.
+	Basis string `json:"basis,omitempty"`
 }
 
 // responseTolerance is how far mean response sizes may differ between
@@ -67,9 +69,7 @@ func Parity(steps []StepResult) []ParityRow {
 		values[k][r.Orchestrator][value] = true
 		inherent[k] = inherent[k] || isInherent
 	}
-	// response sizes are compared with a tolerance, so they are kept as numbers
-	type sizeKey struct{ app, variant, endpoint, orch string }
-	sizes := map[sizeKey][2]float64{}
+	sizes := responseSizes(steps)
 	for _, r := range steps {
 		if r.Skipped || !r.Measured() {
 			continue
@@ -81,7 +81,7 @@ func Parity(steps []StepResult) []ParityRow {
 		orchs[cfg][r.Orchestrator] = true
 		for _, l := range metadataLimits(r) {
 			name := l.Group + "/" + l.Task
-			add(r, "limits "+name, fmt.Sprintf("%s cores, %s", coresText(l.EffectiveCores, l.QuotaCores), memText(l.MemoryLimitMiB)), false)
+			add(r, "limits "+name, coresText(l.EffectiveCores, l.QuotaCores)+", "+memText(l.MemoryLimitMiB), false)
 			if l.ImageID != "" {
 				add(r, "image "+name, shortImage(l.ImageID), false)
 			}
@@ -97,14 +97,6 @@ func Parity(steps []StepResult) []ParityRow {
 			for fact, v := range facts {
 				add(r, "node "+fact, v, inherentFacts[fact])
 			}
-		}
-		for _, e := range r.Endpoints {
-			if e.Completed == 0 {
-				continue
-			}
-			k := sizeKey{r.App, r.Variant, e.Name, r.Orchestrator}
-			s := sizes[k]
-			sizes[k] = [2]float64{s[0] + float64(e.BodyBytes), s[1] + float64(e.Completed)}
 		}
 	}
 	var rows []ParityRow
@@ -123,23 +115,15 @@ func Parity(steps []StepResult) []ParityRow {
 		row.Mismatch = !row.Inherent && !allEqual(row.Values)
 		rows = append(rows, row)
 	}
-	bodies := map[[3]string]map[string]float64{}
-	for k, s := range sizes {
-		id := [3]string{k.app, k.variant, k.endpoint}
-		if bodies[id] == nil {
-			bodies[id] = map[string]float64{}
-		}
-		bodies[id][k.orch] = s[0] / s[1]
-	}
-	for id, byOrch := range bodies {
-		all := orchs[[2]string{id[0], id[1]}]
+	for id, size := range sizes {
+		all := orchs[[2]string{id.app, id.variant}]
 		if len(all) < 2 {
 			continue
 		}
-		row := ParityRow{App: id[0], Variant: id[1], Aspect: "mean response body " + id[2], Values: map[string]string{}}
+		row := ParityRow{App: id.app, Variant: id.variant, Aspect: "mean response body " + id.endpoint, Values: map[string]string{}, Basis: size.basis}
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for o := range all {
-			mean, ok := byOrch[o]
+			mean, ok := size.mean[o]
 			if !ok {
 				row.Values[o] = ""
 				row.Mismatch = true
@@ -161,6 +145,89 @@ func Parity(steps []StepResult) []ParityRow {
 		return a.Aspect < b.Aspect
 	})
 	return rows
+}
+
+type endpointID struct{ app, variant, endpoint string }
+
+type meanSize struct {
+	mean  map[string]float64 // orchestrator → mean body bytes
+	basis string
+}
+
+// responseSizes averages each endpoint's body size per orchestrator over
+// the steps that were valid on every orchestrator that ran the variant.
+// An overloaded (broken) step completes a different subset of its requests
+// on each run, and a stateful application's reads then return different
+// amounts: comparing those would flag the overload, not the orchestrator.
+// Where no step was valid everywhere, every measured step counts, so a
+// difference is still flagged rather than hidden.
+func responseSizes(steps []StepResult) map[endpointID]meanSize {
+	type stepKey struct {
+		app, variant string
+		rate         float64
+		users, rep   int
+	}
+	keyOf := func(r StepResult) stepKey {
+		return stepKey{r.App, r.Variant, r.OfferedRPS, r.Users, r.Rep}
+	}
+	ran := map[[2]string]map[string]bool{}
+	valid := map[stepKey]map[string]bool{}
+	for _, r := range steps {
+		if r.Skipped || !r.Measured() {
+			continue
+		}
+		cfg := [2]string{r.App, r.Variant}
+		if ran[cfg] == nil {
+			ran[cfg] = map[string]bool{}
+		}
+		ran[cfg][r.Orchestrator] = true
+		if r.Outcome == OutcomeValid {
+			if valid[keyOf(r)] == nil {
+				valid[keyOf(r)] = map[string]bool{}
+			}
+			valid[keyOf(r)][r.Orchestrator] = true
+		}
+	}
+	validEverywhere := func(r StepResult) bool {
+		return r.Outcome == OutcomeValid && len(valid[keyOf(r)]) == len(ran[[2]string{r.App, r.Variant}])
+	}
+	type sums struct{ bytes, completed float64 }
+	collect := func(only bool) (map[endpointID]map[string]sums, map[endpointID]map[stepKey]bool) {
+		out, stepsOf := map[endpointID]map[string]sums{}, map[endpointID]map[stepKey]bool{}
+		for _, r := range steps {
+			if r.Skipped || !r.Measured() || (only && !validEverywhere(r)) {
+				continue
+			}
+			for _, e := range r.Endpoints {
+				if e.Completed == 0 {
+					continue
+				}
+				id := endpointID{r.App, r.Variant, e.Name}
+				if out[id] == nil {
+					out[id], stepsOf[id] = map[string]sums{}, map[stepKey]bool{}
+				}
+				s := out[id][r.Orchestrator]
+				out[id][r.Orchestrator] = sums{s.bytes + float64(e.BodyBytes), s.completed + float64(e.Completed)}
+				stepsOf[id][keyOf(r)] = true
+			}
+		}
+		return out, stepsOf
+	}
+	common, commonSteps := collect(true)
+	every, _ := collect(false)
+	result := map[endpointID]meanSize{}
+	for id, byOrch := range every {
+		size := meanSize{mean: map[string]float64{}, basis: "every measured step (none was valid on every orchestrator)"}
+		if c, ok := common[id]; ok && len(c) == len(ran[[2]string{id.app, id.variant}]) {
+			byOrch = c
+			size.basis = fmt.Sprintf("the %d steps valid on every orchestrator", len(commonSteps[id]))
+		}
+		for o, s := range byOrch {
+			size.mean[o] = s.bytes / s.completed
+		}
+		result[id] = size
+	}
+	return result
 }
 
 // ParityOrchestrators lists the orchestrators that appear in rows, sorted.
@@ -215,9 +282,9 @@ func remarshal(v any, into any) {
 
 func coresText(effective, quota float64) string {
 	if quota == 0 {
-		return fmt.Sprintf("no quota (%.3g", effective) + " available)"
+		return fmt.Sprintf("no CPU quota (%.3g cores available)", effective)
 	}
-	return fmt.Sprintf("%.3f", quota)
+	return fmt.Sprintf("%.3f cores", quota)
 }
 
 func memText(mib int) string {

@@ -98,3 +98,41 @@ func TestParityFlagsEveryDifference(t *testing.T) {
 		}
 	}
 }
+
+// An overloaded step completes a different subset of its requests on each
+// run, so a stateful app's reads differ in size there; response sizes are
+// compared over the steps valid on both, and only there.
+func TestParityComparesResponseSizesOverStepsValidEverywhere(t *testing.T) {
+	overloaded := func(orch string, body int64) StepResult {
+		return StepResult{
+			Labels:    Labels{App: "taewa", Orchestrator: orch, Variant: "vertical", OfferedRPS: 400, Rep: 1},
+			Outcome:   OutcomeBroken,
+			Endpoints: []EndpointStats{{Name: "GET /?n=20000", Requests: 900, Completed: 300, BodyBytes: body * 300}},
+		}
+	}
+	sizeRow := func(rows []ParityRow) ParityRow {
+		for _, r := range rows {
+			if r.Aspect == "mean response body GET /?n=20000" {
+				return r
+			}
+		}
+		t.Fatalf("no response size row in %+v", rows)
+		return ParityRow{}
+	}
+	steps := append(paritySteps(nil), overloaded("nomad", 60), overloaded("swarm", 20))
+	row := sizeRow(Parity(steps))
+	if row.Mismatch || row.Values["swarm"] != "44 bytes" || !strings.Contains(row.Basis, "1 steps valid on every orchestrator") {
+		t.Errorf("the broken step entered the comparison: %+v", row)
+	}
+	// the same difference in a step valid on both is flagged
+	steps = paritySteps(func(s *StepResult) { s.Endpoints[0].BodyBytes = 20 * 1000 })
+	if row := sizeRow(Parity(steps)); !row.Mismatch {
+		t.Errorf("a valid step with smaller bodies was not flagged: %+v", row)
+	}
+	// with no step valid on both, every measured step counts, and the difference shows
+	steps = paritySteps(func(s *StepResult) { s.Outcome = OutcomeBroken; s.Endpoints[0].BodyBytes = 0 })
+	row = sizeRow(Parity(steps))
+	if !row.Mismatch || !strings.Contains(row.Basis, "every measured step") {
+		t.Errorf("empty bodies on a broken-only orchestrator were hidden: %+v", row)
+	}
+}

@@ -124,6 +124,9 @@ func formatParity(w io.Writer, rows []ParityRow) error {
 		for _, o := range orchs {
 			vs = append(vs, orNone(r.Values[o]))
 		}
+		if r.Basis != "" {
+			verdict += " (over " + r.Basis + ")"
+		}
 		fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\n", r.App, r.Variant, r.Aspect, strings.Join(vs, "\t"), verdict)
 	}
 	return tw.Flush()
