@@ -49,8 +49,13 @@ apt_install() {
   fi
   tool=apt step=install
   say "debian packages: installing ${missing[*]}"
+  # packages must not start their daemons (etcd, redis, memcached, dockerd) on
+  # the host: the cluster scripts start what they need, bound where they choose
+  local policy=/usr/sbin/policy-rc.d own_policy=""
+  if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy"; chmod +x "$policy"; own_policy=1; fi
   { DEBIAN_FRONTEND=noninteractive apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
-    >>"$logs/apt.log" 2>&1 || fail apt-get install "${missing[@]}"
+    >>"$logs/apt.log" 2>&1 || { if [ -n "$own_policy" ]; then rm -f "$policy"; fi; fail apt-get install "${missing[@]}"; }
+  if [ -n "$own_policy" ]; then rm -f "$policy"; fi
 }
 
 # installed NAME VERSION BINARY...: true when every binary is in .tools/bin at VERSION,
@@ -151,6 +156,39 @@ build_victoriametrics() {
   say "victoriametrics $VICTORIAMETRICS_VERSION: built"
 }
 
+# Kubernetes' go.mod points its staging modules (k8s.io/api, client-go, ...) at
+# ./staging with version v0.0.0; outside the release tree they are the published
+# v0.MINOR.PATCH of the same release.
+kubernetes_wrapper() {
+  wrapper k8s.io/kubernetes "$KUBERNETES_VERSION"
+  local staging="v0.${KUBERNETES_VERSION#v1.}"
+  sed -i -E "s#^(\s+k8s\.io/[a-z0-9-]+) v0\.0\.0\$#\1 $staging#" "$work/go.mod"
+  sed -i -E '/^godebug /d' "$work/go.mod"
+}
+build_kubernetes() {
+  tool=kubernetes
+  local bins=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl)
+  installed kubernetes "$KUBERNETES_VERSION" "${bins[@]}" && { say "kubernetes $KUBERNETES_VERSION: ok"; return; }
+  kubernetes_wrapper
+  local minor=${KUBERNETES_VERSION#v1.}; minor=${minor%%.*}
+  # the version stamps a release build sets, so the node and `kubectl version` report it
+  local ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBERNETES_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
+  (cd "$work" && run "go mod download" go mod download k8s.io/kubernetes)
+  for b in "${bins[@]}"; do
+    (cd "$work" && CGO_ENABLED=0 run "go build $b (minutes cold)" go build -trimpath -ldflags="$ldflags" -o "$bin/$b" "k8s.io/kubernetes/cmd/$b")
+  done
+  finish kubernetes "$KUBERNETES_VERSION" "${bins[@]}"
+  say "kubernetes $KUBERNETES_VERSION: built"
+}
+build_coredns() {
+  tool=coredns
+  installed coredns "$COREDNS_VERSION" coredns && { say "coredns $COREDNS_VERSION: ok"; return; }
+  wrapper github.com/coredns/coredns "$COREDNS_VERSION"
+  (cd "$work" && CGO_ENABLED=0 run "go build" go build -trimpath -ldflags="-s -w" -o "$bin/coredns" github.com/coredns/coredns)
+  finish coredns "$COREDNS_VERSION" coredns
+  say "coredns $COREDNS_VERSION: built"
+}
+
 start=$(date +%s)
 targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics levant hashi-up consul nomad)
 for t in "${targets[@]}"; do
@@ -161,7 +199,9 @@ for t in "${targets[@]}"; do
     levant) build_levant ;;
     hashi-up) build_hashiup ;;
     victoriametrics) build_victoriametrics ;;
-    *) say "unknown tool '$t' (known: apt nomad consul levant hashi-up victoriametrics)"; exit 2 ;;
+    kubernetes) build_kubernetes ;;
+    coredns) build_coredns ;;
+    *) say "unknown tool '$t' (known: apt nomad consul levant hashi-up victoriametrics kubernetes coredns)"; exit 2 ;;
   esac
 done
 say "all tools ready in $(( $(date +%s) - start )) s"
