@@ -10,12 +10,16 @@ import (
 	"time"
 
 	"github.com/orchbench/orchbench/harness/loadgen"
+	"github.com/orchbench/orchbench/harness/netns"
 )
 
 // LoadRequest is one load run: the target and `orchbench load` flags.
 type LoadRequest struct {
 	StepID string
 	URL    string
+	// NetNS is the network namespace URL is reached in ("" for the
+	// harness's own); a runner beside the application is in it already.
+	NetNS netns.Path
 	// Args are `orchbench load` flags without the URL, so the same request
 	// runs locally, in an orchestrator's one-shot job, or by hand.
 	Args []string

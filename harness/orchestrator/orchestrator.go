@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/netns"
 )
 
 // Workload is what an adapter deploys: one rendered job of a pack, the
@@ -69,6 +70,10 @@ type Endpoint struct {
 	Instance string    `json:"instance,omitempty"`
 	Node     string    `json:"node,omitempty"`
 	Entry    EntryKind `json:"entry,omitempty"`
+	// NetNS is the network namespace the address is in, "" for the
+	// harness's own: the embedded Kubernetes node lives in one of its own,
+	// and whatever reaches the endpoint (probe, hooks, load) enters it.
+	NetNS netns.Path `json:"netns,omitempty"`
 }
 
 // HostPort returns "address:port".

@@ -73,7 +73,6 @@ type probeSeen struct {
 
 func (p Probe) check(ctx context.Context, eps []orchestrator.Endpoint) (results.Gate, probeSeen) {
 	seen := probeSeen{Body: -1}
-	client := &http.Client{Timeout: 10 * time.Second}
 	var sizes []string
 	fail := func(format string, args ...any) (results.Gate, probeSeen) {
 		return results.Gate{Name: GateProbe, Detail: fmt.Sprintf(format, args...)}, probeSeen{}
@@ -82,6 +81,7 @@ func (p Probe) check(ctx context.Context, eps []orchestrator.Endpoint) (results.
 		return fail("no registered instance to probe")
 	}
 	for _, ep := range eps {
+		client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: ep.NetNS.Dial}}
 		url := "http://" + ep.HostPort() + p.Path
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {

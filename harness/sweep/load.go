@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/orchbench/orchbench/harness/loadgen"
@@ -43,7 +42,7 @@ func (l LocalRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 	defer cancel()
 	args := append(append([]string{"load"}, req.Args...), "-o", out, req.URL)
 	var raw bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := req.NetNS.Command(ctx, bin, args...)
 	cmd.Stdout, cmd.Stderr = &raw, &raw
 	runErr := cmd.Start()
 	if runErr == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/loadgen"
+	"github.com/orchbench/orchbench/harness/netns"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 	"github.com/orchbench/orchbench/harness/sockets"
@@ -92,8 +93,10 @@ func LoadPathGate(peers []loadgen.Peer, eps []orchestrator.Endpoint, instanceCgr
 		return g
 	}
 	registered := map[string]string{}
+	inside := map[string]netns.Path{}
 	for _, ep := range eps {
 		registered[ep.HostPort()] = ep.Service
+		inside[ep.HostPort()] = ep.NetNS
 	}
 	var direct, stray, relayed, unchecked []string
 	for _, p := range peers {
@@ -102,7 +105,7 @@ func LoadPathGate(peers []loadgen.Peer, eps []orchestrator.Endpoint, instanceCgr
 			stray = append(stray, fmt.Sprintf("%s (%d connections)", p.Addr, p.Connections))
 			continue
 		}
-		problem, note := relay(p.Addr, instanceCgroups)
+		problem, note := relay(inside[p.Addr], p.Addr, instanceCgroups)
 		if problem != "" {
 			relayed = append(relayed, problem)
 			continue
@@ -141,12 +144,12 @@ func LoadPathGate(peers []loadgen.Peer, eps []orchestrator.Endpoint, instanceCgr
 //
 // An address nothing answers on any more (an instance a fault replaced)
 // cannot be looked at: unchecked says so, and the address passes.
-func relay(addr string, instanceCgroups map[string]bool) (problem, unchecked string) {
+func relay(ns netns.Path, addr string, instanceCgroups map[string]bool) (problem, unchecked string) {
 	host, _, err := net.SplitHostPort(addr)
 	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
 		return "", ""
 	}
-	a, found, err := sockets.AcceptorOf(addr, 2*time.Second)
+	a, found, err := sockets.AcceptorOf(ns, addr, 2*time.Second)
 	var dialErr *net.OpError
 	switch {
 	case errors.As(err, &dialErr) && dialErr.Op == "dial":

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/orchbench/orchbench/harness/netns"
+	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 )
 
@@ -116,7 +117,7 @@ func (r *Runner) prepare(ctx context.Context, dep *deployment, sr *results.StepR
 			}
 		}
 		if run {
-			if err := r.setup(ctx, dep, defs[0], key, setupArgs, endpoint, rec); err != nil {
+			if err := r.setup(ctx, dep, defs[0], key, setupArgs, eps[0], rec); err != nil {
 				rec.Setup = SetupFailed
 				return fail("%v", err)
 			}
@@ -136,7 +137,7 @@ func (r *Runner) prepare(ctx context.Context, dep *deployment, sr *results.StepR
 			passed = append(passed, "verification "+VerifyEarlier)
 		} else {
 			filled := app.Verify.Fill(endpoint)
-			out, err := r.runHook(ctx, "verify", dep.app.Job, filled, app.Verify.Timeout, &rec.VerifySeconds)
+			out, err := r.runHook(ctx, "verify", dep.app.Job, eps[0].NetNS, filled, app.Verify.Timeout, &rec.VerifySeconds)
 			if err != nil {
 				if ctx.Err() != nil {
 					// interrupted, not refuted: the step is not archived and the marker stays
@@ -192,15 +193,15 @@ func (r *Runner) refuted(ctx context.Context, dep *deployment, rec *datasetRecor
 // setup runs the setup hook with no marker in place for the job, and writes
 // the marker once the hook has succeeded: an interrupted or failed run
 // leaves none, so the next process runs it again.
-func (r *Runner) setup(ctx context.Context, dep *deployment, app jobDefinition, key string, args []string, endpoint string, rec *datasetRecord) error {
+func (r *Runner) setup(ctx context.Context, dep *deployment, app jobDefinition, key string, args []string, ep orchestrator.Endpoint, rec *datasetRecord) error {
 	kv := r.kv()
 	if err := kv.clearMarkers(ctx, app.Orchestrator, app.ID); err != nil {
 		// a marker left standing could vouch for the half-done load
 		return fmt.Errorf("setup not started: the old marker could not be deleted: %w", err)
 	}
 	timeout := dep.app.App.Setup.Timeout
-	filled := dep.app.App.Setup.Fill(endpoint)
-	out, err := r.runHook(ctx, "setup", dep.app.Job, filled, timeout, &rec.SetupSeconds)
+	filled := dep.app.App.Setup.Fill(ep.HostPort())
+	out, err := r.runHook(ctx, "setup", dep.app.Job, ep.NetNS, filled, timeout, &rec.SetupSeconds)
 	if err != nil {
 		return fmt.Errorf("setup (orchbench %s) failed after at most %s: %v: %s", strings.Join(filled, " "), timeout, err, out.last)
 	}
@@ -213,10 +214,11 @@ func (r *Runner) setup(ctx context.Context, dep *deployment, app jobDefinition, 
 	return nil
 }
 
-// runHook runs orchbench with args, shows its output as it comes (a dataset
-// load takes minutes) and adds its time to *seconds and to the time kept
-// out of the ETA.
-func (r *Runner) runHook(ctx context.Context, what, job string, args []string, timeout time.Duration, seconds *float64) (*prefixWriter, error) {
+// runHook runs orchbench with args inside the network namespace of the
+// application's endpoint, shows its output as it comes (a dataset load
+// takes minutes) and adds its time to *seconds and to the time kept out of
+// the ETA.
+func (r *Runner) runHook(ctx context.Context, what, job string, ns netns.Path, args []string, timeout time.Duration, seconds *float64) (*prefixWriter, error) {
 	out := &prefixWriter{w: r.Out, prefix: "  " + what + ": "}
 	bin := r.Orchbench
 	if bin == "" {
@@ -233,7 +235,7 @@ func (r *Runner) runHook(ctx context.Context, what, job string, args []string, t
 		*seconds += time.Since(began).Seconds()
 	}()
 	fmt.Fprintf(r.Out, "%s of %s: orchbench %s\n", what, job, strings.Join(args, " "))
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := ns.Command(ctx, bin, args...)
 	cmd.Stdout, cmd.Stderr = out, out
 	// a grandchild holding the output open must not outlast the hook's bound
 	cmd.WaitDelay = 5 * time.Second

@@ -67,7 +67,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		path = app.App.LoadPath
 	}
 	sr.Metadata["entry"] = eps[0].Entry
-	req := orchestrator.LoadRequest{StepID: st.ID, URL: "http://" + eps[0].HostPort() + path, Args: loadArgs(rec, st, eps),
+	req := orchestrator.LoadRequest{StepID: st.ID, URL: "http://" + eps[0].HostPort() + path, NetNS: eps[0].NetNS, Args: loadArgs(rec, st, eps),
 		Bound: st.Warmup + st.Duration + 2*time.Minute, GeneratorCores: st.Load.GeneratorCores}
 	if req.GeneratorCores > 0 {
 		capacity, err := r.capacityOf(ctx, o)

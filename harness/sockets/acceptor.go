@@ -7,6 +7,7 @@ package sockets
 
 import (
 	"bufio"
+	"context"
 	"encoding/hex"
 	"fmt"
 	"net"
@@ -15,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/orchbench/orchbench/harness/netns"
 )
 
 // ProcRoot is where the proc filesystem is mounted.
@@ -30,13 +33,16 @@ type Acceptor struct {
 // tcpEstablished is the state code of a connected socket in /proc/net/tcp.
 const tcpEstablished = "01"
 
-// AcceptorOf opens a connection to addr and finds the process in this
-// network namespace that holds its other end. found is false when no socket
-// here holds it: the kernel carried the connection into another namespace
-// (a NAT rule), where the instance accepted it. Holding a listening socket
-// proves nothing: docker reserves published ports with one it never uses.
-func AcceptorOf(addr string, within time.Duration) (a Acceptor, found bool, err error) {
-	conn, err := net.DialTimeout("tcp", addr, within)
+// AcceptorOf opens a connection to addr from inside network namespace ns
+// ("" for the harness's own) and finds the process in that namespace that
+// holds its other end. found is false when no socket there holds it: the
+// kernel carried the connection into another namespace (a NAT rule), where
+// the instance accepted it. Holding a listening socket proves nothing:
+// docker reserves published ports with one it never uses.
+func AcceptorOf(ns netns.Path, addr string, within time.Duration) (a Acceptor, found bool, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	conn, err := ns.Dial(ctx, "tcp", addr)
+	cancel()
 	if err != nil {
 		return a, false, err
 	}
@@ -47,7 +53,13 @@ func AcceptorOf(addr string, within time.Duration) (a Acceptor, found bool, err 
 	want := [2]string{procAddr(remote), procAddr(local)}
 	deadline := time.Now().Add(within)
 	for {
-		inode, present, err := serverSocket(want)
+		var inode string
+		var present bool
+		err := ns.Do(func() error {
+			var err error
+			inode, present, err = serverSocket(ns, want)
+			return err
+		})
 		if err != nil {
 			return a, false, err
 		}
@@ -80,10 +92,17 @@ func procAddr(a *net.TCPAddr) string {
 }
 
 // serverSocket finds the established socket with local and remote addresses
-// want in this namespace's TCP tables, and its inode ("0" until accepted).
-func serverSocket(want [2]string) (inode string, present bool, err error) {
+// want in the TCP tables of the calling thread's namespace, and its inode
+// ("0" until accepted).
+func serverSocket(ns netns.Path, want [2]string) (inode string, present bool, err error) {
+	// /proc/net shows the main thread's namespace; a thread that entered
+	// another one sees it under thread-self
+	dir := ProcRoot
+	if ns != "" {
+		dir = filepath.Join(ProcRoot, "thread-self")
+	}
 	for _, table := range []string{"net/tcp", "net/tcp6"} {
-		f, err := os.Open(filepath.Join(ProcRoot, table))
+		f, err := os.Open(filepath.Join(dir, table))
 		if os.IsNotExist(err) {
 			continue
 		}
