@@ -90,14 +90,14 @@ func Translate(job *api.Job, opts Options) (*Plan, error) {
 // remarks add what Swarm itself does differently from Nomad.
 func (p *Plan) remarks(svc *translate.Service) {
 	if svc.UsesAllocDir {
-		p.Remark(svc, "ephemeral_disk", translate.RemarkDiffers, fmt.Sprintf("%s is the named volume %s (one per replica slot), which survives a container restart and a task replaced on the same node; Nomad starts a new allocation empty. Stop removes it. Its size is not capped", AllocDataDir, volumeName(svc)))
+		p.AddRemark(svc, "ephemeral_disk", translate.RemarkDiffers, fmt.Sprintf("%s is the named volume %s (one per replica slot), which survives a container restart and a task replaced on the same node; Nomad starts a new allocation empty. Stop removes it. Its size is not capped", AllocDataDir, volumeName(svc)))
 	}
 	if svc.Restart != nil {
-		p.Remark(svc, "restart", translate.RemarkDiffers, "Swarm replaces the container (a new task) where Nomad restarts the task in place")
+		p.AddRemark(svc, "restart", translate.RemarkDiffers, "Swarm replaces the container (a new task) where Nomad restarts the task in place")
 	}
 	for _, v := range svc.Container.Env {
 		if strings.Contains(v, translate.AllocIndex) {
-			p.Remark(svc, "${NOMAD_ALLOC_INDEX}", translate.RemarkDiffers, "it is Swarm's task slot, which counts from 1 where Nomad's alloc index counts from 0")
+			p.AddRemark(svc, "${NOMAD_ALLOC_INDEX}", translate.RemarkDiffers, "it is Swarm's task slot, which counts from 1 where Nomad's alloc index counts from 0")
 			break
 		}
 	}

@@ -118,10 +118,10 @@ func (r Remark) String() string {
 	return fmt.Sprintf("%s: %s %s: %s", r.Where, r.Stanza, r.Kind, r.Why)
 }
 
-// Remark adds an adapter's own remark about a service's group (the job's
+// AddRemark adds an adapter's own remark about a service's group (the job's
 // when svc is nil), so facts of one orchestrator are said where the
 // translation's are.
-func (p *Plan) Remark(svc *Service, stanza, kind, why string) {
+func (p *Plan) AddRemark(svc *Service, stanza, kind, why string) {
 	w := where{job: p.Job}
 	if svc != nil {
 		w.group = svc.Group
