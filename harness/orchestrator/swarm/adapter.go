@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/moby/moby/api/types/swarm"
 	"github.com/moby/moby/client"
+	"github.com/orchbench/orchbench/harness/orchestrator/translate"
 )
 
 // Adapter runs translated jobs on the Docker Swarm whose manager the Docker
@@ -192,7 +193,7 @@ func (a *Adapter) Deploy(ctx context.Context, job *api.Job) (*Deployment, error)
 		}
 	}
 	for _, svc := range plan.Services {
-		spec := svc.Spec
+		spec := plan.Specs[svc.Name]
 		spec.TaskTemplate.Networks = append([]swarm.NetworkAttachmentConfig(nil), spec.TaskTemplate.Networks...)
 		for i := range spec.TaskTemplate.Networks {
 			spec.TaskTemplate.Networks[i].Target = d.NetworkID
@@ -317,7 +318,7 @@ func (a *Adapter) serviceID(ctx context.Context, d *Deployment, name string) (st
 // health runs the service's check against one of its containers, from
 // outside it, in its network namespace: "healthy", "unhealthy", or "none"
 // when the service has no check. The PID is the container's init.
-func (a *Adapter) health(ctx context.Context, svc *Service, containerID string) (string, int, error) {
+func (a *Adapter) health(ctx context.Context, svc *translate.Service, containerID string) (string, int, error) {
 	res, err := a.Client.ContainerInspect(ctx, containerID, client.ContainerInspectOptions{})
 	if err != nil {
 		return "", 0, err

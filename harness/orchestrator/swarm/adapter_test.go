@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/moby/moby/api/types/swarm"
+	tt "github.com/orchbench/orchbench/harness/orchestrator/translate/translatetest"
 )
 
 func task(id string, slot int, version string, desired, state swarm.TaskState, at time.Time, err string) swarm.Task {
@@ -18,7 +19,7 @@ func task(id string, slot int, version string, desired, state swarm.TaskState, a
 }
 
 func TestTaskFailure(t *testing.T) {
-	p := mustTranslate(t, taewaJob(), Options{}) // restart: 2 attempts
+	p := mustTranslate(t, tt.Taewa(), Options{}) // restart: 2 attempts
 	svc := p.Services[0]
 	d := &Deployment{Job: p.Job, Version: p.Version, Plan: p}
 	since := time.Now()
@@ -59,7 +60,7 @@ func TestTaskFailure(t *testing.T) {
 }
 
 func TestReusable(t *testing.T) {
-	p := mustTranslate(t, taewaJob(), Options{})
+	p := mustTranslate(t, tt.Taewa(), Options{})
 	svc := func(version string, running, desired uint64, update swarm.UpdateState) map[string]swarm.Service {
 		s := swarm.Service{Spec: swarm.ServiceSpec{Annotations: swarm.Annotations{Name: "taewa-vertical-taewa", Labels: map[string]string{LabelVersion: version}}},
 			ServiceStatus: &swarm.ServiceStatus{RunningTasks: running, DesiredTasks: desired}}

@@ -3,11 +3,12 @@ package swarm
 import (
 	"context"
 	"fmt"
-	"github.com/orchbench/orchbench/harness/orchestrator"
 	"strings"
 	"time"
 
 	"github.com/moby/moby/api/types/swarm"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/orchestrator/translate"
 )
 
 // placementGrace is how long a task may wait for a node with room before
@@ -82,11 +83,11 @@ func (a *Adapter) healthy(ctx context.Context, d *Deployment) (bool, string, err
 
 // taskFailure is the verdict on failed tasks of the deployment's version
 // since the baseline, or nil while Swarm may still recover.
-func (a *Adapter) taskFailure(d *Deployment, svc *Service, tasks []swarm.Task, since time.Time) error {
+func (a *Adapter) taskFailure(d *Deployment, svc *translate.Service, tasks []swarm.Task, since time.Time) error {
 	allowed := 3
-	if rp := svc.Spec.TaskTemplate.RestartPolicy; rp != nil {
+	if rp := svc.Restart; rp != nil {
 		switch {
-		case rp.Condition == swarm.RestartPolicyConditionNone:
+		case rp.Condition == translate.RestartNone:
 			allowed = 0
 		case rp.MaxAttempts != nil && *rp.MaxAttempts > 0:
 			allowed = int(*rp.MaxAttempts)

@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/moby/moby/client"
 	"github.com/orchbench/orchbench/harness/limits"
+	tt "github.com/orchbench/orchbench/harness/orchestrator/translate/translatetest"
 )
 
 // TestSwarmTaewa deploys a taewa-like job (2 replicas, 0.5 cores and
@@ -44,8 +45,8 @@ func TestSwarmTaewa(t *testing.T) {
 	a.Progress = testWriter{t}
 	buildImage(t)
 
-	job := taewaJob()
-	job.ID, job.Name = ptr("orchbench-swarm-it"), ptr("orchbench-swarm-it")
+	job := tt.Taewa()
+	job.ID, job.Name = tt.Ptr("orchbench-swarm-it"), tt.Ptr("orchbench-swarm-it")
 	// naming the alloc data dir gives each slot a volume, which Stop must remove
 	job.TaskGroups[0].Tasks[0].Env["ORCHBENCH_DATA"] = "${NOMAD_ALLOC_DIR}/data/taewa"
 	d, err := a.Deploy(ctx, job)
@@ -246,8 +247,8 @@ func TestSwarmRejected(t *testing.T) {
 	if err := a.manager(ctx); err != nil {
 		t.Skip(err)
 	}
-	job := taewaJob()
-	job.ID = ptr("orchbench-swarm-it-rejected")
+	job := tt.Taewa()
+	job.ID = tt.Ptr("orchbench-swarm-it-rejected")
 	job.TaskGroups[0].Tasks[0].Config["image"] = "orchbench/no-such-image:local"
 	d, err := a.Deploy(ctx, job)
 	if err != nil {

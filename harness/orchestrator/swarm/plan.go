@@ -1,145 +1,104 @@
+// Package swarm runs the packs' rendered Nomad jobs on Docker Swarm. The job
+// stays the single source of truth: package translate reads it by the rules
+// every adapter shares (and refuses what no adapter can honour), and this
+// package turns each of its services into a Swarm service spec. Stanzas
+// that mean nothing on Swarm are never dropped silently: the plan lists
+// each as a Remark, the translator's and the few that are Swarm's own.
+//
+// Networking is the adapter's: every service of a job is attached to one
+// overlay network, orchbench-<job>, resolved by DNS round robin (dnsrr:
+// the service name answers with every replica's address), with the group's
+// Consul names as aliases there, and the job's measured service publishes
+// its port on the node in host mode. Nomad's host and bridge network modes
+// both become that attachment.
 package swarm
 
 import (
 	"fmt"
-	"github.com/orchbench/orchbench/harness/contract"
 	"strings"
 
+	"github.com/hashicorp/nomad/api"
 	"github.com/moby/moby/api/types/swarm"
+	"github.com/orchbench/orchbench/harness/contract"
+	"github.com/orchbench/orchbench/harness/orchestrator/translate"
 )
+
+// Labels set on every service, container and volume the adapter creates.
+const (
+	LabelJob     = "orchbench.job"
+	LabelGroup   = "orchbench.group"
+	LabelTask    = "orchbench.task"
+	LabelVersion = "orchbench.version"
+	LabelService = "orchbench.service"
+)
+
+// AllocDataDir is the group data directory Nomad gives every allocation;
+// on Swarm it is a named volume per service and slot.
+const AllocDataDir = translate.AllocDataDir
+
+// Target is what the translator is told about Swarm. Swarm has no cpuset
+// and no relative shares: a CPU quota of the declared cores, or no cap.
+// Its Revision counts changes to how this package builds service specs.
+var Target = translate.Target{
+	Name:       "Swarm",
+	Revision:   "1",
+	CPUModes:   []contract.CPUMode{contract.CPUModeQuota, contract.CPUModeShares},
+	Network:    "the job's overlay network",
+	Reschedule: "Swarm replaces a failed task as a new container under the restart policy (from restart), on any node",
+}
 
 // Options tune a translation.
 type Options struct {
 	// MHzPerCore turns resources.cpu into cores for tasks without
-	// orchbench_cores meta whose docker config has cpu_hard_limit = true.
+	// orchbench_cores meta.
 	MHzPerCore float64
-}
-
-// Plan is the Swarm form of one Nomad job.
-type Plan struct {
-	Job string
-	// Version is a hash of the job spec, the translation options and the
-	// translator's revision; it is the orchbench.version label.
-	Version string
-	// Network is the job's overlay network, which every service attaches to.
-	Network string
-	// Entry is the measured service (job meta orchbench_service), published
-	// on the node; nil when the job names none.
-	Entry    *Entry
-	Services []*Service
-	// Remarks are the stanzas the translation ignores, and the ones it
-	// honours differently from Nomad, so a report can show them.
-	Remarks []Remark
-}
-
-// Entry is the measured service and the container port it publishes.
-type Entry struct {
-	Service string // the Swarm service name (also its Consul name)
-	Port    int    // the container port; the host port is Swarm's choice per task
-}
-
-// Service is one task group as a Swarm service.
-type Service struct {
-	Name  string // Swarm service name: the group's Consul service name when it has exactly one
-	Group string
-	Task  string
-	// Consul lists the Consul service names the group registers; the ones
-	// other than Name are network aliases of the service.
-	Consul   []string
-	Replicas int
-	// Ports maps each port label of the group to its container port.
-	Ports map[string]int
-	// Port is the container port of the group's Consul service (its port
-	// label's), 0 when it registers none.
-	Port     int
-	Declared Declaration
-	// Check is the health check the adapter runs; nil when the group has none.
-	Check *Check
-	// Volume is the name template of the service's data volume mounted at
-	// /alloc/data ("" when the task does not use the alloc dir); Swarm
-	// expands {{.Task.Slot}}, so each replica has its own.
-	Volume string
-	Spec   swarm.ServiceSpec
 }
 
 // Declaration is what a pack intends to be enforced on a task, read by the
 // one contract parser every adapter and the limits gate use.
 type Declaration = contract.Task
 
-// Remark is a stanza the translation ignored or honours differently.
-type Remark struct {
-	Where  string // "job J", "job J, group G" or "job J, group G, task T"
-	Stanza string
-	Kind   string // RemarkIgnored or RemarkDiffers
-	Why    string
+// Plan is the Swarm form of one Nomad job: the neutral plan, its overlay
+// network, and a service spec per service.
+type Plan struct {
+	*translate.Plan
+	// Network is the job's overlay network, which every service attaches to.
+	Network string
+	// Specs maps each service's name to its spec; a spec's network target
+	// is the network's name until Deploy knows its ID.
+	Specs map[string]swarm.ServiceSpec
 }
 
-// Kinds of remarks.
-const (
-	RemarkIgnored = "ignored"
-	RemarkDiffers = "differs"
-)
-
-func (r Remark) String() string {
-	return fmt.Sprintf("%s: %s %s: %s", r.Where, r.Stanza, r.Kind, r.Why)
+// Translate turns one Nomad job into Swarm service specs.
+func Translate(job *api.Job, opts Options) (*Plan, error) {
+	tp, err := translate.Translate(job, translate.Options{MHzPerCore: opts.MHzPerCore, Target: Target})
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Plan: tp, Network: "orchbench-" + tp.Job, Specs: map[string]swarm.ServiceSpec{}}
+	for _, svc := range tp.Services {
+		spec, err := p.serviceSpec(svc)
+		if err != nil {
+			return nil, err
+		}
+		p.Specs[svc.Name] = spec
+		p.remarks(svc)
+	}
+	return p, nil
 }
 
-// Service returns the plan's service of that Swarm or Consul name, or nil.
-func (p *Plan) Service(name string) *Service {
-	for _, s := range p.Services {
-		if s.Name == name {
-			return s
+// remarks add what Swarm itself does differently from Nomad.
+func (p *Plan) remarks(svc *translate.Service) {
+	if svc.UsesAllocDir {
+		p.AddRemark(svc, "ephemeral_disk", translate.RemarkDiffers, fmt.Sprintf("%s is the named volume %s (one per replica slot), which survives a container restart and a task replaced on the same node; Nomad starts a new allocation empty. Stop removes it. Its size is not capped", AllocDataDir, volumeName(svc)))
+	}
+	if svc.Restart != nil {
+		p.AddRemark(svc, "restart", translate.RemarkDiffers, "Swarm replaces the container (a new task) where Nomad restarts the task in place")
+	}
+	for _, v := range svc.Container.Env {
+		if strings.Contains(v, translate.AllocIndex) {
+			p.AddRemark(svc, "${NOMAD_ALLOC_INDEX}", translate.RemarkDiffers, "it is Swarm's task slot, which counts from 1 where Nomad's alloc index counts from 0")
+			break
 		}
 	}
-	for _, s := range p.Services {
-		for _, c := range s.Consul {
-			if c == name {
-				return s
-			}
-		}
-	}
-	return nil
-}
-
-// RemarkSummary groups the remarks that say the same about several places,
-// one line each: "<stanza> <kind> (<where>): <why>", where lists the groups
-// (or tasks) of one job compactly.
-func (p *Plan) RemarkSummary() []string {
-	type key struct{ stanza, kind, why string }
-	var order []key
-	places := map[key][]string{}
-	for _, r := range p.Remarks {
-		stanza := r.Stanza
-		if strings.HasPrefix(stanza, "service ") && strings.HasSuffix(stanza, " tags/meta") {
-			stanza = "service tags/meta"
-		}
-		k := key{stanza, r.Kind, r.Why}
-		if _, ok := places[k]; !ok {
-			order = append(order, k)
-		}
-		places[k] = append(places[k], r.Where)
-	}
-	out := make([]string, 0, len(order))
-	for _, k := range order {
-		out = append(out, fmt.Sprintf("%s %s (%s): %s", k.stanza, k.kind, compactWhere(p.Job, places[k]), k.why))
-	}
-	return out
-}
-
-// compactWhere turns "job J, group G[, task T]" places into "job J, groups G1, G2".
-func compactWhere(job string, places []string) string {
-	if len(places) == 1 {
-		return places[0]
-	}
-	prefix := "job " + job + ", group "
-	var groups []string
-	for _, w := range places {
-		g, ok := strings.CutPrefix(w, prefix)
-		if !ok {
-			return strings.Join(places, "; ")
-		}
-		g, _, _ = strings.Cut(g, ",")
-		groups = append(groups, g)
-	}
-	return fmt.Sprintf("job %s, %d groups: %s", job, len(groups), strings.Join(groups, ", "))
 }

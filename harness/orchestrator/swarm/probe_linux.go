@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/orchbench/orchbench/harness/orchestrator/translate"
 	"golang.org/x/sys/unix"
 )
 
@@ -58,7 +59,7 @@ func dialIn(pid int, addr string, timeout time.Duration) (net.Conn, error) {
 }
 
 // probe runs a check against the task whose process is pid.
-func probe(ctx context.Context, c *Check, pid int) error {
+func probe(ctx context.Context, c *translate.Check, pid int) error {
 	switch c.Type {
 	case "tcp":
 		conn, err := dialIn(pid, c.Address, c.Timeout)

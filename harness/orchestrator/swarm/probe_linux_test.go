@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orchbench/orchbench/harness/orchestrator/translate"
 )
 
 // The checks run through a task's network namespace; this process's own
@@ -26,12 +28,12 @@ func TestProbeThroughANetworkNamespace(t *testing.T) {
 	ctx := context.Background()
 	pid := os.Getpid()
 	for _, c := range []struct {
-		check Check
+		check translate.Check
 		pass  bool
 	}{
-		{Check{Type: "http", Address: addr, Path: "/healthz", Timeout: time.Second}, true},
-		{Check{Type: "http", Address: addr, Path: "/other", Timeout: time.Second}, false},
-		{Check{Type: "tcp", Address: addr, Timeout: time.Second}, true},
+		{translate.Check{Type: "http", Address: addr, Path: "/healthz", Timeout: time.Second}, true},
+		{translate.Check{Type: "http", Address: addr, Path: "/other", Timeout: time.Second}, false},
+		{translate.Check{Type: "tcp", Address: addr, Timeout: time.Second}, true},
 	} {
 		if err := probe(ctx, &c.check, pid); (err == nil) != c.pass {
 			t.Errorf("%+v: error %v, want pass %v", c.check, err, c.pass)
@@ -43,10 +45,10 @@ func TestProbeThroughANetworkNamespace(t *testing.T) {
 	}
 	closed := ln.Addr().String()
 	ln.Close()
-	if err := probe(ctx, &Check{Type: "tcp", Address: closed, Timeout: time.Second}, pid); err == nil {
+	if err := probe(ctx, &translate.Check{Type: "tcp", Address: closed, Timeout: time.Second}, pid); err == nil {
 		t.Error("a closed port passed the tcp check")
 	}
-	if err := probe(ctx, &Check{Type: "tcp", Address: addr, Timeout: time.Second}, 1<<30); err == nil {
+	if err := probe(ctx, &translate.Check{Type: "tcp", Address: addr, Timeout: time.Second}, 1<<30); err == nil {
 		t.Error("a process that does not exist passed")
 	}
 }

@@ -1,4 +1,4 @@
-package swarm
+package translate
 
 import (
 	"fmt"
@@ -13,8 +13,9 @@ import (
 // must look up exactly one service of this job (`service "NAME"` or
 // `service "NAME|any"`, in range/with/index/if actions over .Address and
 // .Port): everything from the first action to the last becomes NAME:<port>,
-// the Swarm DNS name that resolves to every replica, with the text before
-// and after kept. Anything else is refused, naming the stanza.
+// the DNS name on the job's network that stands for every replica, with
+// the text before and after kept. Anything else is refused, naming the
+// stanza. Values are literal, as Nomad keeps them.
 func (t *translator) envTemplate(w where, i int, tmpl *api.Template) (map[string]string, error) {
 	stanza := fmt.Sprintf("template %d", i+1)
 	if d := deref(tmpl.DestPath); d != "" {
@@ -51,6 +52,9 @@ func (t *translator) envTemplate(w where, i int, tmpl *api.Template) (map[string
 			return nil, w.errorf("%s: %q is not KEY=value", at, line)
 		}
 		first, last := strings.Index(value, ld), strings.LastIndex(value, rd)
+		if strings.Contains(value, AllocIndex) {
+			return nil, w.errorf("%s: %s in a template is not supported (it would read as the instance index)", at, AllocIndex)
+		}
 		if first < 0 && last < 0 {
 			out[key] = unquote(value)
 			continue
@@ -64,7 +68,7 @@ func (t *translator) envTemplate(w where, i int, tmpl *api.Template) (map[string
 		}
 		port, known := t.portsOf[name]
 		if !known {
-			return nil, w.errorf("%s: service %q is not registered by any group of the job, so Swarm has no such name", at, name)
+			return nil, w.errorf("%s: service %q is not registered by any group of the job, so %s has no such name", at, name, t.target)
 		}
 		if port == 0 {
 			return nil, w.errorf("%s: service %q has no port", at, name)
@@ -73,7 +77,7 @@ func (t *translator) envTemplate(w where, i int, tmpl *api.Template) (map[string
 		upstreams = append(upstreams, key)
 	}
 	if len(upstreams) > 0 {
-		t.remark(w, stanza, RemarkDiffers, fmt.Sprintf("%s name a Swarm DNS name (every replica, dnsrr) instead of listing instance addresses; rendered once, so change_mode/splay/wait do not apply", strings.Join(upstreams, ", ")))
+		t.remark(w, stanza, RemarkDiffers, fmt.Sprintf("%s name a %s DNS name (every replica) instead of listing instance addresses; rendered once, so change_mode/splay/wait do not apply", strings.Join(upstreams, ", "), t.target))
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package swarm
+package translate
 
 import (
 	"strconv"
@@ -6,18 +6,16 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
-	"github.com/moby/moby/api/types/container"
-	"github.com/moby/moby/api/types/swarm"
 )
 
 // A group's Nomad service check becomes a Check the adapter runs itself,
 // from outside the container, in the task's network namespace (as Consul
 // checks a Nomad task and kubelet probes a pod): a check run inside the
 // container would spend the task's own CPU quota, a few per cent of a
-// miniature's 0.03 cores, and Swarm would replace a container whose check
-// timed out under load, where Nomad restarts nothing without check_restart.
-// The container's own health check is switched off ("NONE"). A check
-// passing is what "healthy" means for WaitHealthy and Endpoints.
+// miniature's 0.03 cores, and an orchestrator acting on a check that timed
+// out under load would replace a container where Nomad restarts nothing
+// without check_restart. A check passing is what "healthy" means for
+// WaitHealthy and Endpoints.
 type Check struct {
 	Type string // "http" or "tcp"
 	// Address is host:port inside the task's network namespace.
@@ -26,9 +24,6 @@ type Check struct {
 	Path              string
 	Interval, Timeout time.Duration
 }
-
-// noHealthcheck turns off any health check the image declares.
-var noHealthcheck = &container.HealthConfig{Test: []string{"NONE"}}
 
 func (t *translator) healthCheck(gi *groupInfo, w where, g *api.TaskGroup, task *api.Task) (*Check, error) {
 	type owned struct {
@@ -41,16 +36,13 @@ func (t *translator) healthCheck(gi *groupInfo, w where, g *api.TaskGroup, task 
 			for _, c := range s.Checks {
 				checks = append(checks, owned{s, c})
 			}
-			if s.CheckRestart != nil {
-				t.remark(w, "service "+s.Name+" check_restart", RemarkDiffers, "Swarm replaces the container (a new task) where Nomad restarts the task in place")
-			}
 		}
 	}
 	if len(checks) == 0 {
 		return nil, nil
 	}
 	if len(checks) > 1 {
-		return nil, w.errorf("%d health checks: a Docker container has one health check", len(checks))
+		return nil, w.errorf("%d health checks: one per group is supported (the adapter runs it)", len(checks))
 	}
 	s, c := checks[0].svc, checks[0].check
 	name := c.Name
@@ -123,31 +115,29 @@ func (t *translator) healthCheck(gi *groupInfo, w where, g *api.TaskGroup, task 
 }
 
 // placement maps the group's and task's constraints.
-func (t *translator) placement(gw, w where, g *api.TaskGroup, task *api.Task) (*swarm.Placement, error) {
-	p := &swarm.Placement{}
+func (t *translator) placement(gw, w where, g *api.TaskGroup, task *api.Task) (Placement, error) {
+	var p Placement
 	for _, c := range g.Constraints {
-		if err := t.constraint(gw, c, p); err != nil {
-			return nil, err
+		if err := t.constraint(gw, c, &p); err != nil {
+			return p, err
 		}
 	}
 	for _, c := range task.Constraints {
-		if err := t.constraint(w, c, p); err != nil {
-			return nil, err
+		if err := t.constraint(w, c, &p); err != nil {
+			return p, err
 		}
 	}
 	if len(task.Affinities) > 0 {
-		t.remark(w, "affinity", RemarkIgnored, "soft placement preferences; Swarm places by its own spread")
-	}
-	if p.MaxReplicas == 0 && len(p.Constraints) == 0 {
-		return nil, nil
+		t.remark(w, "affinity", RemarkIgnored, "soft placement preferences; "+t.target+" places by its own spread")
 	}
 	return p, nil
 }
 
 // constraint honours the trivial constraints: Linux nodes and a Docker
-// driver (every Swarm node is both) and distinct_hosts within a group (at
-// most one replica per node). Any other is an error naming it.
-func (t *translator) constraint(w where, c *api.Constraint, p *swarm.Placement) error {
+// driver (every node of the target runs Linux containers of Docker images)
+// and distinct_hosts within a group (at most one replica per node). Any
+// other is an error naming it.
+func (t *translator) constraint(w where, c *api.Constraint, p *Placement) error {
 	desc := strings.TrimSpace(c.LTarget + " " + c.Operand + " " + c.RTarget)
 	op := c.Operand
 	if op == "" {
@@ -155,26 +145,26 @@ func (t *translator) constraint(w where, c *api.Constraint, p *swarm.Placement) 
 	}
 	switch {
 	case c.LTarget == "${attr.kernel.name}" && (op == "=" || op == "==") && c.RTarget == "linux":
-		t.remark(w, "constraint "+desc, RemarkIgnored, "every Swarm node runs Linux containers here")
+		t.remark(w, "constraint "+desc, RemarkIgnored, "every "+t.target+" node runs Linux containers here")
 		return nil
 	case strings.HasPrefix(c.LTarget, "${attr.driver.docker") && (op == "is_set" || op == "=" || op == "=="):
-		t.remark(w, "constraint "+desc, RemarkIgnored, "every Swarm node runs Docker")
+		t.remark(w, "constraint "+desc, RemarkIgnored, "every "+t.target+" node runs the docker driver's images")
 		return nil
 	case op == "distinct_hosts" && (c.RTarget == "" || c.RTarget == "true"):
 		if p == nil {
 			return w.errorf("constraint distinct_hosts is not supported here")
 		}
-		p.MaxReplicas = 1
+		p.MaxPerNode = 1
 		return nil
 	}
 	return w.errorf("constraint %q is not supported", desc)
 }
 
-// spreads accepts spreading over nodes, which Swarm does by default.
+// spreads accepts spreading over nodes, which the orchestrators do by default.
 func (t *translator) spreads(w where, spreads []*api.Spread) error {
 	for _, s := range spreads {
 		if (s.Attribute == "${node.unique.id}" || s.Attribute == "${node.unique.name}") && len(s.SpreadTarget) == 0 {
-			t.remark(w, "spread "+s.Attribute, RemarkDiffers, "Swarm already spreads a service's replicas over the nodes that fit")
+			t.remark(w, "spread "+s.Attribute, RemarkDiffers, t.target+" already spreads a service's replicas over the nodes that fit")
 			continue
 		}
 		return w.errorf("spread over %q is not supported", s.Attribute)
