@@ -51,17 +51,45 @@ tools *targets:
 build:
     mkdir -p .tools/bin && go build -o .tools/bin/orchbench ./harness/cmd/orchbench
 
-# Bring the embedded single-machine cluster up (Consul, Nomad, dockerd, VictoriaMetrics); a no-op when it is up
+# Bring the embedded single-machine cluster up (Consul, Nomad, dockerd, VictoriaMetrics; Kubernetes too with ORCHBENCH_K8S=1); a no-op when it is up
 cluster-up: tools
     cluster/embedded.sh up
+    if [ "${ORCHBENCH_K8S:-0}" = 1 ]; then cluster/tools.sh kubernetes coredns && cluster/images.sh pause orchbench && cluster/kubernetes.sh up; fi
 
 # Show the embedded cluster's agents, node, members, jobs and VictoriaMetrics
 cluster-status:
     cluster/embedded.sh status
 
-# Stop every job, agent and daemon the embedded cluster started; --purge also removes .state/
+# Stop every job, agent and daemon the embedded cluster started (Kubernetes too, when up); --purge also removes .state/
 cluster-down *flags:
+    cluster/kubernetes.sh down
     cluster/embedded.sh down "$@"
+
+# Build Kubernetes (control plane, kubelet, kube-proxy, kubectl) and CoreDNS at their pinned versions into .tools/bin
+tools-kubernetes:
+    cluster/tools.sh kubernetes coredns
+
+# Bring up the embedded single-node Kubernetes in its own network namespace (needs dockerd and the images); a no-op when it is up
+k8s-up: tools-kubernetes
+    cluster/dockerd.sh up
+    cluster/images.sh pause orchbench
+    cluster/kubernetes.sh up
+
+# Show the Kubernetes processes, node and pods
+k8s-status:
+    cluster/kubernetes.sh status
+
+# Stop Kubernetes and remove everything it added to the host (namespace, mounts, sysctls, pods)
+k8s-down:
+    cluster/kubernetes.sh down
+
+# Import the images built since k8s-up into the cluster's containerd
+k8s-images:
+    cluster/kubernetes.sh images
+
+# The pinned kubectl against the embedded cluster, inside its network namespace, e.g. `just kubectl get pods -A`
+kubectl *args:
+    nsenter --net=/run/netns/orchbench-k8s -- .tools/bin/kubectl --kubeconfig .state/kubernetes/admin.kubeconfig "$@"
 
 # Build the container images locally (base taewa orchbench by default; dsb for DeathStarBench)
 images *targets:

@@ -1,0 +1,229 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// WaitHealthy waits until every workload of the job has all its replicas
+// of the current version ready (their readiness probes passing), and ends
+// early on a pod that cannot start: an image missing from the node, a
+// container that exits or is OOM-killed, a pod no node has room for.
+func (o *Orchestrator) WaitHealthy(ctx context.Context, d *orchestrator.Deployment, timeout time.Duration) error {
+	began := time.Now()
+	err := orchestrator.WaitUntilHealthy(ctx, Name, d.Job, timeout, o.poll, o.progress, func(ctx context.Context) (bool, string, error) {
+		return o.healthy(ctx, d.Job)
+	})
+	if err != nil {
+		return err
+	}
+	o.mu.Lock()
+	at, ok := o.deployedAt[d.Job]
+	o.mu.Unlock()
+	if !ok || !d.Fresh {
+		at = began
+	}
+	d.DeployDuration = time.Since(at)
+	return nil
+}
+
+func (o *Orchestrator) healthy(ctx context.Context, job string) (bool, string, error) {
+	ns := namespaceOf(job)
+	want := map[string]int{}
+	deps, err := o.client.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelJob + "=" + job})
+	if err != nil {
+		return false, "", fmt.Errorf("kubernetes: job %s: list deployments: %w", job, err)
+	}
+	version := ""
+	for _, dep := range deps.Items {
+		want[dep.Name] = int(deref(dep.Spec.Replicas))
+		version = dep.Labels[LabelVersion]
+	}
+	sets, err := o.client.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelJob + "=" + job})
+	if err != nil {
+		return false, "", fmt.Errorf("kubernetes: job %s: list statefulsets: %w", job, err)
+	}
+	for _, s := range sets.Items {
+		want[s.Name] = int(deref(s.Spec.Replicas))
+		version = s.Labels[LabelVersion]
+	}
+	if len(want) == 0 {
+		return false, "", fmt.Errorf("kubernetes: job %s has no workload in namespace %s (deploy it first)", job, ns)
+	}
+	pods, err := o.jobPods(ctx, job)
+	if err != nil {
+		return false, "", err
+	}
+	ready := map[string]int{}
+	for _, p := range pods {
+		if p.Labels[LabelVersion] != version {
+			continue
+		}
+		if why := podFailing(p); why != "" {
+			return false, "", fmt.Errorf("kubernetes: job %s: pod %s (%s): %s", job, p.Name, p.Labels[LabelService], why)
+		}
+		if podReady(p) {
+			ready[p.Labels[LabelService]]++
+		}
+	}
+	var waiting []string
+	for _, name := range sortedKeys(want) {
+		if ready[name] < want[name] {
+			waiting = append(waiting, fmt.Sprintf("%s %d/%d", name, ready[name], want[name]))
+		}
+	}
+	if len(waiting) > 0 {
+		return false, "waiting for " + strings.Join(waiting, ", "), nil
+	}
+	return true, fmt.Sprintf("%d workloads ready", len(want)), nil
+}
+
+func podReady(p corev1.Pod) bool {
+	if !running(p) {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// podFailing says why a pod cannot become healthy by waiting, "" while it may.
+func podFailing(p corev1.Pod) string {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return "cannot be placed: " + c.Message
+		}
+	}
+	for _, s := range p.Status.ContainerStatuses {
+		if w := s.State.Waiting; w != nil {
+			switch w.Reason {
+			case "ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CreateContainerConfigError", "CreateContainerError":
+				return fmt.Sprintf("%s: %s (is the image imported? just k8s-images)", w.Reason, w.Message)
+			case "CrashLoopBackOff":
+				last := ""
+				if t := s.LastTerminationState.Terminated; t != nil {
+					last = fmt.Sprintf(": last exit %d (%s)", t.ExitCode, t.Reason)
+				}
+				return fmt.Sprintf("container %s keeps failing, restarted %d times%s", s.Name, s.RestartCount, last)
+			}
+		}
+		if t := s.LastTerminationState.Terminated; t != nil && t.Reason == "OOMKilled" {
+			return fmt.Sprintf("container %s was OOM-killed (memory limit too small for the work)", s.Name)
+		}
+	}
+	return ""
+}
+
+// Endpoints lists where a service of the deployment answers. The measured
+// entry is its NodePort on the node's loopback, inside the node's network
+// namespace, which the node spreads over the ready replicas; any other
+// service is its ready pods' addresses.
+func (o *Orchestrator) Endpoints(ctx context.Context, d *orchestrator.Deployment, service string) ([]orchestrator.Endpoint, error) {
+	ns := namespaceOf(d.Job)
+	pods, err := o.jobPods(ctx, d.Job)
+	if err != nil {
+		return nil, err
+	}
+	entry, err := o.client.CoreV1().Services(ns).Get(ctx, entryService, metav1.GetOptions{})
+	if err == nil && service == d.App.Service {
+		var node string
+		readyPods := 0
+		for _, p := range pods {
+			if p.Labels[LabelService] == entry.Spec.Selector[LabelService] && podReady(p) {
+				readyPods++
+				node = p.Spec.NodeName
+			}
+		}
+		if readyPods == 0 || len(entry.Spec.Ports) == 0 || entry.Spec.Ports[0].NodePort == 0 {
+			return nil, fmt.Errorf("kubernetes: job %s: no ready instance behind the entry %s", d.Job, service)
+		}
+		return []orchestrator.Endpoint{{Service: service, Address: "127.0.0.1", Port: int(entry.Spec.Ports[0].NodePort),
+			Node: node, Entry: orchestrator.EntryNodePort, NetNS: o.access.NetNS}}, nil
+	}
+	target, err := o.client.CoreV1().Services(ns).Get(ctx, service, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: job %s: service %s: %w", d.Job, service, err)
+	}
+	var out []orchestrator.Endpoint
+	for _, p := range pods {
+		if p.Labels[LabelService] != target.Spec.Selector[LabelService] || !podReady(p) || len(target.Spec.Ports) == 0 {
+			continue
+		}
+		out = append(out, orchestrator.Endpoint{Service: service, Address: p.Status.PodIP, Port: target.Spec.Ports[0].TargetPort.IntValue(),
+			Instance: p.Name, Node: p.Spec.NodeName, NetNS: o.access.NetNS})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("kubernetes: job %s: no ready instance of %s", d.Job, service)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Instance < out[j].Instance })
+	return out, nil
+}
+
+// InjectFault kills a pod's task container (the kubelet restarts it in the
+// same pod, as Nomad restarts a task in place) or deletes the pod (its
+// Deployment or StatefulSet makes a new one, as Nomad replaces a stopped
+// allocation). The first running pod of the service is the one hit.
+func (o *Orchestrator) InjectFault(ctx context.Context, d *orchestrator.Deployment, f orchestrator.Fault) error {
+	ns := namespaceOf(d.Job)
+	svc, err := o.client.CoreV1().Services(ns).Get(ctx, f.Service, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("kubernetes: fault on %s: %w", f.Service, err)
+	}
+	pods, err := o.jobPods(ctx, d.Job)
+	if err != nil {
+		return err
+	}
+	var victim *corev1.Pod
+	for i, p := range pods {
+		if p.Labels[LabelService] == svc.Spec.Selector[LabelService] && running(p) {
+			victim = &pods[i]
+			break
+		}
+	}
+	if victim == nil {
+		return fmt.Errorf("kubernetes: fault on %s: no running pod", f.Service)
+	}
+	switch f.Kind {
+	case orchestrator.FaultKillTask:
+		procs, err := limits.Processes()
+		if err != nil {
+			return err
+		}
+		s, _ := mainStatus(*victim)
+		pid := containerPID(procs, s.ContainerID)
+		if pid == 0 {
+			return fmt.Errorf("kubernetes: fault on %s: no process of pod %s on this machine", f.Service, victim.Name)
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			return fmt.Errorf("kubernetes: fault on %s: kill pid %d of pod %s: %w", f.Service, pid, victim.Name, err)
+		}
+	case orchestrator.FaultReplaceInstance:
+		zero := int64(0)
+		if err := o.client.CoreV1().Pods(ns).Delete(ctx, victim.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+			return fmt.Errorf("kubernetes: fault on %s: delete pod %s: %w", f.Service, victim.Name, err)
+		}
+	default:
+		return fmt.Errorf("kubernetes: fault kind %q is not known (known: %s)", f.Kind, orchestrator.FaultKindList())
+	}
+	return nil
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

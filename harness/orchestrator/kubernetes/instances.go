@@ -1,0 +1,144 @@
+package kubernetes
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/orchbench/orchbench/harness/contract"
+	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// jobPods lists the job's pods that are not being deleted.
+func (o *Orchestrator) jobPods(ctx context.Context, job string) ([]corev1.Pod, error) {
+	list, err := o.client.CoreV1().Pods(namespaceOf(job)).List(ctx, metav1.ListOptions{LabelSelector: LabelJob + "=" + job})
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: job %s: list pods: %w", job, err)
+	}
+	var out []corev1.Pod
+	for _, p := range list.Items {
+		if p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// mainStatus is the status of the pod's one container (the group's task).
+func mainStatus(p corev1.Pod) (corev1.ContainerStatus, bool) {
+	task := p.Labels[LabelTask]
+	for _, s := range p.Status.ContainerStatuses {
+		if s.Name == task {
+			return s, true
+		}
+	}
+	return corev1.ContainerStatus{}, false
+}
+
+func instanceOf(p corev1.Pod) (orchestrator.Instance, error) {
+	in := orchestrator.Instance{
+		ID: p.Name, Group: p.Labels[LabelGroup], Task: p.Labels[LabelTask], Node: p.Spec.NodeName, Driver: "containerd",
+	}
+	if d := p.Annotations[AnnotationDeclared]; d != "" {
+		var decl contract.Task
+		if err := json.Unmarshal([]byte(d), &decl); err != nil {
+			return in, fmt.Errorf("kubernetes: pod %s: annotation %s: %w", p.Name, AnnotationDeclared, err)
+		}
+		in.Declared = decl
+	}
+	for _, c := range p.Spec.Containers {
+		if c.Name == in.Task {
+			in.Image = c.Image
+		}
+	}
+	if s, ok := mainStatus(p); ok {
+		in.Restarts = int(s.RestartCount)
+		in.ImageID = s.ImageID
+	}
+	return in, nil
+}
+
+// running is true when the pod's task container runs now.
+func running(p corev1.Pod) bool {
+	s, ok := mainStatus(p)
+	return p.Status.Phase == corev1.PodRunning && ok && s.State.Running != nil
+}
+
+// Instances lists the job's running pods with their declarations.
+func (o *Orchestrator) Instances(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Instance, error) {
+	pods, err := o.jobPods(ctx, d.Job)
+	if err != nil {
+		return nil, err
+	}
+	var out []orchestrator.Instance
+	for _, p := range pods {
+		if !running(p) {
+			continue
+		}
+		in, err := instanceOf(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+// Limits reads each running pod's task container's cgroup on this machine,
+// where the embedded node runs: the kubelet's own figures are what it was
+// asked for, not what the kernel enforces.
+func (o *Orchestrator) Limits(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Limits, error) {
+	pods, err := o.jobPods(ctx, d.Job)
+	if err != nil {
+		return nil, err
+	}
+	procs, err := limits.Processes()
+	if err != nil {
+		return nil, err
+	}
+	var out []orchestrator.Limits
+	for _, p := range pods {
+		if !running(p) {
+			continue
+		}
+		in, err := instanceOf(p)
+		if err != nil {
+			return nil, err
+		}
+		s, _ := mainStatus(p)
+		pid := containerPID(procs, s.ContainerID)
+		if pid == 0 {
+			return nil, fmt.Errorf("kubernetes: job %s: pod %s: no process of container %s on this machine", d.Job, p.Name, s.ContainerID)
+		}
+		e, err := limits.ForPID(pid)
+		if err != nil {
+			return nil, fmt.Errorf("kubernetes: job %s: limits of pod %s (pid %d): %w", d.Job, p.Name, pid, err)
+		}
+		out = append(out, orchestrator.LimitsOf(in, e))
+	}
+	return out, nil
+}
+
+// containerPID finds a process of the container whose CRI ID is id
+// ("containerd://<hex>"): the kubelet names the container's cgroup after
+// the ID, in every controller and in both cgroup versions.
+func containerPID(procs []limits.Membership, id string) int {
+	_, hexID, ok := strings.Cut(id, "://")
+	if !ok || hexID == "" {
+		return 0
+	}
+	for _, m := range procs {
+		for _, path := range m.Paths {
+			if strings.HasSuffix(path, "/"+hexID) || strings.HasSuffix(path, "-"+hexID+".scope") {
+				return m.PID
+			}
+		}
+	}
+	return 0
+}

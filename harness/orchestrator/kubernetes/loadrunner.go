@@ -1,0 +1,233 @@
+package kubernetes
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/orchbench/orchbench/harness/loadgen"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// LoadRunner runs the load generator as a Kubernetes Job (one pod, never
+// retried) of the orchbench image on the node's network, as Nomad's batch
+// job and Swarm's replicated job run it: the same image, the same 256 MiB
+// memory limit, no CPU cap unless the step sets generator_cores, the flags
+// and script in its environment. The result file lands in a directory of
+// this machine mounted into the pod, which the embedded node shares.
+type LoadRunner struct {
+	o *Orchestrator
+	// Image is the orchbench image (default orchbench/orchbench:local).
+	Image string
+}
+
+// loadNamespace holds the load jobs.
+const loadNamespace = "orchbench-load"
+
+// loadMemoryMiB is the generator's memory limit, as in jobs/loadgen.nomad.hcl.
+const loadMemoryMiB = 256
+
+// loadCPURequest is the generator's CPU weight when it has no cap: one
+// core's worth, as Docker's default shares give a Swarm task; a container
+// with no request would get the kernel's minimum weight and be starved.
+const loadCPURequest = "1"
+
+const (
+	resultDir    = "/out"
+	resultInJob  = resultDir + "/result.json"
+	scriptInJob  = "/script.lua"
+	loadTaskName = "load"
+)
+
+func (*LoadRunner) Name() string { return Name }
+
+func (l *LoadRunner) image() string {
+	if l.Image != "" {
+		return l.Image
+	}
+	return "orchbench/orchbench:local"
+}
+
+// Run creates the Job, waits for its pod to end, reads the result and the
+// generator's output, and deletes the Job.
+func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*loadgen.Result, []byte, error) {
+	args, script, err := orchestrator.ShipScript(req.Args, scriptInJob)
+	if err != nil {
+		return nil, nil, err
+	}
+	encoded, _ := json.Marshal(append(args, req.URL))
+	env := []corev1.EnvVar{{Name: orchestrator.EnvLoadArgs, Value: string(encoded)}}
+	if script != nil {
+		env = append(env, corev1.EnvVar{Name: orchestrator.EnvLoadScript, Value: base64.StdEncoding.EncodeToString(script)})
+	}
+	dir, err := os.MkdirTemp("", "orchbench-k8s-load")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
+	if err := l.o.ensureNamespace(ctx, loadNamespace); err != nil {
+		return nil, nil, err
+	}
+	res := corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(fmt.Sprintf("%dMi", loadMemoryMiB)), corev1.ResourceCPU: resource.MustParse(loadCPURequest)},
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(fmt.Sprintf("%dMi", loadMemoryMiB))},
+	}
+	if req.GeneratorCores > 0 {
+		cpu := *resource.NewMilliQuantity(int64(math.Round(req.GeneratorCores*1000)), resource.DecimalSI)
+		res.Requests[corev1.ResourceCPU], res.Limits[corev1.ResourceCPU] = cpu, cpu
+	}
+	name := "load-" + strings.ReplaceAll(time.Now().UTC().Format("20060102t150405.000000"), ".", "-")
+	zero := int32(0)
+	hostPathDir := corev1.HostPathDirectory
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"orchbench.io/load": labelValue(req.StepID)}},
+		Spec: batchv1.JobSpec{
+			// a failed load step is recorded as failed; retrying would
+			// silently change what was measured
+			BackoffLimit: &zero,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"orchbench.io/load": labelValue(req.StepID)}},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					// straight to the NodePort on the node, without a NAT hop of its own
+					HostNetwork:                  true,
+					AutomountServiceAccountToken: ptr(false),
+					Containers: []corev1.Container{{
+						Name: loadTaskName, Image: l.image(), ImagePullPolicy: corev1.PullNever,
+						Args: []string{"loadjob", "--out", resultInJob}, Env: env, Resources: res,
+						VolumeMounts: []corev1.VolumeMount{{Name: "out", MountPath: resultDir}},
+					}},
+					Volumes: []corev1.Volume{{Name: "out", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir, Type: &hostPathDir}}}},
+				},
+			},
+		},
+	}
+	if _, err := l.o.client.BatchV1().Jobs(loadNamespace).Create(ctx, job, metav1.CreateOptions{}); err != nil {
+		return nil, nil, fmt.Errorf("kubernetes: create load job %s: %w", name, err)
+	}
+	// the job is only a vehicle; its result lives in the archive
+	defer func() {
+		bg := metav1.DeletePropagationBackground
+		_ = l.o.client.BatchV1().Jobs(loadNamespace).Delete(context.Background(), name, metav1.DeleteOptions{PropagationPolicy: &bg})
+	}()
+	ctx, cancel := context.WithTimeout(ctx, req.Bound)
+	defer cancel()
+	pod, err := l.waitDone(ctx, name, req.MarkStarted)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw := l.logs(ctx, pod.Name)
+	failure := podFailure(pod)
+	result, readErr := readResult(filepath.Join(dir, filepath.Base(resultInJob)))
+	switch {
+	case readErr != nil && failure == "":
+		return nil, raw, fmt.Errorf("kubernetes: load job %s (pod %s) left no result: %v: %s", name, pod.Name, readErr, orchestrator.LastLine(string(raw)))
+	case readErr != nil:
+		return nil, raw, fmt.Errorf("kubernetes: load job %s (pod %s) %s, and left no readable result (%v)", name, pod.Name, failure, readErr)
+	case failure != "":
+		// kept for the archive; the step is invalid
+		return result, raw, fmt.Errorf("kubernetes: load job %s (pod %s) %s", name, pod.Name, failure)
+	}
+	return result, raw, nil
+}
+
+// podFailure says how a finished load pod failed ("" when it exited 0).
+func podFailure(p corev1.Pod) string {
+	for _, s := range p.Status.ContainerStatuses {
+		if t := s.State.Terminated; t != nil && t.ExitCode != 0 {
+			return fmt.Sprintf("exited %d (%s)", t.ExitCode, t.Reason)
+		}
+	}
+	if p.Status.Phase != corev1.PodSucceeded {
+		return fmt.Sprintf("ended %s: %s", p.Status.Phase, p.Status.Message)
+	}
+	return ""
+}
+
+// waitDone waits until the job's pod has ended, calling onRunning once it runs.
+func (l *LoadRunner) waitDone(ctx context.Context, job string, onRunning func()) (corev1.Pod, error) {
+	started := false
+	for {
+		list, err := l.o.client.CoreV1().Pods(loadNamespace).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + job})
+		if err == nil {
+			for _, p := range list.Items {
+				switch p.Status.Phase {
+				case corev1.PodRunning:
+					if !started {
+						started = true
+						onRunning()
+					}
+				case corev1.PodSucceeded, corev1.PodFailed:
+					if !started {
+						onRunning() // a fault waiting for the start must not wait forever
+					}
+					return p, nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return corev1.Pod{}, fmt.Errorf("kubernetes: load job %s did not finish: %w", job, ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// logs is the generator's output.
+func (l *LoadRunner) logs(ctx context.Context, pod string) []byte {
+	b, err := l.o.client.CoreV1().Pods(loadNamespace).GetLogs(pod, &corev1.PodLogOptions{Container: loadTaskName}).DoRaw(ctx)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+func readResult(path string) (*loadgen.Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out loadgen.Result
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &out, nil
+}
+
+// ensureNamespace creates a namespace unless it exists.
+func (o *Orchestrator) ensureNamespace(ctx context.Context, name string) error {
+	_, err := o.client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"orchbench.io/managed": "true"}}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("kubernetes: create namespace %s: %w", name, err)
+	}
+	return nil
+}
+
+// labelValue fits s into a label value: at most 63 characters of
+// [A-Za-z0-9._-], starting and ending alphanumeric.
+func labelValue(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '-'
+		}
+	}
+	s = string(b)
+	if len(s) > 63 {
+		s = s[:63]
+	}
+	return strings.Trim(s, "-_.")
+}
+
+func ptr[T any](v T) *T { return &v }

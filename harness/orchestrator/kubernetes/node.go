@@ -1,0 +1,81 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/orchbench/orchbench/harness/hostinfo"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// readyNodes are the nodes that are Ready and schedulable.
+func (o *Orchestrator) readyNodes(ctx context.Context) ([]corev1.Node, error) {
+	list, err := o.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes: list nodes: %w", err)
+	}
+	var out []corev1.Node
+	for _, n := range list.Items {
+		if n.Spec.Unschedulable {
+			continue
+		}
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+				out = append(out, n)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("kubernetes: no ready, schedulable node (just k8s-status)")
+	}
+	return out, nil
+}
+
+// Capacity is the smallest ready node's allocatable CPU and memory.
+func (o *Orchestrator) Capacity(ctx context.Context) (orchestrator.Capacity, error) {
+	nodes, err := o.readyNodes(ctx)
+	if err != nil {
+		return orchestrator.Capacity{}, err
+	}
+	c := orchestrator.Capacity{Nodes: len(nodes), MHzPerCore: hostinfo.MHz()}
+	for i, n := range nodes {
+		cores := int(n.Status.Allocatable.Cpu().Value())
+		mib := int(n.Status.Allocatable.Memory().Value() >> 20)
+		if i == 0 || cores < c.Cores {
+			c.Cores = cores
+		}
+		if i == 0 || mib < c.MemoryMiB {
+			c.MemoryMiB = mib
+		}
+	}
+	return c, nil
+}
+
+// Facts describe every node under Nomad's keys where the fact is the same
+// (cpu.*, memory.totalbytes, kernel.*, os.*), so a parity table compares
+// like with like; kubernetes.version is the kubelet's and
+// container.runtime the CRI's. The CPU model and OS come from this machine,
+// which runs the embedded node.
+func (o *Orchestrator) Facts(ctx context.Context) (orchestrator.Facts, error) {
+	nodes, err := o.readyNodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := orchestrator.Facts{}
+	for _, n := range nodes {
+		info := n.Status.NodeInfo
+		f := hostinfo.Facts()
+		f["kubernetes.version"] = info.KubeletVersion
+		f["container.runtime"] = info.ContainerRuntimeVersion
+		f["kernel.name"] = info.OperatingSystem
+		f["kernel.version"] = info.KernelVersion
+		f["cpu.arch"] = info.Architecture
+		f["cpu.numcores"] = strconv.FormatInt(n.Status.Capacity.Cpu().Value(), 10)
+		f["memory.totalbytes"] = strconv.FormatInt(n.Status.Capacity.Memory().Value(), 10)
+		out[n.Name] = f
+	}
+	return out, nil
+}
