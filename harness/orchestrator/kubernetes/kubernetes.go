@@ -3,10 +3,12 @@
 // truth, package translate reads it with the same rules for every target,
 // and this package turns each task group into Kubernetes objects:
 //
-//   - a Deployment per group (a StatefulSet when its task keeps data in the
-//     alloc dir, so each replica keeps its own volume), with requests equal
-//     to limits from the declared cores and MiB, so the kernel enforces
-//     exactly what the limits gate compares on every orchestrator;
+//   - a Deployment per group, or a StatefulSet when its env needs Nomad's
+//     alloc index (only a StatefulSet numbers its pods), with requests
+//     equal to limits from the declared cores and MiB, so the kernel
+//     enforces exactly what the limits gate compares on every orchestrator;
+//     the alloc data dir is an emptyDir, kept across container restarts
+//     and empty in a new pod, as Nomad's is in a new allocation;
 //   - a ClusterIP Service per Consul service name, for discovery by DNS;
 //   - a NodePort Service for the measured entry, which the load generator
 //     aims at on the node (never a port-forward or a proxy);

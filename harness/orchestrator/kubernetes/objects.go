@@ -207,7 +207,8 @@ func podTemplate(plan *translate.Plan, svc *translate.Service) (corev1.PodTempla
 
 // resourcesOf sets requests equal to limits from the declaration, so the
 // pod is Guaranteed where the pack declares a cap and the kernel enforces
-// exactly it. Kubernetes counts CPU in whole millicores: a declaration
+// exactly it. A task without a cap gets a CPU request of its weight: with
+// none, the kernel would give it the smallest weight there is. Kubernetes counts CPU in whole millicores: a declaration
 // between two is rounded to the nearer, which the limits gate sees.
 func resourcesOf(plan *translate.Plan, svc *translate.Service) (corev1.ResourceRequirements, error) {
 	d := svc.Declared
@@ -219,6 +220,9 @@ func resourcesOf(plan *translate.Plan, svc *translate.Service) (corev1.ResourceR
 		}
 		q := *resource.NewMilliQuantity(milli, resource.DecimalSI)
 		r.Requests[corev1.ResourceCPU], r.Limits[corev1.ResourceCPU] = q, q
+	} else if svc.Weight > 0 {
+		// shares: no cap, a request that weighs the container as the pack does
+		r.Requests[corev1.ResourceCPU] = *resource.NewMilliQuantity(max(1, int64(math.Round(svc.Weight*1000))), resource.DecimalSI)
 	}
 	if d.MemoryMiB > 0 {
 		q := resource.MustParse(fmt.Sprintf("%dMi", d.MemoryMiB))

@@ -45,6 +45,9 @@ type Service struct {
 	// port label's), 0 when it registers none.
 	Port     int
 	Declared contract.Task
+	// Weight is a shares-mode task's declared cores: no cap, its weight
+	// against other tasks (0 otherwise).
+	Weight float64
 	// Check is the health check the adapter runs; nil when the group has none.
 	Check *Check
 	// UsesAllocDir: the task reads or writes AllocDataDir, so the adapter

@@ -15,10 +15,14 @@ import (
 // limits gate checks. Cores 0, or cpu mode "shares", means no CPU limit;
 // memory 0 means no memory limit; a mode the target cannot enforce (a
 // cpuset, an unenforceable cap) is refused.
-func (t *translator) resources(w where, g *api.TaskGroup, task *api.Task) (contract.Task, error) {
-	d, err := contract.ParseTask(t.job, g, task, t.opts.MHzPerCore)
+//
+// weight is a shares-mode task's declared cores (else its MHz in cores),
+// which cap nothing but weigh the task against others: an adapter that reserves CPU (Kubernetes'
+// request) reserves that much, so its relative weight is the pack's.
+func (t *translator) resources(w where, g *api.TaskGroup, task *api.Task) (d contract.Task, weight float64, err error) {
+	d, err = contract.ParseTask(t.job, g, task, t.opts.MHzPerCore)
 	if err != nil {
-		return d, fmt.Errorf("%s: %w", w.prefix, err)
+		return d, 0, fmt.Errorf("%s: %w", w.prefix, err)
 	}
 	_, declared := task.Meta[contract.KeyCores]
 	_, inGroup := g.Meta[contract.KeyCores]
@@ -26,7 +30,7 @@ func (t *translator) resources(w where, g *api.TaskGroup, task *api.Task) (contr
 	if !declared && !inGroup && !inJob && task.Resources != nil && task.Resources.CPU != nil && *task.Resources.CPU > 0 &&
 		(task.Resources.Cores == nil || *task.Resources.Cores == 0) && t.opts.MHzPerCore <= 0 {
 		// without the figure, MHz would read as no cap at all
-		return d, w.errorf("resources.cpu = %d MHz needs the node's MHz per core to become cores (Options.MHzPerCore), or meta %s", *task.Resources.CPU, contract.KeyCores)
+		return d, 0, w.errorf("resources.cpu = %d MHz needs the node's MHz per core to become cores (Options.MHzPerCore), or meta %s", *task.Resources.CPU, contract.KeyCores)
 	}
 	target := t.opts.Target
 	if !target.enforces(d.CPUMode) {
@@ -35,20 +39,24 @@ func (t *translator) resources(w where, g *api.TaskGroup, task *api.Task) (contr
 			how += fmt.Sprintf("; declare meta %s = %q", contract.KeyCPUMode, contract.CPUModeQuota)
 		}
 		if d.CPUMode == contract.CPUModeCPUSet {
-			return d, w.errorf("cpu mode cpuset (%g whole cores, an exclusive cpuset) cannot be honoured: %s", d.Cores, how)
+			return d, 0, w.errorf("cpu mode cpuset (%g whole cores, an exclusive cpuset) cannot be honoured: %s", d.Cores, how)
 		}
-		return d, w.errorf("cpu mode %q cannot be honoured: %s", d.CPUMode, how)
+		return d, 0, w.errorf("cpu mode %q cannot be honoured: %s", d.CPUMode, how)
 	}
 	switch d.CPUMode {
 	case contract.CPUModeQuota:
 		if d.Cores == 0 {
-			return d, w.errorf("cpu mode quota with no cores declared (meta %s): a quota of what?", contract.KeyCores)
+			return d, 0, w.errorf("cpu mode quota with no cores declared (meta %s): a quota of what?", contract.KeyCores)
 		}
 	case contract.CPUModeShares:
-		d.Cores = 0
+		weight, d.Cores = d.Cores, 0
+		// a pack that declares no cores still weighs the task by its MHz, as Nomad does
+		if r := task.Resources; weight == 0 && r != nil && r.CPU != nil && *r.CPU > 0 && t.opts.MHzPerCore > 0 {
+			weight = float64(*r.CPU) / t.opts.MHzPerCore
+		}
 	}
 	if res := task.Resources; res != nil && (res.DiskMB != nil || res.SecretsMB != nil || res.IOPS != nil) {
 		t.remark(w, "resources.disk/secrets", RemarkIgnored, "volumes and the container filesystem have no size cap here")
 	}
-	return d, nil
+	return d, weight, nil
 }
