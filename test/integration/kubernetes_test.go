@@ -1,0 +1,122 @@
+//go:build integration
+
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orchbench/orchbench/harness/results"
+)
+
+// TestKubernetes brings the embedded Kubernetes up (twice: the second is a
+// no-op), deploys Taewa's vertical variant as pods, measures one step
+// through the NodePort with the load generator as a Job, and reads 0.5
+// cores and 512 MiB back from the pod's cgroup; then sets a different CPU
+// quota on the pod's cgroup behind the kubelet's back, and the next step
+// is invalid by the limits gate. Last, k8s-down leaves nothing on the host
+// that k8s-up found absent.
+func TestKubernetes(t *testing.T) {
+	must(t, filepath.Join(root, "cluster", "kubernetes.sh"), "up")
+	down := func() string { return must(t, filepath.Join(root, "cluster", "kubernetes.sh"), "down") }
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		sh(root, filepath.Join(root, "cluster", "kubernetes.sh"), "down")
+	})
+	if again := must(t, filepath.Join(root, "cluster", "kubernetes.sh"), "up"); !strings.Contains(again, "already up") {
+		t.Fatalf("a second k8s-up was not a no-op:\n%s", again)
+	}
+
+	work := t.TempDir()
+	vars := []string{"--var", "variant=vertical", "--var", "resource_scale=0.25", "--var", "job_name=taewa-k8s"}
+	must(t, orchbench, append([]string{"pack", "run", "taewa", "--orchestrator", "kubernetes", "--wait"}, vars...)...)
+	run := func(name string) results.StepResult {
+		dir := filepath.Join(work, name)
+		must(t, orchbench, "run", "taewa", "--orchestrator", "kubernetes", "--variant", "vertical", "--var", "resource_scale=0.25",
+			"--var", "job_name=taewa-k8s", "--rate", "20", "-d", "3s", "--warmup", "1s", "--dir", dir, "--vm", "")
+		archive := results.Archive{Dir: dir}
+		id, err := archive.Resolve("run-taewa")
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps, err := archive.LoadSteps(id)
+		if err != nil || len(steps) != 1 {
+			t.Fatalf("steps %v, error %v", steps, err)
+		}
+		return steps[0]
+	}
+
+	s := run("right")
+	limits := gateOf(s, "limits")
+	if s.Outcome != results.OutcomeValid || !limits.Passed || !strings.Contains(limits.Detail, "quota: 0.5 cores (a CFS quota of 50000 µs per 100000 µs period)") ||
+		!strings.Contains(limits.Detail, "512 MiB") {
+		t.Fatalf("Kubernetes step %s, gates %+v", s.Outcome, s.Gates)
+	}
+	if s.Metadata["orchestrator"] != "kubernetes" || s.Metadata["entry"] != "node-port" || s.Metadata["load_runner"] != "kubernetes" {
+		t.Errorf("orchestrator %v, entry %v, load runner %v", s.Metadata["orchestrator"], s.Metadata["entry"], s.Metadata["load_runner"])
+	}
+	if lp := gateOf(s, "load-path"); !lp.Passed {
+		t.Errorf("load path on Kubernetes: %+v", lp)
+	}
+	if s.Accounting.Completed == 0 {
+		t.Errorf("no request completed: %+v", s.Accounting)
+	}
+
+	// a wrong limit on Kubernetes only: the pod's container cgroup gets a whole core
+	quota := containerQuotaFile(t, "taewa-k8s")
+	if err := os.WriteFile(quota, []byte("100000"), 0o644); err != nil {
+		t.Fatalf("set %s: %v", quota, err)
+	}
+	s = run("wrong")
+	limits = gateOf(s, "limits")
+	if s.Outcome != results.OutcomeInvalid || limits.Passed || !strings.Contains(limits.Detail, "enforces 1.000 cores, the variant declares 0.500") {
+		t.Fatalf("a wrong limit on Kubernetes: step %s, limits gate %+v", s.Outcome, limits)
+	}
+	must(t, orchbench, append([]string{"pack", "destroy", "taewa", "--orchestrator", "kubernetes"}, vars...)...)
+
+	out := down()
+	left, err := sh(root, "cluster/hoststate.sh", "diff", filepath.Join(root, ".state", "hoststate", "kubernetes"))
+	if err != nil || strings.TrimSpace(left) != "" {
+		t.Fatalf("k8s-down left on the host what k8s-up found absent (%v):\n%s\n%s", err, left, out)
+	}
+	if _, err := os.Stat("/run/netns/orchbench-k8s"); err == nil {
+		t.Fatalf("the node's network namespace outlived k8s-down")
+	}
+}
+
+// containerQuotaFile is cpu.cfs_quota_us of the job's one task container,
+// found by its process's cgroup (cgroup v1, as on this machine).
+func containerQuotaFile(t *testing.T, job string) string {
+	t.Helper()
+	id := strings.TrimSpace(must(t, "nsenter", "--net=/run/netns/orchbench-k8s", "--", filepath.Join(root, ".tools", "bin", "kubectl"),
+		"--kubeconfig", filepath.Join(root, ".state", "kubernetes", "admin.kubeconfig"), "-n", "orchbench-"+job,
+		"get", "pods", "-o", "jsonpath={.items[0].status.containerStatuses[0].containerID}"))
+	_, hexID, ok := strings.Cut(id, "://")
+	if !ok {
+		t.Fatalf("container ID %q", id)
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cgroup")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			parts := strings.SplitN(line, ":", 3)
+			if len(parts) == 3 && strings.Contains(","+parts[1]+",", ",cpu,") && strings.HasSuffix(parts[2], "/"+hexID) {
+				for _, mnt := range []string{"cpu,cpuacct", "cpu"} {
+					f := filepath.Join("/sys/fs/cgroup", mnt, parts[2], "cpu.cfs_quota_us")
+					if _, err := os.Stat(f); err == nil {
+						return f
+					}
+				}
+			}
+		}
+	}
+	t.Fatalf("no cgroup v1 cpu controller holds container %s (pid list %d)", hexID, len(procs))
+	return ""
+}
