@@ -1,15 +1,13 @@
 package swarm
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
 
 	"github.com/moby/moby/api/types/swarm"
 	"github.com/moby/moby/client"
+	"github.com/orchbench/orchbench/harness/hostinfo"
 	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 )
@@ -216,7 +214,7 @@ func (a *Adapter) Capacity(ctx context.Context) (Capacity, error) {
 	if c.Nodes == 0 {
 		return c, fmt.Errorf("swarm: no ready, active node")
 	}
-	c.MHzPerCore = localMHz()
+	c.MHzPerCore = hostinfo.MHz()
 	return c, nil
 }
 
@@ -249,76 +247,11 @@ func (a *Adapter) Facts(ctx context.Context) (orchestrator.Facts, error) {
 			f["kernel.version"] = info.Info.KernelVersion
 			f["cgroup.version"] = info.Info.CgroupVersion
 			f["cgroup.driver"] = info.Info.CgroupDriver
-			if m := localCPUModel(); m != "" {
-				f["cpu.modelname"] = m
-			}
-			if mhz := localMHz(); mhz > 0 {
-				f["cpu.frequency"] = strconv.FormatFloat(mhz, 'f', 0, 64)
-			}
-			if id, version := localOS(); id != "" {
-				f["os.name"], f["os.version"] = id, version
+			for k, v := range hostinfo.Facts() {
+				f[k] = v
 			}
 		}
 		out[n.Description.Hostname] = f
 	}
 	return out, nil
-}
-
-// localOS is this machine's distribution ID and version as Nomad's
-// fingerprint gives them (os-release's ID; Debian's point release from
-// /etc/debian_version, else VERSION_ID).
-func localOS() (id, version string) {
-	b, err := os.ReadFile("/etc/os-release")
-	if err != nil {
-		return "", ""
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		v = strings.Trim(v, `"`)
-		switch k {
-		case "ID":
-			id = v
-		case "VERSION_ID":
-			if version == "" {
-				version = v
-			}
-		}
-	}
-	if d, err := os.ReadFile("/etc/debian_version"); err == nil && id == "debian" {
-		version = strings.TrimSpace(string(d))
-	}
-	return id, version
-}
-
-// localMHz is this machine's maximum CPU frequency (cpufreq), else the
-// first "cpu MHz" of /proc/cpuinfo; 0 when neither is there.
-func localMHz() float64 {
-	if b, err := os.ReadFile("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"); err == nil {
-		if khz, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64); err == nil && khz > 0 {
-			return khz / 1000
-		}
-	}
-	v, _ := strconv.ParseFloat(cpuinfo("cpu MHz"), 64)
-	return v
-}
-
-func localCPUModel() string { return cpuinfo("model name") }
-
-func cpuinfo(key string) string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == key {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
 }
