@@ -34,7 +34,14 @@ type ParityRow struct {
 const responseTolerance = 0.05
 
 // inherentFacts are node facts that differ by orchestrator by nature.
-var inherentFacts = map[string]bool{"nomad.version": true, "swarm.version": true, "kubernetes.version": true, "cpu.totalcompute": true}
+var inherentFacts = map[string]bool{"nomad.version": true, "swarm.version": true, "kubernetes.version": true,
+	"container.runtime": true, "cpu.totalcompute": true}
+
+// nativeEntries is how each orchestrator publishes a service on its node
+// (orchestrator.EntryKind values): a host port mapped by a kernel NAT rule
+// on Nomad and Swarm, a NodePort (kube-proxy's NAT rules) on Kubernetes.
+// Entries that differ only so differ by nature; any other entry is flagged.
+var nativeEntries = map[string]string{"nomad": "host-port", "swarm": "host-port", "kubernetes": "node-port"}
 
 // parityLimits is the part of an archived limits record parity reads.
 type parityLimits struct {
@@ -107,6 +114,9 @@ func Parity(steps []StepResult) []ParityRow {
 		row := ParityRow{App: k.app, Variant: k.variant, Aspect: k.aspect, Values: map[string]string{}, Inherent: inherent[k]}
 		for o := range orchs[[2]string{k.app, k.variant}] {
 			row.Values[o] = joinSet(byOrch[o])
+		}
+		if k.aspect == "entry" && allNative(row.Values) {
+			row.Inherent = true
 		}
 		if strings.HasPrefix(k.aspect, "node ") && hasEmpty(row.Values) {
 			// a fact one orchestrator does not report is not a difference of the machine
@@ -309,6 +319,16 @@ func joinSet(set map[string]bool) string {
 	}
 	sort.Strings(vs)
 	return strings.Join(vs, " | ")
+}
+
+// allNative: every orchestrator's entry is its own kind.
+func allNative(values map[string]string) bool {
+	for o, v := range values {
+		if v == "" || nativeEntries[o] != v {
+			return false
+		}
+	}
+	return true
 }
 
 func hasEmpty(values map[string]string) bool {

@@ -136,3 +136,20 @@ func TestParityComparesResponseSizesOverStepsValidEverywhere(t *testing.T) {
 		t.Errorf("empty bodies on a broken-only orchestrator were hidden: %+v", row)
 	}
 }
+
+// Kubernetes publishes its entry as a NodePort, Nomad and Swarm as a host
+// port: each its own, so the row differs by nature; a NodePort-like entry
+// on Nomad would be flagged.
+func TestParityEntryKindsNativeToEachOrchestrator(t *testing.T) {
+	steps := paritySteps(func(s *StepResult) { s.Orchestrator, s.Metadata["entry"] = "kubernetes", "node-port" })
+	for _, r := range Parity(steps) {
+		if r.Aspect == "entry" && (r.Mismatch || !r.Inherent) {
+			t.Errorf("native entries flagged: %+v", r)
+		}
+	}
+	steps = paritySteps(func(s *StepResult) { s.Metadata["entry"] = "node-port" })
+	m := Mismatches(Parity(steps))
+	if len(m) != 1 || m[0].Aspect != "entry" {
+		t.Errorf("a node-port entry on swarm not flagged: %+v", m)
+	}
+}
