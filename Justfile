@@ -126,7 +126,7 @@ test-unit:
     node --test apps/taewa
 
 # Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
-test-integration: tools build
+test-integration: tools tools-kubernetes build
     cluster/images.sh pause base taewa orchbench dsb
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/socialnetwork/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags integration -count=1 -timeout 50m -v ./test/integration/

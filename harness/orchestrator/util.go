@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"net"
 	"strconv"
+	"strings"
 )
 
 func joinHostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
@@ -10,6 +11,11 @@ func joinHostPort(host string, port int) string { return net.JoinHostPort(host, 
 // ShortID is the first eight characters of an allocation or deployment ID,
 // as `nomad alloc status` accepts and prints it.
 func ShortID(id string) string {
+	// a name (a pod's: workload-suffix) only says which whole; a UUID's
+	// first dash is after eight characters
+	if i := strings.IndexByte(id, '-'); i >= 0 && i != 8 {
+		return id
+	}
 	if len(id) > 8 {
 		return id[:8]
 	}
