@@ -14,8 +14,8 @@ import (
 // TestKubernetes brings the embedded Kubernetes up (twice: the second is a
 // no-op), deploys Taewa's vertical variant as pods, measures one step
 // through the NodePort with the load generator as a Job, and reads 0.5
-// cores and 512 MiB back from the pod's cgroup; then sets a different CPU
-// quota on the pod's cgroup behind the kubelet's back, and the next step
+// cores and 512 MiB back from the pod's cgroup; then sets a smaller CPU
+// quota on the container's cgroup behind the kubelet's back, and the next step
 // is invalid by the limits gate. Last, k8s-down leaves nothing on the host
 // that k8s-up found absent.
 func TestKubernetes(t *testing.T) {
@@ -66,14 +66,15 @@ func TestKubernetes(t *testing.T) {
 		t.Errorf("no request completed: %+v", s.Accounting)
 	}
 
-	// a wrong limit on Kubernetes only: the pod's container cgroup gets a whole core
+	// a wrong limit on Kubernetes only: the container's cgroup gets a quarter
+	// core (cgroup v1 refuses a child quota above the pod's)
 	quota := containerQuotaFile(t, "taewa-k8s")
-	if err := os.WriteFile(quota, []byte("100000"), 0o644); err != nil {
+	if err := os.WriteFile(quota, []byte("25000"), 0o644); err != nil {
 		t.Fatalf("set %s: %v", quota, err)
 	}
 	s = run("wrong")
 	limits = gateOf(s, "limits")
-	if s.Outcome != results.OutcomeInvalid || limits.Passed || !strings.Contains(limits.Detail, "enforces 1.000 cores, the variant declares 0.500") {
+	if s.Outcome != results.OutcomeInvalid || limits.Passed || !strings.Contains(limits.Detail, "enforces 0.250 cores, the variant declares 0.500") {
 		t.Fatalf("a wrong limit on Kubernetes: step %s, limits gate %+v", s.Outcome, limits)
 	}
 	must(t, orchbench, append([]string{"pack", "destroy", "taewa", "--orchestrator", "kubernetes"}, vars...)...)

@@ -3,7 +3,9 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"net"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -84,7 +86,26 @@ func (o *Orchestrator) healthy(ctx context.Context, job string) (bool, string, e
 	if len(waiting) > 0 {
 		return false, "waiting for " + strings.Join(waiting, ", "), nil
 	}
+	if port, err := o.entryPort(ctx, job); err == nil && port > 0 {
+		// kube-proxy programs a new NodePort a moment after the pods are ready
+		dial, cancel := context.WithTimeout(ctx, time.Second)
+		conn, err := o.access.NetNS.Dial(dial, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		cancel()
+		if err != nil {
+			return false, fmt.Sprintf("%d workloads ready, waiting for the entry NodePort %d (%v)", len(want), port, err), nil
+		}
+		conn.Close()
+	}
 	return true, fmt.Sprintf("%d workloads ready", len(want)), nil
+}
+
+// entryPort is the job's NodePort, 0 when it has no entry.
+func (o *Orchestrator) entryPort(ctx context.Context, job string) (int, error) {
+	svc, err := o.client.CoreV1().Services(namespaceOf(job)).Get(ctx, entryService, metav1.GetOptions{})
+	if err != nil || len(svc.Spec.Ports) == 0 {
+		return 0, err
+	}
+	return int(svc.Spec.Ports[0].NodePort), nil
 }
 
 func podReady(p corev1.Pod) bool {
