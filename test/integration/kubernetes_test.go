@@ -79,6 +79,13 @@ func TestKubernetes(t *testing.T) {
 	}
 	must(t, orchbench, append([]string{"pack", "destroy", "taewa", "--orchestrator", "kubernetes"}, vars...)...)
 
+	// a task killed during load is recorded as on Nomad and Swarm
+	steps := sweepSteps(t, "fault", strings.Replace(faultSpec, `orchestrators = ["nomad", "swarm"]`, `orchestrators = ["kubernetes"]`, 1))
+	if len(steps) != 1 || steps[0].Orchestrator != "kubernetes" {
+		t.Fatalf("fault sweep on kubernetes: %d steps", len(steps))
+	}
+	checkFaultStep(t, steps[0])
+
 	out := down()
 	left, err := sh(root, "cluster/hoststate.sh", "diff", filepath.Join(root, ".state", "hoststate", "kubernetes"))
 	if err != nil || strings.TrimSpace(left) != "" {
