@@ -1,11 +1,11 @@
 # The comparison orchbench exists for, on Taewa: the same pack, limits and
-# load on Nomad and on Docker Swarm, in one randomised sweep. One
-# orchestrator's deployments are torn down before the other's go up, so the
-# two never share the machine. The report puts them side by side and lists,
+# load on Nomad, Docker Swarm and Kubernetes, in one randomised sweep (bring
+# Kubernetes up first: just k8s-up). One orchestrator's deployments are torn
+# down before another's go up, so they never share the machine. The report puts them side by side and lists,
 # in its parity table, everything that must be equal besides the
 # orchestrator (enforced limits, entry kind, response sizes, images, node).
 sweep "orchestrators-taewa" {
-  description = "Taewa baseline vs vertical on Nomad and Swarm"
+  description = "Taewa baseline vs vertical on Nomad, Swarm and Kubernetes"
   seed        = 11
   repetitions = 2
   deploy      = "per-configuration"
@@ -13,7 +13,7 @@ sweep "orchestrators-taewa" {
   duration    = "8s"
   cooldown    = "1s"
   early_stop  = true
-  orchestrators = ["nomad", "swarm"]
+  orchestrators = ["nomad", "swarm", "kubernetes"]
 
   app "taewa" {
     pack     = "taewa"
