@@ -146,11 +146,15 @@ func (o *Orchestrator) apply(ctx context.Context, objs *objects) error {
 			_, err := o.client.AppsV1().StatefulSets(objs.Namespace).Create(ctx, sts, metav1.CreateOptions{})
 			return err
 		}, func() error {
-			// most of a StatefulSet's spec cannot change: replace it
+			_, err := o.client.AppsV1().StatefulSets(objs.Namespace).Update(ctx, sts, metav1.UpdateOptions{})
+			if !apierrors.IsInvalid(err) {
+				return err
+			}
+			// a field a StatefulSet cannot change: replace it
 			if err := o.client.AppsV1().StatefulSets(objs.Namespace).Delete(ctx, sts.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 				return err
 			}
-			_, err := o.client.AppsV1().StatefulSets(objs.Namespace).Create(ctx, sts, metav1.CreateOptions{})
+			_, err = o.client.AppsV1().StatefulSets(objs.Namespace).Create(ctx, sts, metav1.CreateOptions{})
 			return err
 		}); err != nil {
 			return fmt.Errorf("kubernetes: statefulset %s/%s: %w", objs.Namespace, sts.Name, err)

@@ -41,14 +41,15 @@ func (o *Orchestrator) WaitHealthy(ctx context.Context, d *orchestrator.Deployme
 func (o *Orchestrator) healthy(ctx context.Context, job string) (bool, string, error) {
 	ns := namespaceOf(job)
 	want := map[string]int{}
+	// each workload's pods of its current template
+	current := map[string]string{}
 	deps, err := o.client.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelJob + "=" + job})
 	if err != nil {
 		return false, "", fmt.Errorf("kubernetes: job %s: list deployments: %w", job, err)
 	}
-	version := ""
 	for _, dep := range deps.Items {
 		want[dep.Name] = int(deref(dep.Spec.Replicas))
-		version = dep.Labels[LabelVersion]
+		current[dep.Name] = dep.Spec.Template.Labels[LabelVersion]
 	}
 	sets, err := o.client.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelJob + "=" + job})
 	if err != nil {
@@ -56,7 +57,7 @@ func (o *Orchestrator) healthy(ctx context.Context, job string) (bool, string, e
 	}
 	for _, s := range sets.Items {
 		want[s.Name] = int(deref(s.Spec.Replicas))
-		version = s.Labels[LabelVersion]
+		current[s.Name] = s.Spec.Template.Labels[LabelVersion]
 	}
 	if len(want) == 0 {
 		return false, "", fmt.Errorf("kubernetes: job %s has no workload in namespace %s (deploy it first)", job, ns)
@@ -67,7 +68,7 @@ func (o *Orchestrator) healthy(ctx context.Context, job string) (bool, string, e
 	}
 	ready := map[string]int{}
 	for _, p := range pods {
-		if p.Labels[LabelVersion] != version {
+		if p.Labels[LabelVersion] != current[p.Labels[LabelService]] {
 			continue
 		}
 		if why := podFailing(p); why != "" {

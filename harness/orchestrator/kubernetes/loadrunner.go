@@ -38,10 +38,11 @@ const loadNamespace = "orchbench-load"
 // loadMemoryMiB is the generator's memory limit, as in jobs/loadgen.nomad.hcl.
 const loadMemoryMiB = 256
 
-// loadCPURequest is the generator's CPU weight when it has no cap: one
-// core's worth, as Docker's default shares give a Swarm task; a container
-// with no request would get the kernel's minimum weight and be starved.
-const loadCPURequest = "1"
+// loadCPURequest is the generator's CPU weight when it has no cap: what
+// jobs/loadgen.nomad.hcl reserves (500 MHz, a fifth of a core here); a
+// container with no request would get the kernel's minimum weight and be
+// starved, and a whole core would not fit beside a scaled-out application.
+const loadCPURequest = "200m"
 
 const (
 	resultDir    = "/out"
@@ -162,6 +163,9 @@ func (l *LoadRunner) waitDone(ctx context.Context, job string, onRunning func())
 		list, err := l.o.client.CoreV1().Pods(loadNamespace).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + job})
 		if err == nil {
 			for _, p := range list.Items {
+				if why := podFailing(p); why != "" {
+					return p, fmt.Errorf("kubernetes: load job %s: pod %s %s", job, p.Name, why)
+				}
 				switch p.Status.Phase {
 				case corev1.PodRunning:
 					if !started {

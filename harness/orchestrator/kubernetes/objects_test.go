@@ -146,3 +146,46 @@ func TestObjectsOfTheSocialNetwork(t *testing.T) {
 		}
 	}
 }
+
+// Scaling the job (scale=2) changes the replicas of the stateless
+// services, not their pods' version, and leaves the stores' pods alone:
+// an update must not restart a store and lose its data.
+func TestScalingKeepsPodVersions(t *testing.T) {
+	versions := func(scale int) map[string]string {
+		job, err := tt.Fixtures[1].Job()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range job.TaskGroups {
+			if *g.Count == 1 && !strings.Contains(*g.Name, "ferretdb") && !strings.Contains(*g.Name, "redis") && !strings.Contains(*g.Name, "memcached") {
+				g.Count = tt.Ptr(scale)
+			}
+		}
+		w, err := orchestrator.NewWorkload(job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := Translate(w, 2100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs, err := build(plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, d := range objs.Deployments {
+			out[d.Name] = d.Spec.Template.Labels[LabelVersion]
+		}
+		for _, s := range objs.StatefulSets {
+			out[s.Name] = s.Spec.Template.Labels[LabelVersion]
+		}
+		return out
+	}
+	one, two := versions(1), versions(2)
+	for name, v := range one {
+		if v == "" || two[name] != v {
+			t.Errorf("%s: pod version %q at scale 1, %q at scale 2", name, v, two[name])
+		}
+	}
+}
