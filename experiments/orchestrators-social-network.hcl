@@ -1,13 +1,13 @@
 # Seed study 002's central comparison, on the embedded single-node cluster:
 # DeathStarBench's social network (baseline) under its mixed workload on
-# Nomad and on Docker Swarm. Each orchestrator's deployment loads the
-# 962-user dataset before its first step, and is torn down before the other
-# orchestrator's goes up. At resource_scale 0.03 the load is slow (the
-# 37,624 follows alone took 9 min on Nomad here): allow 20 minutes or more
-# per orchestrator. For a quick look, set dataset_users = 120,
-# dataset_posts_per_user = 3 and workload = "social-network:mixed@120".
+# Nomad, Docker Swarm and Kubernetes (just k8s-up first). Each
+# orchestrator's deployment loads the 962-user dataset before its first
+# step, and is torn down before the next orchestrator's goes up. At
+# resource_scale 0.03 the load is slow (the 37,624 follows alone took 8 to
+# 12 min here): allow 20 minutes or more per orchestrator.
+# orchestrators-social-network-quick.hcl is the same with 120 users.
 sweep "orchestrators-social-network" {
-  description = "Social network baseline on Nomad and Swarm, mixed workload"
+  description = "Social network baseline on Nomad, Swarm and Kubernetes, mixed workload"
   seed        = 13
   repetitions = 3
   deploy      = "per-configuration"
@@ -15,7 +15,7 @@ sweep "orchestrators-social-network" {
   duration    = "12s"
   cooldown    = "2s"
   early_stop  = true
-  orchestrators = ["nomad", "swarm"]
+  orchestrators = ["nomad", "swarm", "kubernetes"]
 
   app "social-network" {
     pack     = "social-network"

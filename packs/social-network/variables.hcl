@@ -40,6 +40,12 @@ variable "resource_scale" {
   description = "Multiplies every declared core and MiB, so a small machine runs a proportional miniature; variants keep their ratios."
 }
 
+variable "datastore_memory_mib" {
+  type        = number
+  default     = 1024
+  description = "The least memory (MiB) FerretDB, Redis and memcached get, doubled for vertical, whatever resource_scale: they hold the dataset, which a miniature does not shrink. 1024 fits the default 962-user dataset under the loader's 200 concurrent clients (at 123 MiB FerretDB was OOM-killed loading it). 0 lets resource_scale scale them like the rest."
+}
+
 variable "mhz_per_core" {
   type        = number
   default     = 2100

@@ -61,7 +61,8 @@
     cpu          MHz = cores x mhz_per_core, rounded (Nomad derives the CFS
                  quota as cpu / node MHz x node cores)
     memory       MiB = declared MiB x variant factor x resource_scale, the
-                 hard limit
+                 hard limit; for the datastores at least datastore_memory_mib
+                 (x 2 for vertical), which resource_scale does not shrink
     count        instances
     limit_cores  the CPU cap the harness's limits gate must find; 0 = none
   Baseline: 1 core / 1 GiB per service, 4 cores / 4 GiB for the frontend
@@ -94,6 +95,12 @@
 [[- end -]]
 [[- $cores = mulf $cores $rs -]]
 [[- $memory := round (mulf $mib $rs) 0 | int -]]
+[[- /* a store holds the dataset whatever the miniature's CPU: below its floor it is OOM-killed and measures nothing */ -]]
+[[- if has $name (list "ferretdb" "redis" "memcached") -]]
+[[- $floor := var "datastore_memory_mib" $ctx | int -]]
+[[- if eq $variant "vertical" -]][[- $floor = mul $floor 2 -]][[- end -]]
+[[- $memory = max $memory $floor -]]
+[[- end -]]
 [[- if lt $memory 10 -]]
 [[- fail (printf "social-network: resource_scale %v leaves %s %d MiB; Nomad needs at least 10" $rs $name $memory) -]]
 [[- end -]]
