@@ -441,7 +441,8 @@ down() {
   restore_sysctls
   if [ -f "$k8s/created-paths" ]; then
     while read -r p; do
-      [ "$p" = /run/netns ] && { rmdir /run/netns 2>/dev/null || true; continue; }
+      # ip netns add bind-mounts the directory onto itself the first time
+      [ "$p" = /run/netns ] && { [ -z "$(ls -A /run/netns 2>/dev/null)" ] && { umount /run/netns 2>/dev/null || true; rmdir /run/netns 2>/dev/null || true; }; continue; }
       rm -rf "$p"
     done <"$k8s/created-paths"
     rm -f "$k8s/created-paths"
