@@ -263,79 +263,8 @@ node_ready() { kubectl_ get node "$node_name" -o 'jsonpath={.status.conditions[?
 coredns_ready() { [ "$(kubectl_ -n kube-system get deploy coredns -o 'jsonpath={.status.availableReplicas}')" = 1 ]; }
 
 deploy_coredns() {
-  # no `forward`: a name outside the cluster has no answer, so nothing leaves it
-  kubectl_ apply -f - >"$logs/k8s-coredns.log" 2>&1 <<YAML || die "step 'deploy coredns' failed: $(tail -n 3 "$logs/k8s-coredns.log")"
-apiVersion: v1
-kind: ServiceAccount
-metadata: {name: coredns, namespace: kube-system}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata: {name: orchbench:coredns}
-rules:
-- apiGroups: [""]
-  resources: [endpoints, services, pods, namespaces]
-  verbs: [list, watch]
-- apiGroups: [discovery.k8s.io]
-  resources: [endpointslices]
-  verbs: [list, watch]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: orchbench:coredns}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "orchbench:coredns"}
-subjects: [{kind: ServiceAccount, name: coredns, namespace: kube-system}]
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: coredns, namespace: kube-system}
-data:
-  Corefile: |
-    .:5353 {
-        errors
-        health :8080
-        ready :8181
-        kubernetes cluster.local in-addr.arpa ip6.arpa {
-            pods insecure
-        }
-        cache 30
-    }
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: coredns, namespace: kube-system, labels: {k8s-app: kube-dns}}
-spec:
-  replicas: 1
-  selector: {matchLabels: {k8s-app: kube-dns}}
-  template:
-    metadata: {labels: {k8s-app: kube-dns}}
-    spec:
-      serviceAccountName: coredns
-      dnsPolicy: Default
-      containers:
-      - name: coredns
-        image: docker.io/orchbench/coredns:local
-        imagePullPolicy: Never
-        args: ["-conf", "/etc/coredns/Corefile"]
-        ports: [{containerPort: 5353, protocol: UDP, name: dns}, {containerPort: 5353, protocol: TCP, name: dns-tcp}]
-        resources:
-          requests: {cpu: 50m, memory: 128Mi}
-          limits: {cpu: 50m, memory: 128Mi}
-        readinessProbe: {httpGet: {path: /ready, port: 8181}, periodSeconds: 2}
-        livenessProbe: {httpGet: {path: /health, port: 8080}, periodSeconds: 10}
-        volumeMounts: [{name: config, mountPath: /etc/coredns}]
-      volumes: [{name: config, configMap: {name: coredns}}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: kube-dns, namespace: kube-system, labels: {k8s-app: kube-dns}}
-spec:
-  clusterIP: $dns_ip
-  selector: {k8s-app: kube-dns}
-  ports:
-  - {name: dns, port: 53, targetPort: 5353, protocol: UDP}
-  - {name: dns-tcp, port: 53, targetPort: 5353, protocol: TCP}
-YAML
+  sed "s/\${DNS_IP}/$dns_ip/g" "$root/cluster/kubernetes/coredns.yaml" | kubectl_ apply -f - >"$logs/k8s-coredns.log" 2>&1 \
+    || die "step 'deploy coredns' failed: $(tail -n 3 "$logs/k8s-coredns.log")"
 }
 
 up() {
