@@ -72,10 +72,22 @@ func (o *Orchestrator) Facts(ctx context.Context) (orchestrator.Facts, error) {
 		f["container.runtime"] = info.ContainerRuntimeVersion
 		f["kernel.name"] = info.OperatingSystem
 		f["kernel.version"] = info.KernelVersion
-		f["cpu.arch"] = info.Architecture
+		f["cpu.arch"] = unameMachine(info.Architecture)
 		f["cpu.numcores"] = strconv.FormatInt(n.Status.Capacity.Cpu().Value(), 10)
 		f["memory.totalbytes"] = strconv.FormatInt(n.Status.Capacity.Memory().Value(), 10)
 		out[n.Name] = f
 	}
 	return out, nil
+}
+
+// unameMachine words an architecture as the kernel does (uname -m), as the
+// Docker engine reports it: the kubelet reports Go's name for it.
+func unameMachine(goarch string) string {
+	switch goarch {
+	case "amd64":
+		return "x86_64"
+	case "arm64":
+		return "aarch64"
+	}
+	return goarch
 }
