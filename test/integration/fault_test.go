@@ -42,14 +42,14 @@ func TestFaultDuringLoad(t *testing.T) {
 	seen := map[string]bool{}
 	for _, s := range steps {
 		seen[s.Orchestrator] = true
-		t.Run(s.Orchestrator, func(t *testing.T) { checkFaultStep(t, s) })
+		t.Run(s.Orchestrator, func(t *testing.T) { checkFaultStep(t, s, "kill-task") })
 	}
 	if !seen["nomad"] || !seen["swarm"] {
 		t.Fatalf("steps ran on %v, want nomad and swarm", seen)
 	}
 }
 
-func checkFaultStep(t *testing.T, s results.StepResult) {
+func checkFaultStep(t *testing.T, s results.StepResult, kind string) {
 	// errors from the killed instance are a measurement: valid or broken, never invalid
 	if !s.Measured() {
 		t.Fatalf("step %s: %v", s.Outcome, s.Reasons)
@@ -64,7 +64,7 @@ func checkFaultStep(t *testing.T, s results.StepResult) {
 		}
 	}
 	f, _ := s.Metadata["fault"].(map[string]any)
-	if f == nil || f["kind"] != "kill-task" {
+	if f == nil || f["kind"] != kind {
 		t.Fatalf("no fault recorded: %v", s.Metadata["fault"])
 	}
 	if at, _ := f["seconds"].(float64); at < 2 || at > 7 {

@@ -79,12 +79,17 @@ func TestKubernetes(t *testing.T) {
 	}
 	must(t, orchbench, append([]string{"pack", "destroy", "taewa", "--orchestrator", "kubernetes"}, vars...)...)
 
-	// a task killed during load is recorded as on Nomad and Swarm
-	steps := sweepSteps(t, "fault", strings.Replace(faultSpec, `orchestrators = ["nomad", "swarm"]`, `orchestrators = ["kubernetes"]`, 1))
-	if len(steps) != 1 || steps[0].Orchestrator != "kubernetes" {
-		t.Fatalf("fault sweep on kubernetes: %d steps", len(steps))
+	// a task killed, or a pod deleted, during load is recorded as on Nomad
+	// and Swarm, and the sweep goes on
+	for _, kind := range []string{"kill-task", "stop-alloc"} {
+		spec := strings.Replace(faultSpec, `orchestrators = ["nomad", "swarm"]`, `orchestrators = ["kubernetes"]`, 1)
+		spec = strings.Replace(spec, `kind  = "kill-task"`, `kind  = "`+kind+`"`, 1)
+		steps := sweepSteps(t, "fault", spec)
+		if len(steps) != 1 || steps[0].Orchestrator != "kubernetes" {
+			t.Fatalf("%s sweep on kubernetes: %d steps", kind, len(steps))
+		}
+		t.Run(kind, func(t *testing.T) { checkFaultStep(t, steps[0], kind) })
 	}
-	checkFaultStep(t, steps[0])
 
 	out := down()
 	left, err := sh(root, "cluster/hoststate.sh", "diff", filepath.Join(root, ".state", "hoststate", "kubernetes"))
