@@ -87,27 +87,46 @@ func (o *Orchestrator) healthy(ctx context.Context, job string) (bool, string, e
 	if len(waiting) > 0 {
 		return false, "waiting for " + strings.Join(waiting, ", "), nil
 	}
-	if port, err := o.entryPort(ctx, job); err == nil && port > 0 {
-		// kube-proxy programs a new NodePort a moment after the pods are ready
-		dial, cancel := context.WithTimeout(ctx, time.Second)
-		conn, err := o.access.NetNS.Dial(dial, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		cancel()
-		if err != nil {
-			return false, fmt.Sprintf("%d workloads ready, waiting for the entry NodePort %d (%v)", len(want), port, err), nil
-		}
-		conn.Close()
+	// kube-proxy programs a Service's rules a moment after its pods are
+	// ready: until then a caller (the load, or a service calling its
+	// upstream) is refused, so every Service of the job must answer
+	if waiting, err := o.unprogrammed(ctx, ns); err != nil || waiting != "" {
+		return false, fmt.Sprintf("%d workloads ready, waiting for %s", len(want), waiting), err
 	}
 	return true, fmt.Sprintf("%d workloads ready", len(want)), nil
 }
 
-// entryPort is the job's NodePort, 0 when it has no entry.
-func (o *Orchestrator) entryPort(ctx context.Context, job string) (int, error) {
-	svc, err := o.client.CoreV1().Services(namespaceOf(job)).Get(ctx, entryService, metav1.GetOptions{})
-	if err != nil || len(svc.Spec.Ports) == 0 {
-		return 0, err
+// unprogrammed names the first Service of the namespace that does not yet
+// answer on the node: a ClusterIP on its address, the entry on its NodePort.
+func (o *Orchestrator) unprogrammed(ctx context.Context, ns string) (string, error) {
+	svcs, err := o.client.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", fmt.Errorf("kubernetes: list services of %s: %w", ns, err)
 	}
-	return int(svc.Spec.Ports[0].NodePort), nil
+	for _, s := range svcs.Items {
+		if len(s.Spec.Ports) == 0 {
+			continue
+		}
+		addr, what := "", ""
+		switch {
+		case s.Spec.Type == corev1.ServiceTypeNodePort && s.Spec.Ports[0].NodePort > 0:
+			addr, what = net.JoinHostPort("127.0.0.1", strconv.Itoa(int(s.Spec.Ports[0].NodePort))), "the entry NodePort"
+		case s.Spec.ClusterIP != "" && s.Spec.ClusterIP != corev1.ClusterIPNone:
+			addr, what = net.JoinHostPort(s.Spec.ClusterIP, strconv.Itoa(int(s.Spec.Ports[0].Port))), "service "+s.Name
+		default:
+			continue
+		}
+		dial, cancel := context.WithTimeout(ctx, time.Second)
+		conn, err := o.access.NetNS.Dial(dial, "tcp", addr)
+		cancel()
+		if err != nil {
+			return fmt.Sprintf("%s (%s: %v)", what, addr, err), nil
+		}
+		conn.Close()
+	}
+	return "", nil
 }
+
 
 func podReady(p corev1.Pod) bool {
 	if !running(p) {
