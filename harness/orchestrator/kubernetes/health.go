@@ -127,7 +127,6 @@ func (o *Orchestrator) unprogrammed(ctx context.Context, ns string) (string, err
 	return "", nil
 }
 
-
 func podReady(p corev1.Pod) bool {
 	if !running(p) {
 		return false
