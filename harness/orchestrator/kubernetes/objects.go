@@ -1,8 +1,6 @@
 package kubernetes
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -205,29 +203,11 @@ func podTemplate(plan *translate.Plan, svc *translate.Service) (corev1.PodTempla
 	// the pod's version is its service's alone: a change elsewhere in the
 	// job must not restart it (and empty its store), as Nomad updates only
 	// the groups that changed
-	if podLabels[LabelVersion], err = serviceVersion(svc); err != nil {
-		return corev1.PodTemplateSpec{}, false, err
-	}
+	podLabels[LabelVersion] = svc.Version() + "-" + target.Revision
 	return corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: podLabels, Annotations: map[string]string{AnnotationDeclared: string(declared)}},
 		Spec:       spec,
 	}, stateful, nil
-}
-
-// serviceVersion hashes what decides a service's pods, replicas and update
-// pace aside (scaling adds or removes pods, it does not replace them).
-func serviceVersion(svc *translate.Service) (string, error) {
-	s := *svc
-	s.Replicas, s.UpdateParallelism = 0, 0
-	b, err := json.Marshal(struct {
-		Service  translate.Service
-		Revision string
-	}{s, target.Revision})
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8]), nil
 }
 
 // resourcesOf sets requests equal to limits from the declaration, so the

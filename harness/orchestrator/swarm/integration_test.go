@@ -76,7 +76,8 @@ func TestSwarmTaewa(t *testing.T) {
 		names = append(names, v.Name)
 	}
 	sort.Strings(names)
-	if want := []string{d.Job + "-taewa-data-1", d.Job + "-taewa-data-2"}; !reflect.DeepEqual(names, want) {
+	version := d.Plan.Service(d.Job + "-taewa").Version()
+	if want := []string{d.Job + "-taewa-data-" + version + "-1", d.Job + "-taewa-data-" + version + "-2"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("volumes %q, want %q", names, want)
 	}
 	rev, err := a.Revision(ctx, d)

@@ -110,7 +110,7 @@ func TestSpecSocialNetwork(t *testing.T) {
 	p := mustTranslate(t, tt.SocialNetwork(), Options{})
 	ferret := spec(t, p, "sn-ferretdb")
 	m := ferret.TaskTemplate.ContainerSpec.Mounts
-	if len(m) != 1 || m[0].Type != "volume" || m[0].Target != "/alloc/data" || m[0].Source != "sn-ferretdb-data-{{.Task.Slot}}" ||
+	if len(m) != 1 || m[0].Type != "volume" || m[0].Target != "/alloc/data" || m[0].Source != "sn-ferretdb-data-"+p.Service("sn-ferretdb").Version()+"-{{.Task.Slot}}" ||
 		m[0].VolumeOptions.Labels[LabelJob] != "sn" || m[0].VolumeOptions.Labels[LabelService] != "sn-ferretdb" {
 		t.Errorf("ferretdb mounts %+v", m)
 	}

@@ -1,6 +1,9 @@
 package translate
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -59,6 +62,22 @@ type Service struct {
 	Placement Placement
 	// UpdateParallelism is how many replicas an update replaces at once.
 	UpdateParallelism uint64
+}
+
+// Version hashes what decides the service's instances, replicas and update
+// pace aside: scaling adds or removes instances without replacing them, and
+// a change elsewhere in the job leaves them (and a store's data) alone, as
+// Nomad updates only the groups that changed.
+func (s *Service) Version() string {
+	c := *s
+	c.Replicas, c.UpdateParallelism = 0, 0
+	b, err := json.Marshal(&c)
+	if err != nil {
+		// every field is plain data; a failure is a programming error
+		panic("translate: hash service " + s.Name + ": " + err.Error())
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
 // Container is the docker task's config.
