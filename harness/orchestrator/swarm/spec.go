@@ -86,7 +86,9 @@ func (p *Plan) containerSpec(svc *translate.Service, labels map[string]string) *
 // volumeName is per service definition and slot: a changed definition
 // starts on an empty volume, as Nomad starts a changed group's new
 // allocation with an empty data dir; the old one goes with Stop.
-func volumeName(svc *translate.Service) string { return svc.Name + "-data-" + svc.Version() + "-" + slot }
+func volumeName(svc *translate.Service) string {
+	return svc.Name + "-data-" + svc.Version() + "-" + slot
+}
 
 // escapeTemplate keeps Swarm's template expansion from reading literal text.
 func escapeTemplate(s string) string {
