@@ -99,6 +99,9 @@ netns_up() {
   [ -e "/run/netns/$ns" ] || ip netns add "$ns"
   ip -n "$ns" link set lo up
   ip -n "$ns" addr show dev lo | grep -q "$node_ip/32" || ip -n "$ns" addr add "$node_ip/32" dev lo
+  # the node itself reaches Service addresses (kube-proxy's NAT rules send
+  # them on to the pods); without a route the kernel refuses before NAT
+  ip -n "$ns" route replace "$service_cidr" dev lo src "$node_ip"
   # routing between pods and services happens inside the namespace only
   nsx sysctl -qw net.ipv4.ip_forward=1
   nsx sysctl -qw net.bridge.bridge-nf-call-iptables=1 2>/dev/null || modprobe br_netfilter 2>/dev/null || true
