@@ -80,6 +80,9 @@ stop_pid() {
 fixed_paths="/var/lib/kubelet /var/log/containers /var/log/pods /var/lib/cni /run/netns"
 note_created_paths() {
   : >"$k8s/created-paths"
+  # ip netns add turns /run/netns into a mount point the first time; it
+  # is listed first, since it must be unmounted before it can be removed
+  mountpoint -q /run/netns 2>/dev/null || echo "mount /run/netns" >>"$k8s/created-paths"
   for p in $fixed_paths; do [ -e "$p" ] || echo "$p" >>"$k8s/created-paths"; done
 }
 
@@ -373,8 +376,11 @@ down() {
   restore_sysctls
   if [ -f "$k8s/created-paths" ]; then
     while read -r p; do
-      # ip netns add bind-mounts the directory onto itself the first time
-      [ "$p" = /run/netns ] && { [ -z "$(ls -A /run/netns 2>/dev/null)" ] && { umount /run/netns 2>/dev/null || true; rmdir /run/netns 2>/dev/null || true; }; continue; }
+      case "$p" in
+        # only when no namespace is left in it (another project's, or a test's)
+        "mount /run/netns") if [ -z "$(ls -A /run/netns 2>/dev/null)" ]; then umount /run/netns 2>/dev/null || true; fi; continue ;;
+        /run/netns) rmdir /run/netns 2>/dev/null || true; continue ;;
+      esac
       rm -rf "$p"
     done <"$k8s/created-paths"
     rm -f "$k8s/created-paths"
