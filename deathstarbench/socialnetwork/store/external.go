@@ -17,9 +17,10 @@ import (
 // Memcached is a Cache on memcached servers.
 type Memcached struct{ client *memcache.Client }
 
-// NewMemcached connects lazily to the servers (host:port each).
+// NewMemcached connects lazily to the servers (host:port each), resolving
+// their names when requests need them.
 func NewMemcached(servers []string, maxIdle int) *Memcached {
-	client := memcache.New(servers...)
+	client := memcache.NewFromSelector(newLazyServers(servers))
 	client.MaxIdleConns = maxIdle
 	client.Timeout = 2 * time.Second
 	return &Memcached{client: client}
