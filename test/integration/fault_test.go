@@ -78,7 +78,16 @@ func checkFaultStep(t *testing.T, s results.StepResult, kind string) {
 			errorsAfter += sec.Errors
 		}
 	}
-	if errorsBefore != 0 || errorsAfter == 0 {
-		t.Errorf("errors before the fault %d (want 0), after %d (want some): %+v", errorsBefore, errorsAfter, s.Series)
+	switch {
+	case errorsBefore != 0:
+		t.Errorf("errors before the fault %d (want 0): %+v", errorsBefore, s.Series)
+	case kind == "kill-task" && errorsAfter == 0:
+		// a killed process drops its connections mid-request
+		t.Errorf("no errors after the kill: %+v", s.Series)
+	default:
+		// a removed instance may be stopped gracefully (Kubernetes sends
+		// SIGTERM, and the server closes its idle connections), so its
+		// replacement costs no error: recorded, not required
+		t.Logf("%s: %d errors after the fault", kind, errorsAfter)
 	}
 }
