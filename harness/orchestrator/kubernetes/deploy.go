@@ -35,12 +35,12 @@ func (o *Orchestrator) Deploy(ctx context.Context, w orchestrator.Workload) (*or
 		return nil, err
 	}
 	d := &orchestrator.Deployment{Orchestrator: Name, Job: plan.Job, App: w.App}
-	current, err := o.currentVersion(ctx, objs)
+	current, err := o.upToDate(ctx, plan.Job, objs, plan.Version)
 	if err != nil {
 		return nil, err
 	}
 	began := time.Now()
-	if current != plan.Version {
+	if !current {
 		if err := o.apply(ctx, objs); err != nil {
 			return nil, err
 		}
@@ -58,42 +58,31 @@ func (o *Orchestrator) Deploy(ctx context.Context, w orchestrator.Workload) (*or
 	return d, nil
 }
 
-// currentVersion is the version every workload of the plan runs, "" when
-// any is missing or differs.
-func (o *Orchestrator) currentVersion(ctx context.Context, objs *objects) (string, error) {
-	version := ""
-	same := func(labels map[string]string) bool {
-		v := labels[LabelVersion]
-		if version == "" {
-			version = v
-		}
-		return v != "" && v == version
+// upToDate is true when every workload of the plan exists at version:
+// then the running deployment is the plan's.
+func (o *Orchestrator) upToDate(ctx context.Context, job string, objs *objects, version string) (bool, error) {
+	running, err := o.jobWorkloads(ctx, job)
+	if err != nil {
+		return false, err
 	}
-	for _, want := range objs.Deployments {
-		got, err := o.client.AppsV1().Deployments(objs.Namespace).Get(ctx, want.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return "", nil
-		}
-		if err != nil {
-			return "", fmt.Errorf("kubernetes: get deployment %s/%s: %w", objs.Namespace, want.Name, err)
-		}
-		if !same(got.Labels) || got.Labels[LabelVersion] != want.Labels[LabelVersion] {
-			return "", nil
+	at := map[string]string{}
+	for _, w := range running {
+		at[w.name] = w.version
+	}
+	wanted := 0
+	for _, d := range objs.Deployments {
+		wanted++
+		if at[d.Name] != version {
+			return false, nil
 		}
 	}
-	for _, want := range objs.StatefulSets {
-		got, err := o.client.AppsV1().StatefulSets(objs.Namespace).Get(ctx, want.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return "", nil
-		}
-		if err != nil {
-			return "", fmt.Errorf("kubernetes: get statefulset %s/%s: %w", objs.Namespace, want.Name, err)
-		}
-		if !same(got.Labels) || got.Labels[LabelVersion] != want.Labels[LabelVersion] {
-			return "", nil
+	for _, s := range objs.StatefulSets {
+		wanted++
+		if at[s.Name] != version {
+			return false, nil
 		}
 	}
-	return version, nil
+	return wanted > 0, nil
 }
 
 // apply creates or replaces every object of the plan and deletes the
@@ -240,31 +229,14 @@ func (o *Orchestrator) Revision(ctx context.Context, d *orchestrator.Deployment)
 	if err != nil {
 		return "", fmt.Errorf("kubernetes: namespace %s: %w", ns, err)
 	}
-	version := ""
-	for _, l := range o.workloadLabels(ctx, ns) {
-		if version == "" {
-			version = l[LabelVersion]
-		}
+	running, err := o.jobWorkloads(ctx, d.Job)
+	if err != nil {
+		return "", err
 	}
-	if version == "" {
+	if len(running) == 0 || running[0].version == "" {
 		return "", fmt.Errorf("kubernetes: job %s has no workload in namespace %s", d.Job, ns)
 	}
-	return version + "-" + string(n.UID)[:8], nil
-}
-
-func (o *Orchestrator) workloadLabels(ctx context.Context, ns string) []map[string]string {
-	var out []map[string]string
-	if deps, err := o.client.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{}); err == nil {
-		for _, d := range deps.Items {
-			out = append(out, d.Labels)
-		}
-	}
-	if sets, err := o.client.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{}); err == nil {
-		for _, s := range sets.Items {
-			out = append(out, s.Labels)
-		}
-	}
-	return out
+	return running[0].version + "-" + string(n.UID)[:8], nil
 }
 
 // Stop deletes the job's namespace and waits until it and its pods are

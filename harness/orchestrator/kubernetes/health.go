@@ -40,24 +40,15 @@ func (o *Orchestrator) WaitHealthy(ctx context.Context, d *orchestrator.Deployme
 
 func (o *Orchestrator) healthy(ctx context.Context, job string) (bool, string, error) {
 	ns := namespaceOf(job)
+	running, err := o.jobWorkloads(ctx, job)
+	if err != nil {
+		return false, "", err
+	}
 	want := map[string]int{}
 	// each workload's pods of its current template
 	current := map[string]string{}
-	deps, err := o.client.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelJob + "=" + job})
-	if err != nil {
-		return false, "", fmt.Errorf("kubernetes: job %s: list deployments: %w", job, err)
-	}
-	for _, dep := range deps.Items {
-		want[dep.Name] = int(deref(dep.Spec.Replicas))
-		current[dep.Name] = dep.Spec.Template.Labels[LabelVersion]
-	}
-	sets, err := o.client.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelJob + "=" + job})
-	if err != nil {
-		return false, "", fmt.Errorf("kubernetes: job %s: list statefulsets: %w", job, err)
-	}
-	for _, s := range sets.Items {
-		want[s.Name] = int(deref(s.Spec.Replicas))
-		current[s.Name] = s.Spec.Template.Labels[LabelVersion]
+	for _, w := range running {
+		want[w.name], current[w.name] = w.replicas, w.podVersion
 	}
 	if len(want) == 0 {
 		return false, "", fmt.Errorf("kubernetes: job %s has no workload in namespace %s (deploy it first)", job, ns)
@@ -221,13 +212,13 @@ func (o *Orchestrator) InjectFault(ctx context.Context, d *orchestrator.Deployme
 	if err != nil {
 		return fmt.Errorf("kubernetes: fault on %s: %w", f.Service, err)
 	}
-	pods, err := o.jobPods(ctx, d.Job)
+	pods, _, err := o.runningPods(ctx, d.Job)
 	if err != nil {
 		return err
 	}
 	var victim *corev1.Pod
 	for i, p := range pods {
-		if p.Labels[LabelService] == svc.Spec.Selector[LabelService] && running(p) {
+		if p.Labels[LabelService] == svc.Spec.Selector[LabelService] {
 			victim = &pods[i]
 			break
 		}
@@ -241,10 +232,9 @@ func (o *Orchestrator) InjectFault(ctx context.Context, d *orchestrator.Deployme
 		if err != nil {
 			return err
 		}
-		s, _ := mainStatus(*victim)
-		pid := containerPID(procs, s.ContainerID)
-		if pid == 0 {
-			return fmt.Errorf("kubernetes: fault on %s: no process of pod %s on this machine", f.Service, victim.Name)
+		pid, err := taskPID(procs, *victim)
+		if err != nil {
+			return fmt.Errorf("kubernetes: fault on %s: %w", f.Service, err)
 		}
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			return fmt.Errorf("kubernetes: fault on %s: kill pid %d of pod %s: %w", f.Service, pid, victim.Name, err)

@@ -70,31 +70,38 @@ func running(p corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodRunning && ok && s.State.Running != nil
 }
 
-// Instances lists the job's running pods with their declarations.
-func (o *Orchestrator) Instances(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Instance, error) {
-	pods, err := o.jobPods(ctx, d.Job)
+// runningPods are the job's pods whose task runs now, with their instances.
+func (o *Orchestrator) runningPods(ctx context.Context, job string) ([]corev1.Pod, []orchestrator.Instance, error) {
+	pods, err := o.jobPods(ctx, job)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []orchestrator.Instance
+	var out []corev1.Pod
+	var ins []orchestrator.Instance
 	for _, p := range pods {
 		if !running(p) {
 			continue
 		}
 		in, err := instanceOf(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out = append(out, in)
+		out, ins = append(out, p), append(ins, in)
 	}
-	return out, nil
+	return out, ins, nil
+}
+
+// Instances lists the job's running pods with their declarations.
+func (o *Orchestrator) Instances(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Instance, error) {
+	_, ins, err := o.runningPods(ctx, d.Job)
+	return ins, err
 }
 
 // Limits reads each running pod's task container's cgroup on this machine,
 // where the embedded node runs: the kubelet's own figures are what it was
 // asked for, not what the kernel enforces.
 func (o *Orchestrator) Limits(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Limits, error) {
-	pods, err := o.jobPods(ctx, d.Job)
+	pods, ins, err := o.runningPods(ctx, d.Job)
 	if err != nil {
 		return nil, err
 	}
@@ -103,26 +110,27 @@ func (o *Orchestrator) Limits(ctx context.Context, d *orchestrator.Deployment) (
 		return nil, err
 	}
 	var out []orchestrator.Limits
-	for _, p := range pods {
-		if !running(p) {
-			continue
-		}
-		in, err := instanceOf(p)
+	for i, p := range pods {
+		pid, err := taskPID(procs, p)
 		if err != nil {
-			return nil, err
-		}
-		s, _ := mainStatus(p)
-		pid := containerPID(procs, s.ContainerID)
-		if pid == 0 {
-			return nil, fmt.Errorf("kubernetes: job %s: pod %s: no process of container %s on this machine", d.Job, p.Name, s.ContainerID)
+			return nil, fmt.Errorf("kubernetes: job %s: %w", d.Job, err)
 		}
 		e, err := limits.ForPID(pid)
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes: job %s: limits of pod %s (pid %d): %w", d.Job, p.Name, pid, err)
 		}
-		out = append(out, orchestrator.LimitsOf(in, e))
+		out = append(out, orchestrator.LimitsOf(ins[i], e))
 	}
 	return out, nil
+}
+
+// taskPID is a process of the pod's task container on this machine.
+func taskPID(procs []limits.Membership, p corev1.Pod) (int, error) {
+	s, _ := mainStatus(p)
+	if pid := containerPID(procs, s.ContainerID); pid != 0 {
+		return pid, nil
+	}
+	return 0, fmt.Errorf("pod %s: no process of container %s on this machine", p.Name, s.ContainerID)
 }
 
 // containerPID finds a process of the container whose CRI ID is id
