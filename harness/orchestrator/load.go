@@ -71,6 +71,13 @@ const (
 	EnvLoadScript = "ORCHBENCH_LOAD_SCRIPT"
 )
 
+// The load generator's one-shot job is the same on every orchestrator: this
+// image, with this memory limit (jobs/loadgen.nomad.hcl's, for Nomad).
+const (
+	DefaultLoadImage = "orchbench/orchbench:local"
+	LoadMemoryMiB    = 256
+)
+
 // MaxScript bounds a Lua script carried into a load job (Nomad's dispatch
 // payload limit, kept for every orchestrator so a spec runs on all of them).
 const MaxScript = 16 << 10

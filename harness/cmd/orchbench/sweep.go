@@ -63,7 +63,7 @@ func (f *sweepFlags) registerExecution(fl *pflag.FlagSet) {
 	fl.StringVar(&f.reports, "reports", "reports", "report output `directory`")
 	fl.StringVar(&f.vm, "vm", results.VMURL(), "VictoriaMetrics URL to push results to (empty: archive only)")
 	fl.StringVar(&f.loadRunner, "load-runner", "orchestrator", "where load runs: orchestrator (each step's orchestrator's own one-shot job: on Nomad the batch job jobs/loadgen.nomad.hcl) or local (child process here)")
-	fl.StringVar(&f.image, "loadgen-image", "orchbench/orchbench:local", "image of the load generator's one-shot job")
+	fl.StringVar(&f.image, "loadgen-image", orchestrator.DefaultLoadImage, "image of the load generator's one-shot job")
 }
 
 func runSweep(cmd *cobra.Command, f sweepFlags) error {

@@ -35,9 +35,6 @@ type LoadRunner struct {
 // loadNamespace holds the load jobs.
 const loadNamespace = "orchbench-load"
 
-// loadMemoryMiB is the generator's memory limit, as in jobs/loadgen.nomad.hcl.
-const loadMemoryMiB = 256
-
 // loadCPURequest is the generator's CPU weight when it has no cap: what
 // jobs/loadgen.nomad.hcl reserves (500 MHz, a fifth of a core here); a
 // container with no request would get the kernel's minimum weight and be
@@ -57,7 +54,7 @@ func (l *LoadRunner) image() string {
 	if l.Image != "" {
 		return l.Image
 	}
-	return "orchbench/orchbench:local"
+	return orchestrator.DefaultLoadImage
 }
 
 // Run creates the Job, waits for its pod to end, reads the result and the
@@ -81,8 +78,8 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 		return nil, nil, err
 	}
 	res := corev1.ResourceRequirements{
-		Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(fmt.Sprintf("%dMi", loadMemoryMiB)), corev1.ResourceCPU: resource.MustParse(loadCPURequest)},
-		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(fmt.Sprintf("%dMi", loadMemoryMiB))},
+		Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(fmt.Sprintf("%dMi", orchestrator.LoadMemoryMiB)), corev1.ResourceCPU: resource.MustParse(loadCPURequest)},
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(fmt.Sprintf("%dMi", orchestrator.LoadMemoryMiB))},
 	}
 	if req.GeneratorCores > 0 {
 		cpu := *resource.NewMilliQuantity(int64(math.Round(req.GeneratorCores*1000)), resource.DecimalSI)

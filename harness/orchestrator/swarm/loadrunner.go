@@ -30,9 +30,6 @@ type LoadRunner struct {
 	Image string
 }
 
-// loadMemoryMiB is the generator's memory limit, as in jobs/loadgen.nomad.hcl.
-const loadMemoryMiB = 256
-
 // The paths inside the load container: FROM scratch has no directories of
 // its own, so these live at its root.
 const (
@@ -46,7 +43,7 @@ func (l *LoadRunner) image() string {
 	if l.Image != "" {
 		return l.Image
 	}
-	return "orchbench/orchbench:local"
+	return orchestrator.DefaultLoadImage
 }
 
 // Run creates the job, waits for its task to end, reads the result and the
@@ -62,7 +59,7 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 		env = append(env, orchestrator.EnvLoadScript+"="+base64.StdEncoding.EncodeToString(script))
 	}
 	one := uint64(1)
-	limit := &swarm.Limit{MemoryBytes: loadMemoryMiB << 20}
+	limit := &swarm.Limit{MemoryBytes: orchestrator.LoadMemoryMiB << 20}
 	if req.GeneratorCores > 0 {
 		limit.NanoCPUs = int64(math.Round(req.GeneratorCores * 1e9))
 	}
