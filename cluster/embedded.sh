@@ -12,6 +12,8 @@ logs="$state/logs"
 export NOMAD_ADDR=http://127.0.0.1:4646 CONSUL_HTTP_ADDR=http://127.0.0.1:8500
 say() { printf '[cluster] %s\n' "$*"; }
 die() { say "$*"; exit 1; }
+# shellcheck source=lib.sh
+source "$root/cluster/lib.sh"
 
 # port NUM PROTO: the port every agent needs, checked before anything starts.
 PORTS_TCP="4646 4647 4648 8300 8301 8302 8500 8600 8428"
@@ -43,15 +45,6 @@ need_tools() {
   done
 }
 
-wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
-  local limit=$1 what=$2; shift 2
-  local deadline=$(( $(date +%s) + limit ))
-  until "$@" >/dev/null 2>&1; do
-    [ "$(date +%s)" -lt "$deadline" ] || return 1
-    sleep 0.5
-  done
-  say "$what: ok"
-}
 
 consul_leader() { [ -n "$(curl -sf "$CONSUL_HTTP_ADDR/v1/status/leader" | tr -d '"')" ]; }
 nomad_ready() { "$bin/nomad" node status -self -short 2>/dev/null | grep -q '^Status *= ready'; }
@@ -234,15 +227,7 @@ status() {
   say "docker swarm: $(docker info --format '{{.Swarm.LocalNodeState}} ({{.Swarm.NodeAddr}})' 2>/dev/null || echo 'no docker daemon')"
 }
 
-stop_pid() { # stop_pid NAME: SIGTERM/SIGINT, then SIGKILL after a grace period
-  alive "$1" || { rm -f "$pids/$1"; return 0; }
-  local pid; pid=$(cat "$pids/$1")
-  say "stopping $1 (pid $pid)"
-  kill -INT "$pid" 2>/dev/null || true
-  for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
-  kill -9 "$pid" 2>/dev/null || true
-  rm -f "$pids/$1"
-}
+stop_pid() { stop_pidfile "$pids/$1" "$1" INT; }
 
 down() {
   if alive nomad; then

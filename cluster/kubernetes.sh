@@ -29,20 +29,13 @@ dns_ip=10.96.0.10
 source "$root/cluster/versions.env"
 say() { printf '[kubernetes] %s\n' "$*"; }
 die() { say "$*"; exit 1; }
+# shellcheck source=lib.sh
+source "$root/cluster/lib.sh"
 
 nsx() { nsenter --net="/run/netns/$ns" -- "$@"; }
 kubectl_() { nsx "$bin/kubectl" --kubeconfig "$k8s/admin.kubeconfig" "$@"; }
 alive() { [ -f "$pids/k8s-$1" ] && kill -0 "$(cat "$pids/k8s-$1")" 2>/dev/null; }
 
-wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
-  local limit=$1 what=$2; shift 2
-  local deadline=$(( $(date +%s) + limit ))
-  until "$@" >/dev/null 2>&1; do
-    [ "$(date +%s)" -lt "$deadline" ] || return 1
-    sleep 0.5
-  done
-  say "$what: ok"
-}
 
 need_tools() {
   for t in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns; do
@@ -64,15 +57,7 @@ start() {
   say "started $name (pid $!)"
 }
 
-stop_pid() {
-  alive "$1" || { rm -f "$pids/k8s-$1"; return 0; }
-  local pid; pid=$(cat "$pids/k8s-$1")
-  say "stopping $1 (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
-  kill -9 "$pid" 2>/dev/null || true
-  rm -f "$pids/k8s-$1"
-}
+stop_pid() { stop_pidfile "$pids/k8s-$1" "$1" TERM; }
 
 # Paths some components write to whatever their flags say (the kubelet's
 # device-plugins directory and container log links, libcni's cache): the ones
