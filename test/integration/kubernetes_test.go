@@ -35,19 +35,7 @@ func TestKubernetes(t *testing.T) {
 	vars := []string{"--var", "variant=vertical", "--var", "resource_scale=0.25", "--var", "job_name=taewa-k8s"}
 	must(t, orchbench, append([]string{"pack", "run", "taewa", "--orchestrator", "kubernetes", "--wait"}, vars...)...)
 	run := func(name string) results.StepResult {
-		dir := filepath.Join(work, name)
-		must(t, orchbench, "run", "taewa", "--orchestrator", "kubernetes", "--variant", "vertical", "--var", "resource_scale=0.25",
-			"--var", "job_name=taewa-k8s", "--rate", "20", "-d", "3s", "--warmup", "1s", "--dir", dir, "--vm", "")
-		archive := results.Archive{Dir: dir}
-		id, err := archive.Resolve("run-taewa")
-		if err != nil {
-			t.Fatal(err)
-		}
-		steps, err := archive.LoadSteps(id)
-		if err != nil || len(steps) != 1 {
-			t.Fatalf("steps %v, error %v", steps, err)
-		}
-		return steps[0]
+		return taewaVerticalStep(t, "kubernetes", "taewa-k8s", filepath.Join(work, name))
 	}
 
 	s := run("right")

@@ -214,3 +214,21 @@ func sweepSteps(t *testing.T, name, spec string, flags ...string) []results.Step
 	}
 	return steps
 }
+
+// taewaVerticalStep runs one short Taewa vertical step (`orchbench run`) on
+// a job already deployed on orch, archived in dir, and returns it.
+func taewaVerticalStep(t *testing.T, orch, job, dir string) results.StepResult {
+	t.Helper()
+	must(t, orchbench, "run", "taewa", "--orchestrator", orch, "--variant", "vertical", "--var", "resource_scale=0.25",
+		"--var", "job_name="+job, "--rate", "20", "-d", "3s", "--warmup", "1s", "--dir", dir, "--vm", "")
+	archive := results.Archive{Dir: dir}
+	id, err := archive.Resolve("run-taewa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := archive.LoadSteps(id)
+	if err != nil || len(steps) != 1 {
+		t.Fatalf("steps %v, error %v", steps, err)
+	}
+	return steps[0]
+}

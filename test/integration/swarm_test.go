@@ -22,19 +22,7 @@ func TestSwarmLimitsAndParity(t *testing.T) {
 		sh(root, orchbench, append([]string{"pack", "destroy", "taewa", "--orchestrator", "swarm"}, vars...)...)
 	})
 	run := func(name string) results.StepResult {
-		dir := filepath.Join(work, name)
-		must(t, orchbench, "run", "taewa", "--orchestrator", "swarm", "--variant", "vertical", "--var", "resource_scale=0.25",
-			"--var", "job_name=taewa-swarm-limits", "--rate", "20", "-d", "3s", "--warmup", "1s", "--dir", dir, "--vm", "")
-		archive := results.Archive{Dir: dir}
-		id, err := archive.Resolve("run-taewa")
-		if err != nil {
-			t.Fatal(err)
-		}
-		steps, err := archive.LoadSteps(id)
-		if err != nil || len(steps) != 1 {
-			t.Fatalf("steps %v, error %v", steps, err)
-		}
-		return steps[0]
+		return taewaVerticalStep(t, "swarm", "taewa-swarm-limits", filepath.Join(work, name))
 	}
 
 	s := run("right")
