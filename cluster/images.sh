@@ -17,10 +17,11 @@ built=()
 
 content_hash() { (cd "$root" && find "$@" -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12); }
 have() { docker image inspect "$1" >/dev/null 2>&1; }
-# Every image also gets the tag "local", which packs use by default: Nomad's
-# docker driver always tries to pull ":latest", and no registry is reachable.
-# The exact image ID is recorded with every result.
-tag_latest() { docker tag "$1" "${1%:*}:local"; built+=("$1"); }
+# Every image also gets the tag "local" (IMAGE_TAG overrides it, so a
+# parallel build does not replace the images others deploy), which packs use
+# by default: Nomad's docker driver always tries to pull ":latest", and no
+# registry is reachable. The exact image ID is recorded with every result.
+tag_latest() { docker tag "$1" "${1%:*}:${IMAGE_TAG:-local}"; built+=("$1"); }
 
 base_tag() { echo "orchbench/debian-base:$(content_hash cluster/images/base-packages.txt)"; }
 
@@ -69,15 +70,17 @@ CMD [\"node\", \"/opt/taewa/server.js\"]" "$ctx"
   rm -rf "$ctx"
 }
 
-# go_static NAME PACKAGE: a FROM-scratch image holding one static Go binary.
+# go_static NAME PACKAGE [DOCKERFILE_LINE]: a FROM-scratch image holding one
+# static Go binary.
 go_static() {
-  local name=$1 pkg=$2 ctx tag
+  local name=$1 pkg=$2 extra=${3:-} ctx tag
   ctx=$(mktemp -d)
   say "$name: go build $pkg"
   (cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$(git -C "$root" describe --always --dirty 2>/dev/null || echo dev)" -o "$ctx/$name" "$pkg")
   tag="orchbench/$name:$(sha256sum "$ctx/$name" | cut -c1-12)"
   build_ctx "$name" "$tag" "FROM scratch
 COPY $name /$name
+$extra
 ENTRYPOINT [\"/$name\"]" "$ctx"
   rm -rf "$ctx"
 }
@@ -91,11 +94,22 @@ build_pause() {
 build_dsb() {
   build_base
   go_static socialnet ./deathstarbench/cmd/socialnet
-  go_static ferretdb ./deathstarbench/cmd/ferretdb
+  # the label tells `dsb social-network snapshot` that it seeds from FERRETDB_SEED_DIR
+  go_static ferretdb ./deathstarbench/cmd/ferretdb "LABEL orchbench.seed-env=FERRETDB_SEED_DIR"
   local ctx; ctx=$(mktemp -d)
-  build_ctx redis "orchbench/redis:$(content_hash cluster/images/base-packages.txt)" "FROM $(base_tag)
+  cp "$root/cluster/images/redis/entrypoint.sh" "$ctx/"
+  # /alloc/data is in the image, writable by Redis's user, because Docker
+  # gives a new Swarm volume the mode of the directory it is mounted over
+  # (Nomad's alloc dir and a Kubernetes emptyDir are world-writable anyway).
+  # RDB snapshots are off: the append-only file the pack turns on is the
+  # durable form. The label tells `dsb social-network snapshot` that the
+  # entrypoint seeds from REDIS_SEED_DIR.
+  build_ctx redis "orchbench/redis:$(content_hash cluster/images/base-packages.txt cluster/images/redis)" "FROM $(base_tag)
+COPY entrypoint.sh /usr/local/bin/orchbench-redis
+RUN chmod 0755 /usr/local/bin/orchbench-redis && mkdir -p /alloc/data && chmod 1777 /alloc/data
+LABEL orchbench.seed-env=REDIS_SEED_DIR
 USER 65534
-ENTRYPOINT [\"redis-server\", \"--save\", \"\", \"--appendonly\", \"no\", \"--protected-mode\", \"no\"]" "$ctx"
+ENTRYPOINT [\"/usr/local/bin/orchbench-redis\", \"--save\", \"\", \"--protected-mode\", \"no\"]" "$ctx"
   build_ctx memcached "orchbench/memcached:$(content_hash cluster/images/base-packages.txt)" "FROM $(base_tag)
 USER 65534
 ENTRYPOINT [\"memcached\"]" "$ctx"

@@ -30,6 +30,7 @@ func main() {
 	dataDir := flag.String("data-dir", envOr("FERRETDB_DATA_DIR", "data"), "directory holding one SQLite file per database (env FERRETDB_DATA_DIR)")
 	sqliteParams := flag.String("sqlite-params", envOr("FERRETDB_SQLITE_PARAMS", defaultSQLiteParams), "query parameters of the SQLite URI (env FERRETDB_SQLITE_PARAMS)")
 	logLevel := flag.String("log-level", envOr("FERRETDB_LOG_LEVEL", "warn"), "debug, info, warn or error (env FERRETDB_LOG_LEVEL)")
+	seedDir := flag.String("seed-dir", envOr("FERRETDB_SEED_DIR", ""), "SQLite files copied into --data-dir when it holds no database yet (env FERRETDB_SEED_DIR); dataset-snapshot images set it")
 	flag.Parse()
 
 	var level slog.Level
@@ -39,19 +40,28 @@ func main() {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	if err := run(*listenAddr, *dataDir, *sqliteParams, logger); err != nil {
+	if err := run(*listenAddr, *dataDir, *seedDir, *sqliteParams, logger); err != nil {
 		fmt.Fprintln(os.Stderr, "ferretdb:", err)
 		os.Exit(1)
 	}
 }
 
-func run(listenAddr, dataDir, sqliteParams string, logger *slog.Logger) error {
+func run(listenAddr, dataDir, seedDir, sqliteParams string, logger *slog.Logger) error {
 	absDir, err := filepath.Abs(dataDir)
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(absDir, 0o755); err != nil {
 		return err
+	}
+	if seedDir != "" {
+		seeded, err := seed(absDir, seedDir)
+		if err != nil {
+			return fmt.Errorf("seeding %s from %s: %w", absDir, seedDir, err)
+		}
+		if seeded {
+			logger.Warn("seeded the data dir", "data_dir", absDir, "seed_dir", seedDir)
+		}
 	}
 
 	// FerretDB wants a SQLite URI naming a directory; the trailing slash matters.
