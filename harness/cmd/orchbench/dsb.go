@@ -18,8 +18,8 @@ import (
 // packs deploy; load generation itself is `orchbench load`.
 func init() {
 	dsb := &cobra.Command{Use: "dsb", Short: "DeathStarBench applications: dataset loading and checks"}
-	social := &cobra.Command{Use: "social-network", Short: "The social network: load its social graph and posts, verify timelines"}
-	social.AddCommand(newDSBLoadCmd(), newDSBVerifyCmd())
+	social := &cobra.Command{Use: "social-network", Short: "The social network: load its social graph and posts, verify timelines, snapshot and restore its stores"}
+	social.AddCommand(newDSBLoadCmd(), newDSBVerifyCmd(), newDSBSnapshotCmd(), newDSBRestoreCmd())
 	dsb.AddCommand(social)
 	rootCmd.AddCommand(dsb)
 }
