@@ -38,6 +38,13 @@ const (
 	KeyCPUMode       = "orchbench_cpu_mode"
 )
 
+// The prepare hook's keys: it runs on the harness's host before the job is
+// deployed.
+const (
+	KeyPrepareArgs    = "orchbench_prepare_args"
+	KeyPrepareTimeout = "orchbench_prepare_timeout"
+)
+
 // Prefix starts every key of the contract.
 const Prefix = "orchbench_"
 
@@ -60,6 +67,9 @@ type App struct {
 	// Meta is every orchbench_* key as the pack wrote it, archived with
 	// each step so a result says what it was measured against.
 	Meta map[string]string
+	// Prepare runs on the harness's host before the job is deployed (it
+	// has no endpoint yet), e.g. to make the images the job runs.
+	Prepare Hook
 }
 
 // Probe is a request whose answer proves the data is there: the status
@@ -71,9 +81,9 @@ type Probe struct {
 	Regex    *regexp.Regexp
 }
 
-// Hook is a setup or verification command: orchbench arguments in which
-// "{{endpoint}}" becomes an instance's host:port. Args is nil when the
-// pack declares none.
+// Hook is a prepare, setup or verification command: orchbench arguments
+// in which "{{endpoint}}" becomes an instance's host:port. Args is nil when
+// the pack declares none.
 type Hook struct {
 	Args    []string
 	Timeout time.Duration
@@ -84,6 +94,10 @@ const (
 	DefaultSetupTimeout  = 30 * time.Minute
 	DefaultVerifyTimeout = 5 * time.Minute
 )
+
+// DefaultPrepareTimeout bounds a prepare hook, which may make a dataset
+// snapshot.
+const DefaultPrepareTimeout = 30 * time.Minute
 
 // ParseApp reads the job-level contract of a rendered job.
 func ParseApp(job *api.Job) (App, error) {
@@ -124,6 +138,14 @@ func ParseApp(job *api.Job) (App, error) {
 		a.Probe.Regex = re
 	}
 	var err error
+	if a.Prepare, err = parseHook(meta, KeyPrepareArgs, KeyPrepareTimeout, DefaultPrepareTimeout); err != nil {
+		return a, fmt.Errorf("job %s: %w", a.Job, err)
+	}
+	for _, arg := range a.Prepare.Args {
+		if strings.Contains(arg, endpointPlaceholder) {
+			return a, bad(KeyPrepareArgs, "uses "+endpointPlaceholder+", but the prepare hook runs before the job is deployed")
+		}
+	}
 	if a.Setup, err = parseHook(meta, KeySetupArgs, KeySetupTimeout, DefaultSetupTimeout); err != nil {
 		return a, fmt.Errorf("job %s: %w", a.Job, err)
 	}
@@ -165,11 +187,14 @@ func parseHook(meta map[string]string, argsKey, timeoutKey string, def time.Dura
 	return h, nil
 }
 
+// endpointPlaceholder is what Fill replaces.
+const endpointPlaceholder = "{{endpoint}}"
+
 // Fill returns the hook's arguments with "{{endpoint}}" replaced.
 func (h Hook) Fill(endpoint string) []string {
 	out := make([]string, len(h.Args))
 	for i, a := range h.Args {
-		out[i] = strings.ReplaceAll(a, "{{endpoint}}", endpoint)
+		out[i] = strings.ReplaceAll(a, endpointPlaceholder, endpoint)
 	}
 	return out
 }

@@ -76,7 +76,7 @@ func TestSocialNetworkPackHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := p.Render(map[string]string{"dataset_users": "60", "dataset_posts_per_user": "3"}, nil)
+	r, err := p.Render(map[string]string{"dataset_users": "60", "dataset_posts_per_user": "3", "dataset_snapshot": "false"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestSocialNetworkPackHooks(t *testing.T) {
 		t.Fatalf("setup args %q, verify args %q", setup, verify)
 	}
 	got := strings.Join(app.Verify.Fill("127.0.0.1:31000"), " ")
-	if got != "dsb social-network verify --frontend http://127.0.0.1:31000 --users 60" {
+	if got != "dsb social-network verify --frontend http://127.0.0.1:31000 --users 60 --dataset-seed 1" {
 		t.Errorf("verify args %q", got)
 	}
 	if flag(setup, "--users") != flag(verify, "--users") || flag(setup, "--seed") != flag(verify, "--dataset-seed") {

@@ -313,6 +313,9 @@ func (r *Runner) deploy(ctx context.Context, st experiment.Step, sr *results.Ste
 	if err != nil {
 		return nil, err
 	}
+	if err := r.runPrepareHooks(ctx, jobs, sr); err != nil {
+		return nil, err
+	}
 	dep := &deployment{orch: o}
 	for _, job := range jobs {
 		w, err := orchestrator.NewWorkload(job)

@@ -94,13 +94,25 @@ variable "probe_user" {
 variable "dataset_users" {
   type        = number
   default     = 962
-  description = "Users of the dataset the setup hook loads after a fresh deployment (962 is DeathStarBench's socfb-Reed98; edges scale with it). Workloads should use the same count, e.g. social-network:mixed@962."
+  description = "Users of the dataset (962 is DeathStarBench's socfb-Reed98; edges scale with it). Workloads should use the same count, e.g. social-network:mixed@962."
 }
 
 variable "dataset_posts_per_user" {
   type        = number
   default     = 10
-  description = "Mean posts per user the setup hook composes."
+  description = "Mean posts per user of the dataset (each user composes 1..2 x mean - 1)."
+}
+
+variable "dataset_seed" {
+  type        = number
+  default     = 1
+  description = "Seed of the dataset's graph and posts; verification derives each timeline's minimum from it."
+}
+
+variable "dataset_snapshot" {
+  type        = bool
+  default     = true
+  description = "Start FerretDB and Redis from a snapshot of the loaded dataset (images the prepare hook makes, from ~/.cache/orchbench/snapshots, loading it once per users, posts per user, seed and storage format) instead of loading it through the API after every fresh deployment. Ignored with mongodb_uri, which is always loaded through the API."
 }
 
 variable "datastore_cpu_limit" {

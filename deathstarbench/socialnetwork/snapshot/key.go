@@ -52,8 +52,10 @@ func (p Params) Validate() error {
 
 // Key names the snapshot in the cache and in image labels: every parameter
 // and the format, readable, so `ls` of the cache says what each holds.
-func (p Params) Key() string {
-	return fmt.Sprintf("u%d-p%d-s%d-f%d", p.Users, p.PostsPerUser, p.Seed, FormatVersion)
+func (p Params) Key() string { return p.keyFor(FormatVersion) }
+
+func (p Params) keyFor(format int) string {
+	return fmt.Sprintf("u%d-p%d-s%d-f%d", p.Users, p.PostsPerUser, p.Seed, format)
 }
 
 // ImageTag is the tag of a snapshot image made on base tag: the dataset

@@ -216,11 +216,11 @@ func newPackPlanCmd() *cobra.Command {
 
 func newPackRunCmd() *cobra.Command {
 	var flags packFlags
-	var wait bool
+	var wait, skipHooks bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "run PACK",
-		Short: "Deploy the pack's jobs (reusing an identical running version); with --wait, until healthy in Consul",
+		Short: "Run the pack's prepare hook, deploy its jobs (reusing an identical running version); with --wait, until healthy, then its setup (when fresh) and verify hooks",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
@@ -230,6 +230,10 @@ func newPackRunCmd() *cobra.Command {
 			}
 			_, jobs, err := flags.renderJobs(cmd.Context(), args[0], o)
 			if err != nil {
+				return err
+			}
+			// the prepare hook (a dataset snapshot) is not bounded by --timeout: it has its own
+			if err := runPrepareHooks(cmd.Context(), out, jobs); err != nil {
 				return err
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
@@ -260,13 +264,17 @@ func newPackRunCmd() *cobra.Command {
 				}
 				fmt.Fprintf(out, "job %s healthy on %s in %s\n", d.Job, o.Name(), d.DeployDuration.Round(100*time.Millisecond))
 			}
-			return nil
+			if skipHooks {
+				return nil
+			}
+			return runSetupAndVerify(cmd.Context(), out, o, deployed)
 		},
 	}
 	flags.register(cmd)
 	flags.registerOrchestrator(cmd)
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait until every allocation is running and healthy")
 	cmd.Flags().DurationVar(&timeout, "timeout", 3*time.Minute, "how long --wait waits")
+	cmd.Flags().BoolVar(&skipHooks, "skip-hooks", false, "with --wait, do not run the setup and verify hooks (the prepare hook always runs: the jobs may need what it makes)")
 	return cmd
 }
 

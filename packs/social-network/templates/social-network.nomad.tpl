@@ -4,6 +4,15 @@
 [[- $variant := var "variant" . -]]
 [[- $tag := var "image_tag" . -]]
 [[- $external_mongo := ne (var "mongodb_uri" .) "" -]]
+[[- /* With a snapshot, FerretDB and Redis run images that carry the loaded
+  dataset's files (made by the prepare hook: orchbench dsb social-network
+  restore) and copy them into their empty data dirs at start. An external
+  MongoDB is loaded through the API, as it cannot be seeded from an image. */ -]]
+[[- $snapshot := and (var "dataset_snapshot" .) (not $external_mongo) -]]
+[[- $dataset := printf `--users\",\"%d\",\"--posts-per-user\",\"%d\",\"--seed\",\"%d` (var "dataset_users" .) (var "dataset_posts_per_user" .) (var "dataset_seed" .) -]]
+[[- /* The same name as snapshot.ImageRef (harness/pack's tests check it). */ -]]
+[[- $store_tag := $tag -]]
+[[- if $snapshot ]][[ $store_tag = printf "%s-ds-u%d-p%d-s%d" $tag (var "dataset_users" .) (var "dataset_posts_per_user" .) (var "dataset_seed" .) ]][[ end -]]
 [[- /* What each socialnet service calls and which stores it uses (deathstarbench/README.md). */ -]]
 [[- $upstreams := dict
   "frontend"      (list "compose-post" "user" "social-graph" "user-timeline" "home-timeline")
@@ -53,16 +62,24 @@ job "[[ $job ]]" {
     orchbench_probe_min_bytes = "2000"
     orchbench_probe_regex     = "^\\[\\{\"post_id\":\"[0-9]+\",\"creator\""
     orchbench_load_path       = "/wrk2-api/home-timeline/read?user_id=[[ var "probe_user" . ]]&start=0&stop=10"
+[[- if $snapshot ]]
+    # Before deploying, the harness makes sure the FerretDB and Redis images
+    # carry the dataset: at once when they do, seconds from the snapshot
+    # cache, minutes when the snapshot itself must be made first.
+    orchbench_prepare_args    = "[\"dsb\",\"social-network\",\"restore\",\"--image-tag\",\"[[ $tag ]]\",\"[[ $dataset ]]\"]"
+    orchbench_prepare_timeout = "45m"
+[[- else ]]
     # The harness loads the dataset after a fresh deployment, and on a reused
     # one that has no completion marker in Consul (a load was interrupted);
     # the loader skips what exists, so a re-run is cheap.
-    orchbench_setup_args      = "[\"dsb\",\"social-network\",\"load\",\"--frontend\",\"http://{{endpoint}}\",\"--users\",\"[[ var "dataset_users" . ]]\",\"--posts-per-user\",\"[[ var "dataset_posts_per_user" . ]]\"]"
+    orchbench_setup_args      = "[\"dsb\",\"social-network\",\"load\",\"--frontend\",\"http://{{endpoint}}\",\"[[ $dataset ]]\"]"
     orchbench_setup_timeout   = "45m"
-    # Before measuring a reused deployment, and after every load, sampled
-    # timelines must hold what a finished load leaves: both timelines live
-    # only in Redis, so a flushed or restarted Redis fails here, the step is
-    # invalid and the dataset is loaded again.
-    orchbench_verify_args     = "[\"dsb\",\"social-network\",\"verify\",\"--frontend\",\"http://{{endpoint}}\",\"--users\",\"[[ var "dataset_users" . ]]\"]"
+[[- end ]]
+    # Before measuring a fresh or reused deployment, and after every load,
+    # sampled timelines must hold what a finished load leaves: both
+    # timelines live in Redis, so a flushed Redis fails here, the step is
+    # invalid and (without a snapshot) the dataset is loaded again.
+    orchbench_verify_args     = "[\"dsb\",\"social-network\",\"verify\",\"--frontend\",\"http://{{endpoint}}\",\"--users\",\"[[ var "dataset_users" . ]]\",\"--dataset-seed\",\"[[ var "dataset_seed" . ]]\"]"
     orchbench_verify_timeout  = "5m"
   }
 [[- /* The 12 socialnet services: stateless, replicated by horizontal and ha. */ -]]
@@ -136,10 +153,11 @@ job "[[ $job ]]" {
       attempts  = 0
       unlimited = false
     }
-[[- if and (eq $name "ferretdb") ]]
+[[- if has $name (list "ferretdb" "redis") ]]
 
-    # The documents live in the allocation's data dir: a task restart keeps
-    # them, a new allocation starts empty (the setup hook loads it again).
+    # The store's files live in the allocation's data dir: a task restart
+    # keeps them, a new allocation starts empty (seeded from the snapshot
+    # image, or loaded again by the setup hook).
     ephemeral_disk {
       size = 1024
     }
@@ -160,11 +178,17 @@ job "[[ $job ]]" {
         network_mode   = "host"
         cpu_hard_limit = [[ $capped ]]
 [[- if eq $name "ferretdb" ]]
-        image = "orchbench/ferretdb:[[ $tag ]]"
+        image = "orchbench/ferretdb:[[ $store_tag ]]"
         args  = ["--listen-addr", "${NOMAD_ADDR_rpc}", "--data-dir", "/alloc/data/ferretdb"]
 [[- else if eq $name "redis" ]]
-        image = "orchbench/redis:[[ $tag ]]"
-        args  = ["--bind", "${NOMAD_IP_rpc}", "--port", "${NOMAD_PORT_rpc}", "--maxmemory", "[[ max 1 (div (mul $size.memory 3) 4) ]]mb"]
+        image = "orchbench/redis:[[ $store_tag ]]"
+        # Timelines must survive a restart: an append-only file fsynced every
+        # second (a killed Redis loses at most the last second's writes),
+        # kept in the alloc dir. A full Redis refuses writes loudly
+        # (noeviction) rather than silently dropping timelines.
+        args  = ["--bind", "${NOMAD_IP_rpc}", "--port", "${NOMAD_PORT_rpc}", "--dir", "/alloc/data/redis",
+                 "--appendonly", "yes", "--appendfsync", "everysec",
+                 "--maxmemory", "[[ max 1 (div (mul $size.memory 3) 4) ]]mb", "--maxmemory-policy", "noeviction"]
 [[- else if eq $name "memcached" ]]
         image = "orchbench/memcached:[[ $tag ]]"
         # The item memory stays under the task's hard limit (75 %).

@@ -1,0 +1,142 @@
+package pack
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/snapshot"
+)
+
+// storeConfig is what the datastore tasks are started with, as written.
+type storeConfig struct {
+	image, args string
+	hasDisk     bool
+}
+
+// renderStores renders the social network and returns its meta and the
+// config of the ferretdb and redis tasks.
+func renderStores(t *testing.T, vars map[string]string) (map[string]string, map[string]storeConfig) {
+	t.Helper()
+	dir, err := Find("social-network")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars["mhz_per_core"] = "2000"
+	r, err := p.Render(vars, nil)
+	if err != nil {
+		t.Fatalf("render %v: %v", vars, err)
+	}
+	text := r.Files["social-network.nomad"]
+	file, diags := hclparse.NewParser().ParseHCL([]byte(text), "social-network.nomad")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	job := only(t, file.Body.(*hclsyntax.Body), "job")
+	stores := map[string]storeConfig{}
+	for _, group := range job.Body.Blocks {
+		if group.Type != "group" || (group.Labels[0] != "ferretdb" && group.Labels[0] != "redis") {
+			continue
+		}
+		config := only(t, only(t, group.Body, "task").Body, "config").Body
+		image, _ := config.Attributes["image"].Expr.Value(nil)
+		sc := storeConfig{image: image.AsString()}
+		rng := config.Attributes["args"].Expr.Range()
+		sc.args = strings.Join(strings.Fields(text[rng.Start.Byte:rng.End.Byte]), " ")
+		for _, b := range group.Body.Blocks {
+			sc.hasDisk = sc.hasDisk || b.Type == "ephemeral_disk"
+		}
+		stores[group.Labels[0]] = sc
+	}
+	return literalStrings(t, only(t, job.Body, "meta").Body), stores
+}
+
+func hookArgs(t *testing.T, meta map[string]string, key string) string {
+	t.Helper()
+	if meta[key] == "" {
+		return ""
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(meta[key]), &args); err != nil {
+		t.Fatalf("%s %q: %v", key, meta[key], err)
+	}
+	return strings.Join(args, " ")
+}
+
+// By default the stores start from the snapshot images the prepare hook
+// makes: the names the pack writes must be the ones restore builds, or
+// Nomad would find no image (or an older snapshot's).
+func TestSocialNetworkStartsFromTheSnapshotItPrepares(t *testing.T) {
+	for _, c := range []struct {
+		vars   map[string]string
+		tag    string
+		params snapshot.Params
+	}{
+		{map[string]string{}, "local", snapshot.DefaultParams()},
+		{map[string]string{"image_tag": "snap", "dataset_users": "60", "dataset_posts_per_user": "3", "dataset_seed": "7"}, "snap", snapshot.Params{Users: 60, PostsPerUser: 3, Seed: 7}},
+	} {
+		meta, stores := renderStores(t, c.vars)
+		p := c.params
+		prepare := hookArgs(t, meta, "orchbench_prepare_args")
+		want := "dsb social-network restore --image-tag " + c.tag + " --users " + strconv.Itoa(p.Users) + " --posts-per-user " + strconv.Itoa(p.PostsPerUser) + " --seed " + strconv.FormatUint(p.Seed, 10)
+		if prepare != want {
+			t.Errorf("%v: prepare %q, want %q", c.vars, prepare, want)
+		}
+		if setup := hookArgs(t, meta, "orchbench_setup_args"); setup != "" {
+			t.Errorf("%v: a snapshot deployment still loads through the API: %q", c.vars, setup)
+		}
+		if verify := hookArgs(t, meta, "orchbench_verify_args"); !strings.HasSuffix(verify, "--users "+strconv.Itoa(p.Users)+" --dataset-seed "+strconv.FormatUint(p.Seed, 10)) {
+			t.Errorf("%v: verification %q checks another dataset than the snapshot's", c.vars, verify)
+		}
+		for _, s := range snapshot.Stores {
+			if got, want := stores[string(s)].image, snapshot.ImageRef(s, c.tag, p); got != want {
+				t.Errorf("%v: %s runs %q, restore builds %q", c.vars, s, got, want)
+			}
+		}
+	}
+}
+
+// Without a snapshot, or with an external MongoDB (which no image can
+// seed), the dataset is loaded through the API after a fresh deployment.
+func TestSocialNetworkLoadsThroughTheAPIWithoutASnapshot(t *testing.T) {
+	for _, vars := range []map[string]string{
+		{"dataset_snapshot": "false"},
+		{"mongodb_uri": "mongodb://10.0.0.5:27017/"},
+	} {
+		meta, stores := renderStores(t, vars)
+		if got := hookArgs(t, meta, "orchbench_setup_args"); got != "dsb social-network load --frontend http://{{endpoint}} --users 962 --posts-per-user 10 --seed 1" {
+			t.Errorf("%v: setup %q", vars, got)
+		}
+		if meta["orchbench_setup_timeout"] != "45m" || meta["orchbench_prepare_args"] != "" {
+			t.Errorf("%v: setup timeout %q, prepare %q", vars, meta["orchbench_setup_timeout"], meta["orchbench_prepare_args"])
+		}
+		if got := stores["redis"].image; got != "orchbench/redis:local" {
+			t.Errorf("%v: redis runs %q", vars, got)
+		}
+	}
+}
+
+// Redis must keep the timelines through a restart and never evict them:
+// the flags, and a data dir in the allocation that a restart keeps.
+func TestSocialNetworkRedisIsDurableAndDoesNotEvict(t *testing.T) {
+	for _, vars := range []map[string]string{{}, {"dataset_snapshot": "false"}} {
+		_, stores := renderStores(t, vars)
+		redis := stores["redis"]
+		for _, flag := range []string{`"--dir", "/alloc/data/redis"`, `"--appendonly", "yes"`, `"--appendfsync", "everysec"`, `"--maxmemory-policy", "noeviction"`} {
+			if !strings.Contains(redis.args, flag) {
+				t.Errorf("%v: redis args %s lack %s", vars, redis.args, flag)
+			}
+		}
+		if !redis.hasDisk || !stores["ferretdb"].hasDisk {
+			t.Errorf("%v: redis and ferretdb keep their files in the alloc dir and declare its size (redis %v, ferretdb %v)", vars, redis.hasDisk, stores["ferretdb"].hasDisk)
+		}
+	}
+}
