@@ -110,9 +110,15 @@ RUN chmod 0755 /usr/local/bin/orchbench-redis && mkdir -p /alloc/data && chmod 1
 LABEL orchbench.seed-env=REDIS_SEED_DIR
 USER 65534
 ENTRYPOINT [\"/usr/local/bin/orchbench-redis\", \"--save\", \"\", \"--protected-mode\", \"no\"]" "$ctx"
-  build_ctx memcached "orchbench/memcached:$(content_hash cluster/images/base-packages.txt)" "FROM $(base_tag)
+  rm -f "$ctx/Dockerfile" "$ctx/entrypoint.sh"
+  cp "$root/cluster/images/memcached/entrypoint.sh" "$ctx/"
+  # as Redis: seeded from MEMCACHED_SEED_DIR, a marker in /alloc/data
+  build_ctx memcached "orchbench/memcached:$(content_hash cluster/images/base-packages.txt cluster/images/memcached)" "FROM $(base_tag)
+COPY entrypoint.sh /usr/local/bin/orchbench-memcached
+RUN chmod 0755 /usr/local/bin/orchbench-memcached && mkdir -p /alloc/data && chmod 1777 /alloc/data
+LABEL orchbench.seed-env=MEMCACHED_SEED_DIR
 USER 65534
-ENTRYPOINT [\"memcached\"]" "$ctx"
+ENTRYPOINT [\"/usr/local/bin/orchbench-memcached\"]" "$ctx"
   rm -rf "$ctx"
 }
 

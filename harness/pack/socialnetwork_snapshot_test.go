@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/snapshot"
 )
@@ -16,10 +17,22 @@ import (
 type storeConfig struct {
 	image, args string
 	hasDisk     bool
+	seedMarker  string
+}
+
+// literalEnv reads the env block's literal strings and skips the rest.
+func literalEnv(t *testing.T, body *hclsyntax.Body) map[string]string {
+	out := map[string]string{}
+	for name, attr := range body.Attributes {
+		if v, diags := attr.Expr.Value(nil); !diags.HasErrors() && v.Type() == cty.String {
+			out[name] = v.AsString()
+		}
+	}
+	return out
 }
 
 // renderStores renders the social network and returns its meta and the
-// config of the ferretdb and redis tasks.
+// config of the datastore tasks.
 func renderStores(t *testing.T, vars map[string]string) (map[string]string, map[string]storeConfig) {
 	t.Helper()
 	dir, err := Find("social-network")
@@ -43,10 +56,11 @@ func renderStores(t *testing.T, vars map[string]string) (map[string]string, map[
 	job := only(t, file.Body.(*hclsyntax.Body), "job")
 	stores := map[string]storeConfig{}
 	for _, group := range job.Body.Blocks {
-		if group.Type != "group" || (group.Labels[0] != "ferretdb" && group.Labels[0] != "redis") {
+		if group.Type != "group" || !strings.Contains(" ferretdb redis memcached ", " "+group.Labels[0]+" ") {
 			continue
 		}
-		config := only(t, only(t, group.Body, "task").Body, "config").Body
+		task := only(t, group.Body, "task").Body
+		config := only(t, task, "config").Body
 		image, _ := config.Attributes["image"].Expr.Value(nil)
 		sc := storeConfig{image: image.AsString()}
 		rng := config.Attributes["args"].Expr.Range()
@@ -54,6 +68,8 @@ func renderStores(t *testing.T, vars map[string]string) (map[string]string, map[
 		for _, b := range group.Body.Blocks {
 			sc.hasDisk = sc.hasDisk || b.Type == "ephemeral_disk"
 		}
+		env := literalEnv(t, only(t, task, "env").Body)
+		sc.seedMarker = env["MEMCACHED_SEED_MARKER"]
 		stores[group.Labels[0]] = sc
 	}
 	return literalStrings(t, only(t, job.Body, "meta").Body), stores
@@ -101,6 +117,11 @@ func TestSocialNetworkStartsFromTheSnapshotItPrepares(t *testing.T) {
 				t.Errorf("%v: %s runs %q, restore builds %q", c.vars, s, got, want)
 			}
 		}
+		// a restarted memcached starts empty, as any does: the marker in the
+		// alloc dir, which a restart keeps, says it was warmed once
+		if m := stores["memcached"].seedMarker; !strings.HasPrefix(m, "/alloc/data/") {
+			t.Errorf("%v: memcached's seed marker %q is not in the alloc dir", c.vars, m)
+		}
 	}
 }
 
@@ -120,6 +141,9 @@ func TestSocialNetworkLoadsThroughTheAPIWithoutASnapshot(t *testing.T) {
 		}
 		if got := stores["redis"].image; got != "orchbench/redis:local" {
 			t.Errorf("%v: redis runs %q", vars, got)
+		}
+		if got := stores["memcached"]; got.image != "orchbench/memcached:local" || got.seedMarker != "" {
+			t.Errorf("%v: memcached runs %q with seed marker %q", vars, got.image, got.seedMarker)
 		}
 	}
 }

@@ -32,8 +32,10 @@ const (
 	dsPosts = 2
 )
 
+// dataset_snapshot = false: this test is about loading through the API and
+// its marker (snapshot_test.go covers deployments from a snapshot).
 var dsVars = []string{"--var", "job_name=" + dsJob, "--var", "resource_scale=" + snResourceScale,
-	"--var", "dataset_users=" + strconv.Itoa(dsUsers), "--var", "dataset_posts_per_user=" + strconv.Itoa(dsPosts)}
+	"--var", "dataset_users=" + strconv.Itoa(dsUsers), "--var", "dataset_posts_per_user=" + strconv.Itoa(dsPosts), "--var", "dataset_snapshot=false"}
 
 func dsSpec(name string, repetitions int) string {
 	return fmt.Sprintf(`
@@ -47,7 +49,7 @@ sweep %q {
   orchestrators = ["nomad"]
   app "social-network" {
     variants    = ["baseline"]
-    vars        = { job_name = %q, resource_scale = %s, dataset_users = %d, dataset_posts_per_user = %d }
+    vars        = { job_name = %q, resource_scale = %s, dataset_users = %d, dataset_posts_per_user = %d, dataset_snapshot = false }
     rates       = [5]
     threads     = 1
     connections = 2

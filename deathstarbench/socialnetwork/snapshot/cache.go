@@ -15,17 +15,18 @@ import (
 	"time"
 )
 
-// Store is a datastore whose files a snapshot holds. memcached is not one:
-// it starts empty, as after any restart.
+// Store is a datastore a snapshot holds: FerretDB's and Redis's files, and
+// memcached's items as a dump that sets them again (see memcached.go).
 type Store string
 
 const (
-	StoreFerretDB Store = "ferretdb"
-	StoreRedis    Store = "redis"
+	StoreFerretDB  Store = "ferretdb"
+	StoreRedis     Store = "redis"
+	StoreMemcached Store = "memcached"
 )
 
 // Stores are the snapshot's stores, in the order they are archived.
-var Stores = []Store{StoreFerretDB, StoreRedis}
+var Stores = []Store{StoreFerretDB, StoreRedis, StoreMemcached}
 
 // Manifest describes a cached snapshot.
 type Manifest struct {
@@ -82,7 +83,8 @@ func (c Cache) archive(p Params, s Store) string {
 	return filepath.Join(c.entry(p), string(s)+".tar.gz")
 }
 
-// Lookup returns the snapshot's manifest, or nil when the cache has none.
+// Lookup returns the snapshot's manifest, or nil when the cache has none
+// or only part of one.
 func (c Cache) Lookup(p Params) (*Manifest, error) {
 	b, err := os.ReadFile(filepath.Join(c.entry(p), "manifest.json"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -96,8 +98,13 @@ func (c Cache) Lookup(p Params) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(c.entry(p), "manifest.json"), err)
 	}
 	for _, s := range Stores {
-		if _, err := os.Stat(c.archive(p, s)); err != nil {
-			return nil, fmt.Errorf("snapshot %s is incomplete: %w", m.Key, err)
+		_, err := os.Stat(c.archive(p, s))
+		if errors.Is(err, fs.ErrNotExist) {
+			// made before the store was snapshotted: made again
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	return &m, nil

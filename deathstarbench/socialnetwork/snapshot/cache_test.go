@@ -62,14 +62,15 @@ func TestCacheStoresLooksUpAndReplacesWhole(t *testing.T) {
 	writeTree(t, data, map[string]string{
 		"ferretdb/post.sqlite": "posts", "ferretdb/post.sqlite-wal": "wal", "ferretdb/post.sqlite-shm": "stale index",
 		"redis/appendonlydir/appendonly.aof.1.base.rdb": "rdb", "redis/appendonlydir/appendonly.aof.manifest": "manifest",
+		"memcached/warm.memcached": "set k 0 0 1 noreply\r\nv\r\n",
 	})
-	dirs := map[Store]string{StoreFerretDB: filepath.Join(data, "ferretdb"), StoreRedis: filepath.Join(data, "redis")}
+	dirs := map[Store]string{StoreFerretDB: filepath.Join(data, "ferretdb"), StoreRedis: filepath.Join(data, "redis"), StoreMemcached: filepath.Join(data, "memcached")}
 	m := &Manifest{Key: p.Key(), Params: p, Format: FormatVersion}
 	if err := c.Store(m, dirs); err != nil {
 		t.Fatal(err)
 	}
 	got, err := c.Lookup(p)
-	if err != nil || got == nil || got.Key != p.Key() || got.Archives[StoreFerretDB].Files != 2 || got.Archives[StoreRedis].Files != 2 {
+	if err != nil || got == nil || got.Key != p.Key() || got.Archives[StoreFerretDB].Files != 2 || got.Archives[StoreRedis].Files != 2 || got.Archives[StoreMemcached].Files != 1 {
 		t.Fatalf("lookup: %+v, %v", got, err)
 	}
 	if other, _ := c.Lookup(Params{Users: 61, PostsPerUser: 2, Seed: 1}); other != nil {
@@ -104,9 +105,9 @@ func TestCacheStoresLooksUpAndReplacesWhole(t *testing.T) {
 		t.Errorf("the cache holds %v, want only %s", names, p.Key())
 	}
 
-	// an entry missing an archive is no snapshot
-	os.Remove(c.archive(p, StoreRedis))
-	if m, err := c.Lookup(p); m != nil || err == nil {
+	// an entry missing an archive is no snapshot: it is made again
+	os.Remove(c.archive(p, StoreMemcached))
+	if m, err := c.Lookup(p); m != nil || err != nil {
 		t.Errorf("an incomplete entry: %v, %v", m, err)
 	}
 }

@@ -33,10 +33,14 @@ func baseImagesOf(tag string) baseImages {
 }
 
 func (b baseImages) store(s Store) string {
-	if s == StoreFerretDB {
+	switch s {
+	case StoreFerretDB:
 		return b.ferretdb
+	case StoreRedis:
+		return b.redis
+	default:
+		return b.memcached
 	}
-	return b.redis
 }
 
 // ImageRef is the snapshot image of a store for a deployment of base tag

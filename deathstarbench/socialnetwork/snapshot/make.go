@@ -99,6 +99,11 @@ func Make(ctx context.Context, opts MakeOptions) (m *Manifest, err error) {
 	if err := st.stopClean(ctx, "socialnet", 10*time.Second); err != nil {
 		return nil, err
 	}
+	items, err := dumpMemcached(ctx, st.memcachedAddr, st.dataDirs[StoreMemcached])
+	if err != nil {
+		return nil, fmt.Errorf("dump memcached: %w", err)
+	}
+	say(fmt.Sprintf("snapshot %s: memcached: %d items dumped", key, items))
 	if err := compactRedis(ctx, st.redisAddr, say); err != nil {
 		return nil, err
 	}
@@ -110,7 +115,10 @@ func Make(ctx context.Context, opts MakeOptions) (m *Manifest, err error) {
 	m = &Manifest{
 		Key: key, Params: opts.Params, Format: FormatVersion, Created: time.Now().UTC(), LoadSeconds: loadSeconds,
 		Loaded: LoadCounts{Users: result.Register.OK, Follows: result.Follow.OK, Posts: result.Compose.OK},
-		Images: map[Store]string{StoreFerretDB: bases[StoreFerretDB].ID, StoreRedis: bases[StoreRedis].ID},
+		Images: map[Store]string{},
+	}
+	for s, img := range bases {
+		m.Images[s] = img.ID
 	}
 	m.MakeSeconds = time.Since(began).Seconds()
 	if err := opts.Cache.Store(m, st.dataDirs); err != nil {

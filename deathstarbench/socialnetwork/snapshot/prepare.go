@@ -30,6 +30,8 @@ type PrepareOptions struct {
 type Prepared struct {
 	// Images are the snapshot images, by store.
 	Images map[Store]string
+	// Refs are the images in the order of Stores.
+	Refs []string
 	// Made: the snapshot was made (no cached one, or Remake).
 	Made bool
 	// Built lists the images built from the cache.
@@ -66,6 +68,7 @@ func Prepare(ctx context.Context, opts PrepareOptions) (Prepared, error) {
 	var stale []Store
 	for _, s := range Stores {
 		out.Images[s] = ImageRef(s, opts.Tag, opts.Params)
+		out.Refs = append(out.Refs, out.Images[s])
 		ok, err := imageCurrent(ctx, opts.Docker, s, opts.Tag, opts.Params, bases[s])
 		if err != nil {
 			return out, err
@@ -100,9 +103,8 @@ func Prepare(ctx context.Context, opts PrepareOptions) (Prepared, error) {
 	if err != nil || !up {
 		return out, err
 	}
-	refs := []string{out.Images[StoreFerretDB], out.Images[StoreRedis]}
 	began := time.Now()
-	if out.Imported, err = node.Sync(ctx, opts.Docker, refs); err != nil {
+	if out.Imported, err = node.Sync(ctx, opts.Docker, out.Refs); err != nil {
 		return out, fmt.Errorf("the embedded Kubernetes node: %w", err)
 	}
 	if len(out.Imported) > 0 {

@@ -19,15 +19,17 @@ import (
 // stack is the social network run for loading a snapshot: FerretDB, Redis,
 // memcached and every service in one socialnet process (--service all),
 // each a container of the deployment's own image on the host network,
-// bound to loopback, without CPU or memory limits. The stores write into
-// dataDirs, bind-mounted from the host.
+// bound to loopback, without CPU or memory limits. FerretDB and Redis write
+// into their dataDirs, bind-mounted from the host; memcached's is where its
+// dump goes.
 type stack struct {
-	docker     *client.Client
-	work       string
-	dataDirs   map[Store]string
-	containers map[string]*dockerimg.Container
-	redisAddr  string
-	frontend   string
+	docker        *client.Client
+	work          string
+	dataDirs      map[Store]string
+	containers    map[string]*dockerimg.Container
+	redisAddr     string
+	memcachedAddr string
+	frontend      string
 }
 
 // stackStartTimeout bounds how long the stores and services get to listen.
@@ -62,8 +64,8 @@ func startStack(ctx context.Context, docker *client.Client, images baseImages, k
 		return s, err
 	}
 	addr := func(i int) string { return "127.0.0.1:" + strconv.Itoa(ports[i]) }
-	ferretAddr, memcachedAddr, frontendAddr := addr(0), addr(2), addr(3)
-	s.redisAddr, s.frontend = addr(1), "http://"+addr(3)
+	ferretAddr, frontendAddr := addr(0), addr(3)
+	s.redisAddr, s.memcachedAddr, s.frontend = addr(1), addr(2), "http://"+addr(3)
 	bind := []string{work + ":/data"}
 	specs := []dockerimg.RunSpec{
 		{Name: "ferretdb", Image: images.ferretdb, Binds: bind,
@@ -83,7 +85,7 @@ func startStack(ctx context.Context, docker *client.Client, images baseImages, k
 		}
 		s.containers[specs[i].Name] = c
 	}
-	for name, a := range map[string]string{"ferretdb": ferretAddr, "redis": s.redisAddr, "memcached": memcachedAddr} {
+	for name, a := range map[string]string{"ferretdb": ferretAddr, "redis": s.redisAddr, "memcached": s.memcachedAddr} {
 		if err := s.waitListening(ctx, name, a); err != nil {
 			return s, err
 		}
@@ -91,7 +93,7 @@ func startStack(ctx context.Context, docker *client.Client, images baseImages, k
 	c, err := dockerimg.Run(ctx, docker, dockerimg.RunSpec{
 		Name: "orchbench-snapshot-" + key + "-socialnet", Image: images.socialnet, Labels: map[string]string{containerLabel: key},
 		Args: []string{"--service", "all", "--listen-addr", frontendAddr},
-		Env: []string{"MONGODB_URI=mongodb://" + ferretAddr + "/", "MEMCACHED_ADDR=" + memcachedAddr, "REDIS_ADDR=" + s.redisAddr,
+		Env: []string{"MONGODB_URI=mongodb://" + ferretAddr + "/", "MEMCACHED_ADDR=" + s.memcachedAddr, "REDIS_ADDR=" + s.redisAddr,
 			"JWT_SECRET=orchbench-snapshot", "LOG_LEVEL=warn"},
 	})
 	if err != nil {

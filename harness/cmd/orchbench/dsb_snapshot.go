@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -67,7 +68,8 @@ func newDSBSnapshotCmd() *cobra.Command {
 		Long: `Runs FerretDB, Redis, memcached and the services from the orchbench/*:<image-tag>
 images on loopback without resource limits, loads the dataset through the API
 (as dsb social-network load does), waits for the social graph's queued
-writes, verifies it, stops the stores cleanly and archives their files into
+writes, verifies it, dumps memcached's items, stops the stores cleanly and
+archives their files into
 $ORCHBENCH_CACHE/snapshots/<key> (default ~/.cache/orchbench), the key
 naming users, posts per user, seed and the storage format. A cached snapshot
 is kept unless --force. restore turns it into images.`,
@@ -101,15 +103,17 @@ func newDSBRestoreCmd() *cobra.Command {
 	var remake bool
 	cmd := &cobra.Command{
 		Use:   "restore",
-		Short: "Make sure the dataset-snapshot images of the FerretDB and Redis tasks exist (the pack's prepare hook)",
+		Short: "Make sure the dataset-snapshot images of the FerretDB, Redis and memcached tasks exist (the pack's prepare hook)",
 		Long: `Makes sure orchbench/ferretdb:<image-tag>-ds-u<users>-p<posts>-s<seed> and
-its Redis twin exist and carry the snapshot on the current base images, doing
+its Redis and memcached twins exist and carry the snapshot on the current
+base images, doing
 only what is missing: nothing when they do, a build from the cached snapshot
 when that is there (seconds), otherwise the snapshot first (minutes; see
 snapshot). When the embedded Kubernetes node is up, the images are imported
 into its containerd too. A deployment of these images starts with the
-dataset: each store copies the files into its empty data dir at start. The
-harness runs this before deploying (orchbench_prepare_args).`,
+dataset: FerretDB and Redis copy the files into their empty data dirs at
+start, memcached is sent the items the load left in it. The harness runs
+this before deploying (orchbench_prepare_args).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return f.run(cmd, func(ctx context.Context, opts snapshot.PrepareOptions) error {
 				opts.Remake = remake
@@ -125,7 +129,7 @@ harness runs this before deploying (orchbench_prepare_args).`,
 				case len(p.Built) > 0:
 					state = "built from the cached snapshot"
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "images %s, %s: %s in %.1f s\n", p.Images[snapshot.StoreFerretDB], p.Images[snapshot.StoreRedis], state, time.Since(began).Seconds())
+				fmt.Fprintf(cmd.OutOrStdout(), "images %s: %s in %.1f s\n", strings.Join(p.Refs, ", "), state, time.Since(began).Seconds())
 				return nil
 			})
 		},

@@ -4,9 +4,10 @@
 [[- $variant := var "variant" . -]]
 [[- $tag := var "image_tag" . -]]
 [[- $external_mongo := ne (var "mongodb_uri" .) "" -]]
-[[- /* With a snapshot, FerretDB and Redis run images that carry the loaded
-  dataset's files (made by the prepare hook: orchbench dsb social-network
-  restore) and copy them into their empty data dirs at start. An external
+[[- /* With a snapshot, FerretDB, Redis and memcached run images that carry
+  the loaded dataset (made by the prepare hook: orchbench dsb social-network
+  restore): FerretDB and Redis copy its files into their empty data dirs at
+  start, memcached is sent the items the load left in it. An external
   MongoDB is loaded through the API, as it cannot be seeded from an image. */ -]]
 [[- $snapshot := and (var "dataset_snapshot" .) (not $external_mongo) -]]
 [[- $dataset := printf `--users\",\"%d\",\"--posts-per-user\",\"%d\",\"--seed\",\"%d` (var "dataset_users" .) (var "dataset_posts_per_user" .) (var "dataset_seed" .) -]]
@@ -63,8 +64,8 @@ job "[[ $job ]]" {
     orchbench_probe_regex     = "^\\[\\{\"post_id\":\"[0-9]+\",\"creator\""
     orchbench_load_path       = "/wrk2-api/home-timeline/read?user_id=[[ var "probe_user" . ]]&start=0&stop=10"
 [[- if $snapshot ]]
-    # Before deploying, the harness makes sure the FerretDB and Redis images
-    # carry the dataset: at once when they do, seconds from the snapshot
+    # Before deploying, the harness makes sure the datastores' images carry
+    # the dataset: at once when they do, seconds from the snapshot
     # cache, minutes when the snapshot itself must be made first.
     orchbench_prepare_args    = "[\"dsb\",\"social-network\",\"restore\",\"--image-tag\",\"[[ $tag ]]\",\"[[ $dataset ]]\"]"
     orchbench_prepare_timeout = "45m"
@@ -190,7 +191,7 @@ job "[[ $job ]]" {
                  "--appendonly", "yes", "--appendfsync", "everysec",
                  "--maxmemory", "[[ max 1 (div (mul $size.memory 3) 4) ]]mb", "--maxmemory-policy", "noeviction"]
 [[- else if eq $name "memcached" ]]
-        image = "orchbench/memcached:[[ $tag ]]"
+        image = "orchbench/memcached:[[ $store_tag ]]"
         # The item memory stays under the task's hard limit (75 %).
         args  = ["-l", "${NOMAD_IP_rpc}", "-p", "${NOMAD_PORT_rpc}", "-U", "0", "-m", "[[ max 1 (div (mul $size.memory 3) 4) ]]"]
 [[- else ]]
@@ -205,6 +206,12 @@ job "[[ $job ]]" {
         GOMEMLIMIT = "[[ max 1 (div (mul $size.memory 85) 100) ]]MiB"
 [[- if eq $name "user" ]]
         JWT_SECRET = [[ var "jwt_secret" $ | quote ]]
+[[- end ]]
+[[- if and $snapshot (eq $name "memcached") ]]
+        # Items the snapshot's load left are set once per allocation; a
+        # restarted memcached starts empty, as any does (the alloc dir, where
+        # this marker lives, outlasts a restart).
+        MEMCACHED_SEED_MARKER = "/alloc/data/memcached-seeded"
 [[- end ]]
 [[- if $external_mongo ]]
 [[- if has "mongodb" (get $stores $name | default list) ]]
