@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/moby/moby/client"
 
@@ -14,10 +15,14 @@ import (
 // seeds from (cluster/images.sh); a snapshot image names its snapshot and
 // the base it was built on, so a rebuilt base or a new format makes it stale.
 const (
-	labelSeedEnv     = "orchbench.seed-env"
-	labelSnapshotKey = "orchbench.snapshot.key"
-	labelBaseImage   = "orchbench.snapshot.base"
+	labelSeedEnv      = "orchbench.seed-env"
+	labelSnapshotKey  = "orchbench.snapshot.key"
+	labelSnapshotMade = "orchbench.snapshot.made"
+	labelBaseImage    = "orchbench.snapshot.base"
 )
+
+// madeLabel tells one making of a snapshot from another of the same key.
+func madeLabel(m *Manifest) string { return m.Created.Format(time.RFC3339Nano) }
 
 // seedDir is where a snapshot image keeps a store's files.
 func seedDir(s Store) string { return "/seed/" + string(s) }
@@ -75,11 +80,15 @@ func checkBases(ctx context.Context, docker *client.Client, tag string) (map[Sto
 }
 
 // imageCurrent reports whether the store's snapshot image holds this
-// snapshot on the current base image.
-func imageCurrent(ctx context.Context, docker *client.Client, s Store, tag string, p Params, base dockerimg.Image) (bool, error) {
+// snapshot on the current base image; with a cached snapshot (m), the very
+// one cached, since a snapshot made again replaces the files.
+func imageCurrent(ctx context.Context, docker *client.Client, s Store, tag string, p Params, base dockerimg.Image, m *Manifest) (bool, error) {
 	img, ok, err := dockerimg.Inspect(ctx, docker, ImageRef(s, tag, p))
 	if err != nil || !ok {
 		return false, err
+	}
+	if m != nil && img.Labels[labelSnapshotMade] != madeLabel(m) {
+		return false, nil
 	}
 	return img.Labels[labelSnapshotKey] == p.Key() && img.Labels[labelBaseImage] == base.ID, nil
 }
@@ -87,10 +96,11 @@ func imageCurrent(ctx context.Context, docker *client.Client, s Store, tag strin
 // buildImage builds the store's snapshot image from the cached archive on
 // top of its base: the files under seedDir and the base's seed variable
 // naming them.
-func buildImage(ctx context.Context, docker *client.Client, cache Cache, s Store, tag string, p Params, base dockerimg.Image) (string, error) {
-	dockerfile := fmt.Sprintf("FROM %s\nCOPY seed %s\nENV %s=%s\nLABEL %s=%q %s=%q\n",
+func buildImage(ctx context.Context, docker *client.Client, cache Cache, s Store, tag string, m *Manifest, base dockerimg.Image) (string, error) {
+	p := m.Params
+	dockerfile := fmt.Sprintf("FROM %s\nCOPY seed %s\nENV %s=%s\nLABEL %s=%q %s=%q %s=%q\n",
 		baseImagesOf(tag).store(s), seedDir(s), base.Labels[labelSeedEnv], seedDir(s),
-		labelSnapshotKey, p.Key(), labelBaseImage, base.ID)
+		labelSnapshotKey, p.Key(), labelSnapshotMade, madeLabel(m), labelBaseImage, base.ID)
 	return dockerimg.Build(ctx, docker, ImageRef(s, tag, p), dockerfile, func(tw *tar.Writer) error {
 		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: "seed/", Mode: 0o755}); err != nil {
 			return err

@@ -65,11 +65,15 @@ func Prepare(ctx context.Context, opts PrepareOptions) (Prepared, error) {
 	if err != nil {
 		return out, err
 	}
+	m, err := opts.Cache.Lookup(opts.Params)
+	if err != nil {
+		return out, err
+	}
 	var stale []Store
 	for _, s := range Stores {
 		out.Images[s] = ImageRef(s, opts.Tag, opts.Params)
 		out.Refs = append(out.Refs, out.Images[s])
-		ok, err := imageCurrent(ctx, opts.Docker, s, opts.Tag, opts.Params, bases[s])
+		ok, err := imageCurrent(ctx, opts.Docker, s, opts.Tag, opts.Params, bases[s], m)
 		if err != nil {
 			return out, err
 		}
@@ -78,21 +82,19 @@ func Prepare(ctx context.Context, opts PrepareOptions) (Prepared, error) {
 		}
 	}
 	if len(stale) > 0 {
-		m, err := opts.Cache.Lookup(opts.Params)
-		if err != nil {
-			return out, err
-		}
 		if m == nil || opts.Remake {
 			if m, err = Make(ctx, MakeOptions{Params: opts.Params, Tag: opts.Tag, Cache: opts.Cache,
 				Concurrency: opts.Concurrency, Docker: opts.Docker, Progress: say}); err != nil {
 				return out, fmt.Errorf("make snapshot %s: %w", opts.Params.Key(), err)
 			}
 			out.Made = true
+			// an image still current held the files this snapshot replaces
+			stale = Stores
 		}
 		out.Manifest = m
 		for _, s := range stale {
 			began := time.Now()
-			if _, err := buildImage(ctx, opts.Docker, opts.Cache, s, opts.Tag, opts.Params, bases[s]); err != nil {
+			if _, err := buildImage(ctx, opts.Docker, opts.Cache, s, opts.Tag, m, bases[s]); err != nil {
 				return out, err
 			}
 			out.Built = append(out.Built, out.Images[s])
