@@ -16,6 +16,12 @@ type faultRecord struct {
 	// Seconds is the injection time from the start of the measured period.
 	Seconds float64 `json:"seconds"`
 	Error   string  `json:"error,omitempty"`
+	// Hit is the instance the fault acted on; its events are the fault's.
+	Hit orchestrator.FaultHit `json:"hit"`
+	// RecoverySeconds runs from the injection to the next start of a task
+	// of the hit group (restarted in place or replaced); nil when none
+	// started before the step ended.
+	RecoverySeconds *float64 `json:"recovery_seconds,omitempty"`
 }
 
 // injectLater injects the step's fault once the load has run for warm-up
@@ -39,7 +45,9 @@ func (r *Runner) injectLater(ctx context.Context, o orchestrator.Orchestrator, a
 			return
 		}
 		rec.At = time.Now().UTC()
-		if err := o.InjectFault(ctx, app, orchestrator.Fault{Kind: st.Fault.Kind, Service: service}); err != nil {
+		hit, err := o.InjectFault(ctx, app, orchestrator.Fault{Kind: st.Fault.Kind, Service: service})
+		rec.Hit = hit
+		if err != nil {
 			rec.Error = err.Error()
 		}
 		out <- rec
