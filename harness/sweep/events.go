@@ -16,21 +16,6 @@ import (
 // broken, with what happened and when as its reason.
 const GateTaskEvents = "task-events"
 
-// Why an event happened, as archived.
-const (
-	CauseInjected  = "injected fault"
-	CauseUnplanned = "not injected"
-)
-
-// stepEvent is a task event as a step archives it.
-type stepEvent struct {
-	orchestrator.TaskEvent
-	// Seconds is the time from the start of the measured period (negative
-	// in the warm-up).
-	Seconds float64 `json:"seconds"`
-	Cause   string  `json:"cause"`
-}
-
 // collectEvents lists the task events of every job of the deployment since
 // the load began.
 func collectEvents(ctx context.Context, dep *deployment, since time.Time) ([]orchestrator.TaskEvent, error) {
@@ -53,20 +38,20 @@ func collectEvents(ctx context.Context, dep *deployment, since time.Time) ([]orc
 // kill never is, since no fault injects one. Events of other groups after
 // a fault are not the fault's either: a cascade of restarts is something
 // the application did, and is reported as such.
-func judgeEvents(events []orchestrator.TaskEvent, measuredFrom time.Time, fault *faultRecord) ([]stepEvent, results.Gate) {
-	var out []stepEvent
+func judgeEvents(events []orchestrator.TaskEvent, measuredFrom time.Time, fault *results.FaultRecord) ([]results.StepEvent, results.Gate) {
+	var out []results.StepEvent
 	var unplanned []string
 	for _, e := range events {
-		se := stepEvent{TaskEvent: e, Seconds: e.At.Sub(measuredFrom).Seconds(), Cause: CauseUnplanned}
-		if fault != nil && fault.causes(e) {
-			se.Cause = CauseInjected
+		se := results.StepEvent{TaskEvent: e, Seconds: e.At.Sub(measuredFrom).Seconds(), Cause: results.CauseUnplanned}
+		if fault != nil && faultCauses(fault, e) {
+			se.Cause = results.CauseInjected
 			if e.Kind == orchestrator.EventStarted && fault.RecoverySeconds == nil {
 				recovery := e.At.Sub(fault.At).Seconds()
 				fault.RecoverySeconds = &recovery
 			}
 		}
-		if se.Cause == CauseUnplanned {
-			unplanned = append(unplanned, fmt.Sprintf("%s at %+.1f s", e, se.Seconds))
+		if se.Cause == results.CauseUnplanned {
+			unplanned = append(unplanned, se.String())
 		}
 		out = append(out, se)
 	}
@@ -81,7 +66,7 @@ func judgeEvents(events []orchestrator.TaskEvent, measuredFrom time.Time, fault 
 }
 
 // causes reports whether the injected fault explains the event.
-func (f *faultRecord) causes(e orchestrator.TaskEvent) bool {
+func faultCauses(f *results.FaultRecord, e orchestrator.TaskEvent) bool {
 	// Kubernetes stamps events to the second
 	if f.At.IsZero() || f.Error != "" || e.At.Before(f.At.Truncate(time.Second)) || e.Kind == orchestrator.EventOOMKilled {
 		return false

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/results"
 )
 
 func TestTaskEventsJudged(t *testing.T) {
@@ -14,8 +15,8 @@ func TestTaskEventsJudged(t *testing.T) {
 	ev := func(s float64, kind orchestrator.TaskEventKind, group, instance string) orchestrator.TaskEvent {
 		return orchestrator.TaskEvent{At: at(s), Kind: kind, Group: group, Task: group, Instance: instance}
 	}
-	killed := func() *faultRecord {
-		return &faultRecord{Kind: orchestrator.FaultKillTask, Service: "sn-redis", At: at(10), Hit: orchestrator.FaultHit{Instance: "a1", Group: "redis"}}
+	killed := func() *results.FaultRecord {
+		return &results.FaultRecord{Kind: orchestrator.FaultKillTask, Service: "sn-redis", At: at(10), Hit: orchestrator.FaultHit{Instance: "a1", Group: "redis"}}
 	}
 
 	t.Run("no events pass", func(t *testing.T) {
@@ -33,7 +34,7 @@ func TestTaskEventsJudged(t *testing.T) {
 		if !strings.Contains(g.Detail, "ferretdb/ferretdb oom-killed at +12.3 s") || !strings.Contains(g.Detail, "started at +15.4 s") {
 			t.Errorf("detail %q does not say what happened when", g.Detail)
 		}
-		if len(judged) != 2 || judged[0].Cause != CauseUnplanned {
+		if len(judged) != 2 || judged[0].Cause != results.CauseUnplanned {
 			t.Errorf("judged %+v", judged)
 		}
 	})
@@ -45,7 +46,7 @@ func TestTaskEventsJudged(t *testing.T) {
 			t.Fatalf("gate %+v, want passed", g)
 		}
 		for _, j := range judged {
-			if j.Cause != CauseInjected {
+			if j.Cause != results.CauseInjected {
 				t.Errorf("%s: cause %q, want the injected fault", j.TaskEvent, j.Cause)
 			}
 		}

@@ -89,7 +89,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 			fmt.Fprintf(r.Out, "  warning: %s: %s\n", st.ID, little.Warning)
 		}
 	}
-	var fault <-chan faultRecord
+	var fault <-chan results.FaultRecord
 	if st.Fault != nil {
 		req.Started = make(chan struct{})
 		fault = r.injectLater(ctx, o, app, st, req.Started)
@@ -105,7 +105,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	} else {
 		sampler.finish(time.Time{}, time.Time{})
 	}
-	var injected *faultRecord
+	var injected *results.FaultRecord
 	if fault != nil {
 		injected = r.faultGate(sr, gate, fault, res)
 	}
@@ -189,7 +189,7 @@ func (r *Runner) recordDeployment(ctx context.Context, sr *results.StepResult, o
 
 // faultGate waits for the injection to report and records it: a fault that
 // was declared and not injected means the step did not run as declared.
-func (r *Runner) faultGate(sr *results.StepResult, gate func(results.Gate) bool, fault <-chan faultRecord, res *loadgen.Result) *faultRecord {
+func (r *Runner) faultGate(sr *results.StepResult, gate func(results.Gate) bool, fault <-chan results.FaultRecord, res *loadgen.Result) *results.FaultRecord {
 	// the load has ended, so the injection has either happened or never will
 	select {
 	case f := <-fault:
@@ -211,7 +211,7 @@ func (r *Runner) faultGate(sr *results.StepResult, gate func(results.Gate) bool,
 
 // eventsGate reads what happened to the deployment's tasks since the load
 // began and judges it; the fault's recovery time is filled in on the way.
-func (r *Runner) eventsGate(ctx context.Context, sr *results.StepResult, dep *deployment, since time.Time, res *loadgen.Result, fault *faultRecord) results.Gate {
+func (r *Runner) eventsGate(ctx context.Context, sr *results.StepResult, dep *deployment, since time.Time, res *loadgen.Result, fault *results.FaultRecord) results.Gate {
 	events, err := collectEvents(ctx, dep, since)
 	if err != nil {
 		return results.Gate{Name: GateTaskEvents, NotChecked: true, Detail: err.Error()}
