@@ -52,7 +52,12 @@ func (e TaskEvent) Disruptive() bool {
 
 // String reads "ferretdb/ferretdb oom-killed (exit code 137)".
 func (e TaskEvent) String() string {
-	s := fmt.Sprintf("%s/%s %s", e.Group, e.Task, e.Kind)
+	who := e.Group + "/" + e.Task
+	if e.Group == "" {
+		// a deleted pod's last event names only the pod
+		who = "instance " + ShortID(e.Instance)
+	}
+	s := fmt.Sprintf("%s %s", who, e.Kind)
 	if e.Detail != "" {
 		s += " (" + e.Detail + ")"
 	}
