@@ -67,7 +67,7 @@ func Verify(ctx context.Context, opts VerifyOptions) (VerifyResult, error) {
 		}
 	}
 	for range max(opts.Samples, 1) {
-		userID := 1 + rng.IntN(max(opts.Users, 1))
+		userID := rng.IntN(max(opts.Users, 1))
 		for _, timeline := range []string{"user-timeline", "home-timeline"} {
 			if err := ctx.Err(); err != nil {
 				return result, err
