@@ -61,19 +61,20 @@ var Storage = map[string][]string{
 	ServiceUser:         {"mongodb", "memcached"},
 	ServiceSocialGraph:  {"mongodb", "redis"},
 	ServicePostStorage:  {"mongodb", "memcached"},
-	ServiceUserTimeline: {"redis"},
+	ServiceUserTimeline: {"mongodb", "redis"},
 	ServiceHomeTimeline: {"redis"},
 }
 
 // MongoDatabase is the database (and collection) each service keeps its
 // documents in; user-mention reads the user service's.
 var MongoDatabase = map[string]string{
-	ServiceURLShorten:  "url-shorten",
-	ServiceUserMention: "user",
-	ServiceMedia:       "media",
-	ServiceUser:        "user",
-	ServiceSocialGraph: "social-graph",
-	ServicePostStorage: "post",
+	ServiceURLShorten:   "url-shorten",
+	ServiceUserMention:  "user",
+	ServiceMedia:        "media",
+	ServiceUser:         "user",
+	ServiceSocialGraph:  "social-graph",
+	ServicePostStorage:  "post",
+	ServiceUserTimeline: "user-timeline",
 }
 
 // ServiceNames returns every service name, sorted.
@@ -101,7 +102,8 @@ type Settings struct {
 	MongoURI      string
 	MemcachedAddr []string
 	RedisAddr     string
-	// JWTSecret signs login tokens (user service).
+	// JWTSecret signs login tokens (user service) and verifies them (front
+	// end).
 	JWTSecret string
 	// MachineID is this replica's 10-bit ID for unique-id and user IDs.
 	MachineID int64
@@ -317,12 +319,16 @@ func buildService(ctx context.Context, name string, settings Settings, storage *
 	var built builtService
 	switch name {
 	case ServiceFrontend:
+		if settings.JWTSecret == "" {
+			errs = append(errs, errors.New("no JWT secret configured (--jwt-secret or JWT_SECRET): the front end verifies login tokens with the user service's key"))
+		}
 		built.http = (&Frontend{
 			ComposePost:  sn.NewComposePostServiceClient(client(ServiceComposePost)),
 			User:         sn.NewUserServiceClient(client(ServiceUser)),
 			SocialGraph:  sn.NewSocialGraphServiceClient(client(ServiceSocialGraph)),
 			UserTimeline: sn.NewUserTimelineServiceClient(client(ServiceUserTimeline)),
 			HomeTimeline: sn.NewHomeTimelineServiceClient(client(ServiceHomeTimeline)),
+			Secret:       []byte(settings.JWTSecret),
 			Logger:       settings.Logger,
 		}).Handler()
 	case ServiceComposePost:
@@ -373,6 +379,7 @@ func buildService(ctx context.Context, name string, settings Settings, storage *
 	case ServiceUserTimeline:
 		built.processor = sn.NewUserTimelineServiceProcessor(&UserTimelineService{
 			Timelines:   timelines(),
+			Posts:       coll(),
 			PostStorage: sn.NewPostStorageServiceClient(client(ServicePostStorage)),
 		})
 	case ServiceHomeTimeline:

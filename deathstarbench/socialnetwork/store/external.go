@@ -121,6 +121,18 @@ func (r *Redis) Add(ctx context.Context, keys []string, postID, timestamp int64)
 	return err
 }
 
+// AddEntries implements Timelines as one ZADD.
+func (r *Redis) AddEntries(ctx context.Context, key string, entries []TimelineEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	members := make([]redis.Z, len(entries))
+	for i, entry := range entries {
+		members[i] = redis.Z{Score: float64(entry.Timestamp), Member: strconv.FormatInt(entry.PostID, 10)}
+	}
+	return r.client.ZAdd(ctx, key, members...).Err()
+}
+
 // Range implements Timelines.
 func (r *Redis) Range(ctx context.Context, key string, start, stop int) ([]int64, error) {
 	start = max(start, 0)
@@ -221,6 +233,15 @@ func (m *MongoCollection) AddToSet(ctx context.Context, id, field string, value 
 func (m *MongoCollection) Pull(ctx context.Context, id, field string, value int64) error {
 	_, err := m.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}},
 		bson.D{{Key: "$pull", Value: bson.D{{Key: field, Value: value}}}})
+	return err
+}
+
+// Push implements Collection. FerretDB 1.x knows $push with $each but not
+// $position, so values go to the end of the array.
+func (m *MongoCollection) Push(ctx context.Context, id, field string, value any) error {
+	_, err := m.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}},
+		bson.D{{Key: "$push", Value: bson.D{{Key: field, Value: value}}}},
+		options.Update().SetUpsert(true))
 	return err
 }
 
