@@ -31,6 +31,8 @@ type UserTimelineService struct {
 	Timelines   store.Timelines
 	Posts       store.Collection
 	PostStorage sn.PostStorageService
+
+	appends groupCommit
 }
 
 type userTimelineDoc struct {
@@ -43,7 +45,10 @@ type userTimelineDoc struct {
 // either, so the two copies differ only by what Redis lost.
 func (s *UserTimelineService) WriteUserTimeline(ctx context.Context, _ int64, postID, userID, timestamp int64) error {
 	entry := store.TimelineEntry{PostID: postID, Timestamp: timestamp}
-	if err := s.Posts.Push(ctx, strconv.FormatInt(userID, 10), "posts", entry); err != nil {
+	push := func(ctx context.Context, id string, entries []any) error {
+		return s.Posts.Push(ctx, id, "posts", entries...)
+	}
+	if err := s.appends.append(ctx, strconv.FormatInt(userID, 10), entry, push); err != nil {
 		return internalError("write user timeline to mongodb", err)
 	}
 	if err := s.Timelines.Add(ctx, []string{userTimelineKey(userID)}, postID, timestamp); err != nil {

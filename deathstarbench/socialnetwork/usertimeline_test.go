@@ -2,8 +2,11 @@ package socialnetwork
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
@@ -109,4 +112,73 @@ func TestUserTimelineSkipsPostsRedisAlreadyGave(t *testing.T) {
 	if !slices.Equal(got[:3], []int64{102, 101, 100}) {
 		t.Fatalf("page %v does not start with Redis's three posts", got)
 	}
+}
+
+// racyPushes is a collection whose Push reads and rewrites the document
+// outside any lock, as FerretDB does, so that concurrent pushes to one
+// document lose values; it counts writes and the most in flight at once.
+type racyPushes struct {
+	*store.MemoryCollection
+	mu                     sync.Mutex
+	writes, inFlight, most int
+}
+
+func (c *racyPushes) Push(ctx context.Context, id, field string, values ...any) error {
+	c.mu.Lock()
+	c.writes++
+	c.inFlight++
+	c.most = max(c.most, c.inFlight)
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.inFlight--
+		c.mu.Unlock()
+	}()
+	var doc userTimelineDoc
+	if err := c.Get(ctx, id, &doc); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	time.Sleep(2 * time.Millisecond) // the window in which another push reads the same old document
+	doc.ID = id
+	for _, v := range values {
+		doc.Posts = append(doc.Posts, v.(store.TimelineEntry))
+	}
+	return c.Put(ctx, doc)
+}
+
+// TestUserTimelineConcurrentWritesLoseNothing: the loader composes one
+// user's posts concurrently; on a store that loses concurrent updates of a
+// document, every post must still reach MongoDB, in fewer writes than posts.
+func TestUserTimelineConcurrentWritesLoseNothing(t *testing.T) {
+	ctx := context.Background()
+	mongo := &racyPushes{MemoryCollection: store.NewMemoryCollection()}
+	s := &UserTimelineService{Timelines: store.NewMemoryTimelines(), Posts: mongo, PostStorage: echoPosts{}}
+	const posts = 50
+	var wg sync.WaitGroup
+	errs := make(chan error, posts)
+	for i := range int64(posts) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- s.WriteUserTimeline(ctx, 0, 100+i, 3, 1000+i)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var doc userTimelineDoc
+	if err := mongo.Get(ctx, "3", &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Posts) != posts {
+		t.Fatalf("MongoDB holds %d of %d posts: concurrent pushes lost some", len(doc.Posts), posts)
+	}
+	if mongo.most != 1 || mongo.writes >= posts {
+		t.Fatalf("%d writes, at most %d at once; want one at a time and fewer writes than the %d posts", mongo.writes, mongo.most, posts)
+	}
+	t.Logf("%d posts in %d writes", posts, mongo.writes)
 }

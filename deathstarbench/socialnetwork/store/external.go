@@ -238,10 +238,19 @@ func (m *MongoCollection) Pull(ctx context.Context, id, field string, value int6
 
 // Push implements Collection. FerretDB 1.x knows $push with $each but not
 // $position, so values go to the end of the array.
-func (m *MongoCollection) Push(ctx context.Context, id, field string, value any) error {
-	_, err := m.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}},
-		bson.D{{Key: "$push", Value: bson.D{{Key: field, Value: value}}}},
-		options.Update().SetUpsert(true))
+func (m *MongoCollection) Push(ctx context.Context, id, field string, values ...any) error {
+	if len(values) == 0 {
+		return nil
+	}
+	filter := bson.D{{Key: "_id", Value: id}}
+	update := bson.D{{Key: "$push", Value: bson.D{{Key: field, Value: bson.D{{Key: "$each", Value: bson.A(values)}}}}}}
+	_, err := m.coll.UpdateOne(ctx, filter, update, options.Update().SetUpsert(true))
+	if mongo.IsDuplicateKeyError(err) {
+		// Two upserts of a missing document race: both find nothing, both
+		// insert, one loses. The document exists now, so update it (as
+		// DeathStarBench's user-timeline service retries without upsert).
+		_, err = m.coll.UpdateOne(ctx, filter, update)
+	}
 	return err
 }
 

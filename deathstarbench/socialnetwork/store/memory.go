@@ -296,7 +296,10 @@ func (c *MemoryCollection) updateInts(id, field string, upsert bool, update func
 }
 
 // Push implements Collection.
-func (c *MemoryCollection) Push(_ context.Context, id, field string, value any) error {
+func (c *MemoryCollection) Push(_ context.Context, id, field string, values ...any) error {
+	if len(values) == 0 {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	doc := bson.D{}
@@ -316,11 +319,11 @@ func (c *MemoryCollection) Push(_ context.Context, id, field string, value any) 
 		if !ok {
 			return fmt.Errorf("document %s field %s is a %T, not an array", id, field, doc[i].Value)
 		}
-		doc[i].Value = append(array, value)
+		doc[i].Value = append(array, values...)
 		found = true
 	}
 	if !found {
-		doc = append(doc, bson.E{Key: field, Value: bson.A{value}})
+		doc = append(doc, bson.E{Key: field, Value: bson.A(values)})
 	}
 	updated, err := bson.Marshal(doc)
 	if err != nil {
