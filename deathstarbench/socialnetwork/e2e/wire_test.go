@@ -34,7 +34,8 @@ type wireRequest struct {
 	method, target string
 	body           string
 	label          string
-	// user, start and stop are a read's parameters, for checking its answer.
+	// user is the request's user, start and stop a read's page, for
+	// checking the answer.
 	user, start, stop int
 }
 
@@ -70,7 +71,7 @@ func wrk2Compose(rng *rand.Rand, users int) wireRequest {
 	body := "username=username_" + strconv.Itoa(user) + "&user_id=" + strconv.Itoa(user) +
 		"&text=" + text + "&media_ids=[" + strings.Join(ids, ",") + "]" +
 		"&media_types=[" + strings.Join(types, ",") + "]&post_type=0"
-	return wireRequest{method: "POST", target: wrk2Origin + "/wrk2-api/post/compose", body: body, label: "compose"}
+	return wireRequest{method: "POST", target: wrk2Origin + "/wrk2-api/post/compose", body: body, label: "compose", user: user}
 }
 
 // wrk2Read is read-home-timeline.lua's or read-user-timeline.lua's request
