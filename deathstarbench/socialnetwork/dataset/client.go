@@ -11,17 +11,19 @@ import (
 	"strings"
 )
 
-func hasPosts(ctx context.Context, opts LoadOptions, userID int) (bool, error) {
-	status, body, err := get(ctx, opts.Client, opts.Frontend+"/wrk2-api/user-timeline/read?user_id="+strconv.Itoa(userID)+"&start=0&stop=1")
+// hasPosts reports whether the timeline ("user-timeline" or
+// "home-timeline") of userID holds a post.
+func hasPosts(ctx context.Context, opts LoadOptions, timeline string, userID int) (bool, error) {
+	status, body, err := get(ctx, opts.Client, opts.Frontend+"/wrk2-api/"+timeline+"/read?user_id="+strconv.Itoa(userID)+"&start=0&stop=1")
 	if err != nil {
 		return false, err
 	}
 	if status != http.StatusOK {
-		return false, fmt.Errorf("read user timeline of %d: %d %s", userID, status, body)
+		return false, fmt.Errorf("read %s of %d: %d %s", timeline, userID, status, body)
 	}
 	var posts []json.RawMessage
 	if err := json.Unmarshal([]byte(body), &posts); err != nil {
-		return false, fmt.Errorf("user timeline of %d is not a JSON array: %v", userID, err)
+		return false, fmt.Errorf("%s of %d is not a JSON array: %v", timeline, userID, err)
 	}
 	return len(posts) > 0, nil
 }
