@@ -29,7 +29,7 @@
   "user"          (list "mongodb" "memcached")
   "social-graph"  (list "mongodb" "redis")
   "post-storage"  (list "mongodb" "memcached")
-  "user-timeline" (list "redis")
+  "user-timeline" (list "mongodb" "redis")
   "home-timeline" (list "redis") -]]
 [[- $fe := dict "ctx" . "name" "frontend" "stateless" true -]]
 [[- template "social_network.sizing" $fe -]]
@@ -179,7 +179,8 @@ job "[[ $job ]]" {
         # The Go runtime collects before the hard limit rather than being
         # killed at it.
         GOMEMLIMIT = "[[ max 1 (div (mul $size.memory 85) 100) ]]MiB"
-[[- if eq $name "user" ]]
+[[- if or (eq $name "user") (eq $name "frontend") ]]
+        # The user service signs login tokens; the front end verifies them.
         JWT_SECRET = [[ var "jwt_secret" $ | quote ]]
 [[- end ]]
 [[- if $external_mongo ]]
