@@ -44,7 +44,9 @@ func newLuaState() *lua.LState {
 
 // callLua is a protected call whose stack overflow reads as LuaJIT's. The
 // growable call stack reports it as a Go panic, "lua callstack overflow",
-// that names no place; the innermost frame of the traceback does.
+// that names no place; the innermost frame of the traceback does. (An
+// overflow a script catches with its own pcall is beyond this: gopher-lua
+// then miscounts the stack's depth and may fail later with an index error.)
 func callLua(L *lua.LState, p lua.P, args ...lua.LValue) error {
 	p.Protect = true
 	return restateOverflow(L.CallByParam(p, args...))
