@@ -2,14 +2,12 @@ package socialnetwork
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
@@ -19,12 +17,20 @@ import (
 // Lua handlers implement) and turns each request into Thrift calls. Paths,
 // parameters, status codes and response texts follow the original so that
 // its wrk2 scripts and init_social_graph.py work against it unchanged.
+//
+// The original has two APIs: /wrk2-api/..., which takes the user from the
+// request's parameters (what the benchmark and the loader call), and
+// /api/..., which its web pages call and which takes the user from the
+// login_token cookie (frontend_api.go).
 type Frontend struct {
 	ComposePost  sn.ComposePostService
 	User         sn.UserService
 	SocialGraph  sn.SocialGraphService
 	UserTimeline sn.UserTimelineService
 	HomeTimeline sn.HomeTimelineService
+	// Secret verifies login tokens; the user service signs them with the
+	// same key, as nginx and the user service share one in the original.
+	Secret []byte
 	// LoginCookieTTL is the lifetime of the login_token cookie.
 	LoginCookieTTL time.Duration
 	// CallTimeout bounds the Thrift calls behind one request.
@@ -35,16 +41,25 @@ type Frontend struct {
 // Handler returns the HTTP routes.
 func (f *Frontend) Handler() http.Handler {
 	mux := http.NewServeMux()
-	for _, prefix := range []string{"/wrk2-api", "/api"} {
-		mux.HandleFunc("POST "+prefix+"/user/register", f.register)
-		mux.HandleFunc("POST "+prefix+"/user/follow", f.follow)
-		mux.HandleFunc("POST "+prefix+"/user/unfollow", f.unfollow)
-		mux.HandleFunc("POST "+prefix+"/post/compose", f.compose)
-		mux.HandleFunc("GET "+prefix+"/user-timeline/read", f.readUserTimeline)
-		mux.HandleFunc("GET "+prefix+"/home-timeline/read", f.readHomeTimeline)
-	}
+	mux.HandleFunc("POST /wrk2-api/user/register", f.register)
+	mux.HandleFunc("POST /wrk2-api/user/follow", f.follow)
+	mux.HandleFunc("POST /wrk2-api/user/unfollow", f.unfollow)
 	mux.HandleFunc("POST /wrk2-api/user/login", f.loginAPI)
+	mux.HandleFunc("POST /wrk2-api/post/compose", f.compose)
+	mux.HandleFunc("GET /wrk2-api/user-timeline/read", f.readUserTimeline)
+	mux.HandleFunc("GET /wrk2-api/home-timeline/read", f.readHomeTimeline)
+
+	mux.HandleFunc("POST /api/user/register", f.registerPage)
+	mux.HandleFunc("POST /api/user/follow", f.followPage)
+	mux.HandleFunc("POST /api/user/unfollow", f.unfollowPage)
 	mux.HandleFunc("POST /api/user/login", f.loginRedirect)
+	mux.HandleFunc("POST /api/post/compose", f.composePage)
+	mux.HandleFunc("GET /api/user-timeline/read", f.readUserTimelinePage)
+	mux.HandleFunc("GET /api/home-timeline/read", f.readHomeTimelinePage)
+	for _, method := range []string{"GET ", "POST "} {
+		mux.HandleFunc(method+"/api/user/get_follower", f.getFollowers)
+		mux.HandleFunc(method+"/api/user/get_followee", f.getFollowees)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { say(w, http.StatusOK, "ok") })
 	return mux
 }
@@ -116,34 +131,64 @@ func postForm(r *http.Request) (func(string) string, bool) {
 }
 
 func (f *Frontend) register(w http.ResponseWriter, r *http.Request) {
+	if f.registerUser(w, r, true) {
+		say(w, http.StatusOK, "Success!")
+	}
+}
+
+// registerUser registers the user of the form, with the form's user_id if
+// withID (the benchmark's API, so IDs are the dataset's) or one the user
+// service makes. It reports whether it succeeded, having answered if not.
+func (f *Frontend) registerUser(w http.ResponseWriter, r *http.Request, withID bool) bool {
 	arg, ok := postForm(r)
 	if !ok {
 		incomplete(w)
-		return
+		return false
 	}
 	first, last, username, password := arg("first_name"), arg("last_name"), arg("username"), arg("password")
-	userID, idErr := strconv.ParseInt(arg("user_id"), 10, 64)
+	var userID int64
+	var idErr error
+	if withID {
+		userID, idErr = strconv.ParseInt(arg("user_id"), 10, 64)
+	}
 	if first == "" || last == "" || username == "" || password == "" || idErr != nil {
 		incomplete(w)
-		return
+		return false
 	}
 	ctx, cancel := f.context(r)
 	defer cancel()
-	if err := f.User.RegisterUserWithId(ctx, newReqID(), first, last, username, password, userID); err != nil {
-		f.fail(w, r, "User registration failure: ", err)
-		return
+	var err error
+	if withID {
+		err = f.User.RegisterUserWithId(ctx, newReqID(), first, last, username, password, userID)
+	} else {
+		err = f.User.RegisterUser(ctx, newReqID(), first, last, username, password)
 	}
-	say(w, http.StatusOK, "Success!")
+	if err != nil {
+		f.fail(w, r, "User registration failure: ", err)
+		return false
+	}
+	return true
 }
 
-func (f *Frontend) follow(w http.ResponseWriter, r *http.Request)   { f.followOrUnfollow(w, r, true) }
-func (f *Frontend) unfollow(w http.ResponseWriter, r *http.Request) { f.followOrUnfollow(w, r, false) }
+func (f *Frontend) follow(w http.ResponseWriter, r *http.Request) {
+	if f.followOrUnfollow(w, r, true) {
+		say(w, http.StatusOK, "Success!")
+	}
+}
 
-func (f *Frontend) followOrUnfollow(w http.ResponseWriter, r *http.Request, follow bool) {
+func (f *Frontend) unfollow(w http.ResponseWriter, r *http.Request) {
+	if f.followOrUnfollow(w, r, false) {
+		say(w, http.StatusOK, "Success!")
+	}
+}
+
+// followOrUnfollow changes the follow named by the form, by IDs or by
+// usernames. It reports whether it succeeded, having answered if not.
+func (f *Frontend) followOrUnfollow(w http.ResponseWriter, r *http.Request, follow bool) bool {
 	arg, ok := postForm(r)
 	if !ok {
 		incomplete(w)
-		return
+		return false
 	}
 	ctx, cancel := f.context(r)
 	defer cancel()
@@ -155,7 +200,7 @@ func (f *Frontend) followOrUnfollow(w http.ResponseWriter, r *http.Request, foll
 		followeeID, err2 := strconv.ParseInt(arg("followee_id"), 10, 64)
 		if err1 != nil || err2 != nil {
 			incomplete(w)
-			return
+			return false
 		}
 		if follow {
 			err = f.SocialGraph.Follow(ctx, reqID, userID, followeeID)
@@ -170,7 +215,7 @@ func (f *Frontend) followOrUnfollow(w http.ResponseWriter, r *http.Request, foll
 		}
 	default:
 		incomplete(w)
-		return
+		return false
 	}
 	if err != nil {
 		if follow {
@@ -178,14 +223,9 @@ func (f *Frontend) followOrUnfollow(w http.ResponseWriter, r *http.Request, foll
 		} else {
 			f.fail(w, r, "Unfollow Failed: ", err)
 		}
-		return
+		return false
 	}
-	if follow {
-		// The original follow handler answers 200 with an empty body.
-		w.WriteHeader(http.StatusOK)
-		return
-	}
-	say(w, http.StatusOK, "Success!")
+	return true
 }
 
 func (f *Frontend) login(w http.ResponseWriter, r *http.Request) (token, username string, ok bool) {
@@ -223,190 +263,4 @@ func (f *Frontend) loginRedirect(w http.ResponseWriter, r *http.Request) {
 	if _, username, ok := f.login(w, r); ok {
 		http.Redirect(w, r, "/main.html?username="+username, http.StatusFound)
 	}
-}
-
-func (f *Frontend) compose(w http.ResponseWriter, r *http.Request) {
-	arg, ok := postForm(r)
-	if !ok {
-		incomplete(w)
-		return
-	}
-	username, text := arg("username"), arg("text")
-	userID, err1 := strconv.ParseInt(arg("user_id"), 10, 64)
-	postType, err2 := strconv.ParseInt(arg("post_type"), 10, 32)
-	if username == "" || text == "" || err1 != nil || err2 != nil {
-		incomplete(w)
-		return
-	}
-	var mediaIDs []int64
-	var mediaTypes []string
-	// As in the original, media count only when both lists are given.
-	if arg("media_ids") != "" && arg("media_types") != "" {
-		var err error
-		if mediaIDs, err = parseMediaIDs(arg("media_ids")); err != nil {
-			incomplete(w)
-			return
-		}
-		if err := json.Unmarshal([]byte(arg("media_types")), &mediaTypes); err != nil {
-			incomplete(w)
-			return
-		}
-	}
-	// The creator is not looked up: DeathStarBench's compose trusts the
-	// username and user_id it is given, and checking them would add a user
-	// lookup to every compose, the benchmark's costliest request. A post by
-	// an unregistered user lands on a timeline nobody can find by name.
-	if err := CheckCompose(text, mediaIDs, mediaTypes, sn.PostType(postType)); err != nil {
-		f.fail(w, r, "compost_post failure: ", err)
-		return
-	}
-	ctx, cancel := f.context(r)
-	defer cancel()
-	err := f.ComposePost.ComposePost(ctx, newReqID(), username, userID, text, mediaIDs, mediaTypes, sn.PostType(postType))
-	if err != nil {
-		// "compost" is the original's spelling; clients may match on it.
-		f.fail(w, r, "compost_post failure: ", err)
-		return
-	}
-	say(w, http.StatusOK, "Successfully upload post")
-}
-
-// parseMediaIDs reads a JSON array of IDs given as strings (as DSB's
-// scripts send them: 18 digits do not fit a double) or as numbers.
-func parseMediaIDs(value string) ([]int64, error) {
-	var raw []json.RawMessage
-	if err := json.Unmarshal([]byte(value), &raw); err != nil {
-		return nil, err
-	}
-	ids := make([]int64, len(raw))
-	for i, item := range raw {
-		text := strings.Trim(string(item), `"`)
-		id, err := strconv.ParseInt(text, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("media id %s: %w", item, err)
-		}
-		ids[i] = id
-	}
-	return ids, nil
-}
-
-type readTimelineFunc func(ctx context.Context, reqID, userID int64, start, stop int32) ([]*sn.Post, error)
-
-func (f *Frontend) readUserTimeline(w http.ResponseWriter, r *http.Request) {
-	f.readTimeline(w, r, "Get user-timeline failure: ", f.UserTimeline.ReadUserTimeline)
-}
-
-func (f *Frontend) readHomeTimeline(w http.ResponseWriter, r *http.Request) {
-	f.readTimeline(w, r, "Get home-timeline failure: ", f.HomeTimeline.ReadHomeTimeline)
-}
-
-func (f *Frontend) readTimeline(w http.ResponseWriter, r *http.Request, failure string, read readTimelineFunc) {
-	query := r.URL.Query()
-	userID, err1 := strconv.ParseInt(query.Get("user_id"), 10, 64)
-	start, err2 := strconv.ParseInt(query.Get("start"), 10, 32)
-	stop, err3 := strconv.ParseInt(query.Get("stop"), 10, 32)
-	if err1 != nil || err2 != nil || err3 != nil {
-		incomplete(w)
-		return
-	}
-	ctx, cancel := f.context(r)
-	defer cancel()
-	reqID := newReqID()
-	posts, err := read(ctx, reqID, userID, int32(start), int32(stop))
-	if err != nil {
-		f.fail(w, r, failure, err)
-		return
-	}
-	// Timelines are keyed by user ID and know nothing of users, so an
-	// unknown user reads as an empty timeline. Only a whole timeline that is
-	// empty is worth asking the user service about: the benchmark's reads
-	// start anywhere in 0..100, so pages past the end of a timeline are
-	// common and checking them would add a lookup to most reads. An unknown
-	// user asking for a later page therefore still gets [].
-	if len(posts) == 0 && start == 0 {
-		if _, err := f.User.GetUsername(ctx, reqID, userID); err != nil {
-			if statusOf(err) == http.StatusNotFound {
-				f.fail(w, r, failure, err)
-				return
-			}
-			// The read itself succeeded; failing it because the check could
-			// not be made would turn a slow user service into timeline errors.
-			if f.Logger != nil {
-				f.Logger.Warn("user check after empty timeline failed", "path", r.URL.Path, "user_id", userID, "error", err)
-			}
-		}
-	}
-	body, err := json.Marshal(TimelineJSON(posts))
-	if err != nil {
-		f.fail(w, r, failure, err)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	w.Write(append(body, '\n'))
-}
-
-// PostJSON is a post as the HTTP API returns it. As in the original, IDs
-// and the timestamp are decimal strings (they exceed a double's precision);
-// post_type stays a number.
-type PostJSON struct {
-	PostID       string        `json:"post_id"`
-	Creator      UserRefJSON   `json:"creator"`
-	ReqID        string        `json:"req_id"`
-	Text         string        `json:"text"`
-	UserMentions []UserRefJSON `json:"user_mentions"`
-	Media        []MediaJSON   `json:"media"`
-	URLs         []URLJSON     `json:"urls"`
-	Timestamp    string        `json:"timestamp"`
-	PostType     int32         `json:"post_type"`
-}
-
-// UserRefJSON is a creator or a mentioned user.
-type UserRefJSON struct {
-	UserID   string `json:"user_id"`
-	Username string `json:"username"`
-}
-
-// MediaJSON is one attached medium.
-type MediaJSON struct {
-	MediaID   string `json:"media_id"`
-	MediaType string `json:"media_type"`
-}
-
-// URLJSON is one shortened URL.
-type URLJSON struct {
-	ShortenedURL string `json:"shortened_url"`
-	ExpandedURL  string `json:"expanded_url"`
-}
-
-// TimelineJSON converts posts to their HTTP form. Empty lists encode as []
-// (the original's cjson writes {} for them).
-func TimelineJSON(posts []*sn.Post) []PostJSON {
-	out := make([]PostJSON, 0, len(posts))
-	for _, p := range posts {
-		j := PostJSON{
-			PostID:       strconv.FormatInt(p.PostID, 10),
-			ReqID:        strconv.FormatInt(p.ReqID, 10),
-			Text:         p.Text,
-			UserMentions: []UserRefJSON{},
-			Media:        []MediaJSON{},
-			URLs:         []URLJSON{},
-			Timestamp:    strconv.FormatInt(p.Timestamp, 10),
-			PostType:     int32(p.PostType),
-		}
-		if p.Creator != nil {
-			j.Creator = UserRefJSON{UserID: strconv.FormatInt(p.Creator.UserID, 10), Username: p.Creator.Username}
-		}
-		for _, m := range p.UserMentions {
-			j.UserMentions = append(j.UserMentions, UserRefJSON{UserID: strconv.FormatInt(m.UserID, 10), Username: m.Username})
-		}
-		for _, m := range p.Media {
-			j.Media = append(j.Media, MediaJSON{MediaID: strconv.FormatInt(m.MediaID, 10), MediaType: m.MediaType})
-		}
-		for _, u := range p.Urls {
-			j.URLs = append(j.URLs, URLJSON{ShortenedURL: u.ShortenedURL, ExpandedURL: u.ExpandedURL})
-		}
-		out = append(out, j)
-	}
-	return out
 }

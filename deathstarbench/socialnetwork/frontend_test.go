@@ -106,8 +106,8 @@ func TestFrontendParameterHandling(t *testing.T) {
 	expect(t, "register again", post(t, frontend+"/wrk2-api/user/register", "first_name=a&last_name=b&username=username_1&password=d&user_id=9"),
 		409, "User registration failure: User username_1 already existed\n")
 
-	expect(t, "follow by name", post(t, frontend+"/wrk2-api/user/follow", "user_name=username_2&followee_name=username_1"), 200, "")
-	expect(t, "follow by id", post(t, frontend+"/wrk2-api/user/follow", "user_id=3&followee_id=1"), 200, "")
+	expect(t, "follow by name", post(t, frontend+"/wrk2-api/user/follow", "user_name=username_2&followee_name=username_1"), 200, "Success!\n")
+	expect(t, "follow by id", post(t, frontend+"/wrk2-api/user/follow", "user_id=3&followee_id=1"), 200, "Success!\n")
 	expect(t, "follow without followee", post(t, frontend+"/wrk2-api/user/follow", "user_name=username_2"), 400, "Incomplete arguments\n")
 	expect(t, "follow unknown user", post(t, frontend+"/wrk2-api/user/follow", "user_name=username_2&followee_name=nobody"), 404, "Follow Failed: User: nobody doesn't exist\n")
 

@@ -19,6 +19,10 @@ type TokenClaims struct {
 	ExpiresAt int64  `json:"exp"`
 }
 
+// ErrTokenExpired is VerifyToken's error for a good token past its expiry,
+// which the front end answers differently from a bad one.
+var ErrTokenExpired = errors.New("token expired")
+
 var jwtHeader = base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
 
 // SignToken returns a compact JWT (RFC 7519) signed with HMAC-SHA256.
@@ -61,7 +65,7 @@ func VerifyToken(token string, secret []byte, now time.Time) (TokenClaims, error
 		return claims, errors.New("token payload is not JSON claims")
 	}
 	if claims.ExpiresAt != 0 && now.Unix() >= claims.ExpiresAt {
-		return claims, errors.New("token expired")
+		return claims, ErrTokenExpired
 	}
 	return claims, nil
 }

@@ -27,34 +27,8 @@ func checkPage(start, stop int32) error {
 	return nil
 }
 
-// UserTimelineService implements sn.UserTimelineService: a Redis sorted set
-// of post IDs per author.
-type UserTimelineService struct {
-	Timelines   store.Timelines
-	PostStorage sn.PostStorageService
-}
-
-// WriteUserTimeline implements sn.UserTimelineService.
-func (s *UserTimelineService) WriteUserTimeline(ctx context.Context, _ int64, postID, userID, timestamp int64) error {
-	if err := s.Timelines.Add(ctx, []string{userTimelineKey(userID)}, postID, timestamp); err != nil {
-		return internalError("write user timeline", err)
-	}
-	return nil
-}
-
-// ReadUserTimeline implements sn.UserTimelineService.
-func (s *UserTimelineService) ReadUserTimeline(ctx context.Context, reqID int64, userID int64, start, stop int32) ([]*sn.Post, error) {
-	return readTimeline(ctx, reqID, s.Timelines, s.PostStorage, userTimelineKey(userID), start, stop)
-}
-
-func readTimeline(ctx context.Context, reqID int64, timelines store.Timelines, posts sn.PostStorageService, key string, start, stop int32) ([]*sn.Post, error) {
-	if err := checkPage(start, stop); err != nil {
-		return nil, err
-	}
-	ids, err := timelines.Range(ctx, key, int(start), int(stop))
-	if err != nil {
-		return nil, internalError("read timeline", err)
-	}
+// readPosts fetches the posts of a page of IDs from post-storage.
+func readPosts(ctx context.Context, reqID int64, posts sn.PostStorageService, ids []int64) ([]*sn.Post, error) {
 	if len(ids) == 0 {
 		return []*sn.Post{}, nil
 	}
@@ -95,5 +69,12 @@ func (s *HomeTimelineService) WriteHomeTimeline(ctx context.Context, reqID int64
 
 // ReadHomeTimeline implements sn.HomeTimelineService.
 func (s *HomeTimelineService) ReadHomeTimeline(ctx context.Context, reqID int64, userID int64, start, stop int32) ([]*sn.Post, error) {
-	return readTimeline(ctx, reqID, s.Timelines, s.PostStorage, homeTimelineKey(userID), start, stop)
+	if err := checkPage(start, stop); err != nil {
+		return nil, err
+	}
+	ids, err := s.Timelines.Range(ctx, homeTimelineKey(userID), int(start), int(stop))
+	if err != nil {
+		return nil, internalError("read home timeline", err)
+	}
+	return readPosts(ctx, reqID, s.PostStorage, ids)
 }

@@ -12,6 +12,7 @@
 // The library is split the way vegeta splits its own: schedule.go (pacers),
 // target.go (URL, request formatting, endpoint labels), workload.go (Go request
 // mixes), registry.go (workloads by name), script.go (wrk's Lua API),
+// luastate.go (the Lua states: their sizes, math.random, LuaSocket),
 // attacker.go (the run and what both engines share), goroutine_engine.go
 // (a goroutine per connection; also the closed loop), eventloop_linux.go and
 // eventloop_sys_linux.go (the default open-loop engine when it has two or

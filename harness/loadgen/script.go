@@ -2,7 +2,6 @@ package loadgen
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"net"
 	"sort"
@@ -73,7 +72,7 @@ func LoadScript(o ScriptOptions) (*Script, error) {
 	for i, t := range s.threads {
 		if fn, ok := s.main.GetGlobal("setup").(*lua.LFunction); ok {
 			obj := s.threadObject(s.main, t, i)
-			if err := s.main.CallByParam(lua.P{Fn: fn, Protect: true}, obj); err != nil {
+			if err := callLua(s.main, lua.P{Fn: fn}, obj); err != nil {
 				s.Close()
 				return nil, fmt.Errorf("script setup: %w", err)
 			}
@@ -94,7 +93,7 @@ func LoadScript(o ScriptOptions) (*Script, error) {
 			for _, a := range o.Args {
 				args.Append(lua.LString(a))
 			}
-			if err := t.L.CallByParam(lua.P{Fn: fn, Protect: true}, args); err != nil {
+			if err := callLua(t.L, lua.P{Fn: fn}, args); err != nil {
 				s.Close()
 				return nil, fmt.Errorf("script init: %w", err)
 			}
@@ -133,8 +132,7 @@ func (s *Script) Err() error {
 }
 
 func (s *Script) newState(t *threadScript) (*lua.LState, error) {
-	L := lua.NewState()
-	L.PreloadModule("socket", socketModule)
+	L := newLuaState()
 	o := s.opts
 	wrk := L.NewTable()
 	wrk.RawSetString("scheme", lua.LString(o.Target.Scheme))
@@ -158,13 +156,7 @@ func (s *Script) newState(t *threadScript) (*lua.LState, error) {
 		"connect": s.luaConnect,
 	})
 	L.SetGlobal("wrk", wrk)
-	var err error
-	if o.Source != "" {
-		err = L.DoString(o.Source)
-	} else {
-		err = L.DoFile(o.Path)
-	}
-	if err != nil {
+	if err := doScript(L, o.Path, o.Source); err != nil {
 		L.Close()
 		return nil, fmt.Errorf("script: %w", err)
 	}
@@ -270,24 +262,6 @@ func copyValue(to *lua.LState, v lua.LValue, depth int) lua.LValue {
 	return lua.LNil
 }
 
-func socketModule(L *lua.LState) int {
-	mod := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
-		"gettime": func(L *lua.LState) int {
-			L.Push(lua.LNumber(float64(time.Now().UnixNano()) / 1e9))
-			return 1
-		},
-		"sleep": func(L *lua.LState) int {
-			d := float64(L.CheckNumber(1))
-			if d > 0 {
-				time.Sleep(secondsToDur(math.Min(d, 60)))
-			}
-			return 0
-		},
-	})
-	L.Push(mod)
-	return 1
-}
-
 func (t *threadScript) setErr(err error) {
 	if t.err == nil {
 		t.err = err
@@ -299,7 +273,12 @@ func (t *threadScript) request(buf []byte) ([]byte, string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	L := t.L
-	if err := L.CallByParam(lua.P{Fn: L.GetGlobal("request"), NRet: 2, Protect: true}); err != nil {
+	if t.err != nil {
+		// wrk dies at a script's first error; calling again would only
+		// repeat it, and an overflow costs a second to unwind.
+		return nil, "", t.err
+	}
+	if err := callLua(L, lua.P{Fn: L.GetGlobal("request"), NRet: 2}); err != nil {
 		t.setErr(err)
 		return nil, "", err
 	}
@@ -322,7 +301,10 @@ func (t *threadScript) delay() time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	L := t.L
-	if err := L.CallByParam(lua.P{Fn: L.GetGlobal("delay"), NRet: 1, Protect: true}); err != nil {
+	if t.err != nil {
+		return 0
+	}
+	if err := callLua(L, lua.P{Fn: L.GetGlobal("delay"), NRet: 1}); err != nil {
 		t.setErr(err)
 		return 0
 	}
@@ -338,11 +320,14 @@ func (t *threadScript) response(status int, headers []Header, body []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	L := t.L
+	if t.err != nil {
+		return
+	}
 	h := L.NewTable()
 	for _, x := range headers {
 		h.RawSetString(x.Name, lua.LString(x.Value))
 	}
-	if err := L.CallByParam(lua.P{Fn: L.GetGlobal("response"), Protect: true}, lua.LNumber(status), h, lua.LString(body)); err != nil {
+	if err := callLua(L, lua.P{Fn: L.GetGlobal("response")}, lua.LNumber(status), h, lua.LString(body)); err != nil {
 		t.setErr(err)
 	}
 }
@@ -400,7 +385,7 @@ func (s *Script) callDone(res *Result) error {
 			rates.RecordValue(int64(p.AchievedRate / float64(len(s.threads))))
 		}
 	}
-	if err := L.CallByParam(lua.P{Fn: fn, Protect: true}, summary, statsObject(L, lat), statsObject(L, rates)); err != nil {
+	if err := callLua(L, lua.P{Fn: fn}, summary, statsObject(L, lat), statsObject(L, rates)); err != nil {
 		return fmt.Errorf("script done: %w", err)
 	}
 	return nil

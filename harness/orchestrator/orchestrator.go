@@ -214,7 +214,11 @@ type Orchestrator interface {
 	// changes on any update and on a re-creation of the same definition
 	// (whose stores start empty), so setup markers can be keyed by it.
 	Revision(ctx context.Context, d *Deployment) (string, error)
-	InjectFault(ctx context.Context, d *Deployment, f Fault) error
+	// InjectFault acts on one instance of the fault's service and names it.
+	InjectFault(ctx context.Context, d *Deployment, f Fault) (FaultHit, error)
+	// TaskEvents lists what happened to the deployment's tasks at or after
+	// since: starts, exits, OOM kills, restarts, replacements.
+	TaskEvents(ctx context.Context, d *Deployment, since time.Time) ([]TaskEvent, error)
 	// Stop removes the deployment and everything it created.
 	Stop(ctx context.Context, d *Deployment) error
 	// LoadRunner runs the load generator as this orchestrator's own

@@ -239,7 +239,8 @@ func TestSocialNetworkRejectsBadValues(t *testing.T) {
 		"scale=1.5":            "scale must be a whole number",
 		"datastore_scale=0":    "datastore_scale must be a whole number of instances >= 1",
 		"dataset_users=1":      "dataset_users must be a whole number >= 2",
-		"probe_user=963":       "probe_user 963 is not one of the dataset's users 1..962",
+		"probe_user=962":       "probe_user 962 is not one of the dataset's users 0..961",
+		"probe_user=-1":        "probe_user -1 is not one of the dataset's users 0..961",
 		"resource_scale=0":     "resource_scale must be > 0",
 		"resource_scale=0.001": "Nomad needs at least 10",
 	} {

@@ -71,6 +71,14 @@ dt { font-weight: bold; }
 {{end}}</table>
 {{end}}
 
+{{if .Disruptions}}<h2>Faults and task events</h2>
+<p>What the orchestrator reported about the application's tasks during each step's load: starts, exits, OOM kills, restarts, replacements, timed from the start of the measured period. An event the step did not inject makes the step broken.</p>
+<table id="disruptions">
+<tr><th>step</th><th>outcome</th><th>injected fault</th><th>task events</th></tr>
+{{range .Disruptions}}<tr{{if eq .Outcome "broken"}} class="broken"{{end}}><td>{{.Step}}</td><td>{{.Outcome}}</td><td>{{.Fault}}</td><td>{{range $i, $e := .Events}}{{if $i}}<br>{{end}}{{$e}}{{if eq $e.Cause "not injected"}} <strong>(not injected)</strong>{{end}}{{end}}</td></tr>
+{{end}}</table>
+{{end}}
+
 <h2>Load curves</h2>
 {{range .Load}}<h3>{{.Title}}</h3>
 {{range .Figures}}<figure><a href="{{.File}}"><img src="{{.File}}" alt="{{.Caption}}"></a><figcaption>{{.Caption}}</figcaption></figure>

@@ -59,6 +59,31 @@ type Section struct {
 	Figures []Figure
 }
 
+// DisruptionRow is a step during whose load a fault was injected or a task
+// started, stopped or died.
+type DisruptionRow struct {
+	Step    string
+	Outcome results.Outcome
+	Fault   string
+	Events  []results.StepEvent
+}
+
+func disruptions(steps []results.StepResult) []DisruptionRow {
+	var rows []DisruptionRow
+	for _, s := range steps {
+		events, fault := results.EventsOf(s)
+		if len(events) == 0 && fault == nil {
+			continue
+		}
+		row := DisruptionRow{Step: s.Step, Outcome: s.Outcome, Events: events}
+		if fault != nil {
+			row.Fault = fmt.Sprintf("%s on %s at %.1f s; %s", fault.Kind, fault.Service, fault.Seconds, fault.Recovery())
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
 // GateRow is one step in the gates table.
 type GateRow struct {
 	Step    string
@@ -84,8 +109,10 @@ type pageData struct {
 	Parity              []results.ParityRow
 	ParityMismatches    []results.ParityRow
 	ParityOrchestrators []string
-	GateNames           []string
-	Gates               []GateRow
+	// Disruptions lists the steps with a fault or a task event.
+	Disruptions []DisruptionRow
+	GateNames   []string
+	Gates       []GateRow
 	ToolVersion         []string
 }
 
@@ -103,6 +130,7 @@ func Build(rec *results.SweepRecord, steps []results.StepResult) ([]byte, map[st
 		TaskCPU:   results.SummarizeTaskCPU(steps),
 		Generated: time.Now().UTC().Format("2006-01-02 15:04:05Z"),
 	}
+	d.Disruptions = disruptions(steps)
 	d.Parity = results.Parity(steps)
 	d.ParityMismatches = results.Mismatches(d.Parity)
 	d.ParityOrchestrators = results.ParityOrchestrators(d.Parity)

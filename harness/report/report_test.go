@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/xml"
+	stdhtml "html"
 	"fmt"
 	"io"
 	"os"
@@ -243,5 +244,36 @@ func TestReportParityTable(t *testing.T) {
 	page, _ = Build(rec, []results.StepResult{step("nomad", 0.5)})
 	if strings.Contains(string(page), `id="parity"`) {
 		t.Fatal("a parity table for one orchestrator")
+	}
+}
+
+func TestReportListsFaultsAndTaskEvents(t *testing.T) {
+	spec := &experiment.Sweep{Name: "ev", Repetitions: 1, Orchestrators: []string{"nomad"}}
+	rec := &results.SweepRecord{ID: "ev-1", Spec: spec}
+	quiet := results.StepResult{Labels: results.Labels{Sweep: "ev-1", Step: "quiet", App: "taewa", Orchestrator: "nomad", OfferedRPS: 10, Rep: 1}, Metadata: map[string]any{}}
+	recovery := 3.6
+	// as read back from an archive: JSON trees, not the typed values
+	oom := results.StepResult{Labels: results.Labels{Sweep: "ev-1", Step: "oom", App: "taewa", Orchestrator: "nomad", OfferedRPS: 20, Rep: 1},
+		Metadata: map[string]any{
+			"task_events": []any{map[string]any{"kind": "oom-killed", "group": "ferretdb", "task": "ferretdb", "instance": "f1", "seconds": 12.3, "cause": results.CauseUnplanned}},
+			"fault":       map[string]any{"kind": "kill-task", "service": "sn-redis", "seconds": 4.0, "hit": map[string]any{"group": "redis"}, "recovery_seconds": recovery},
+		}}
+	page, _ := Build(rec, []results.StepResult{quiet, oom})
+	all := stdhtml.UnescapeString(string(page))
+	i := strings.Index(all, `id="disruptions"`)
+	if i < 0 {
+		t.Fatal("no table of faults and task events")
+	}
+	html := all[i : i+strings.Index(all[i:], "</table>")]
+	for _, want := range []string{`id="disruptions"`, "ferretdb/ferretdb oom-killed at +12.3 s", "(not injected)", "kill-task on sn-redis at 4.0 s; redis started again 3.6 s after the fault"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the report does not say %q", want)
+		}
+	}
+	if strings.Contains(html, "<td>quiet</td>") || !strings.Contains(html, "<td>oom</td>") {
+		t.Error("a step without events is listed")
+	}
+	if page, _ := Build(rec, []results.StepResult{quiet}); strings.Contains(string(page), `id="disruptions"`) {
+		t.Error("a disruptions table without any disruption")
 	}
 }

@@ -6,28 +6,19 @@ import (
 
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/results"
 )
-
-// faultRecord is what happened when a fault was injected during load.
-type faultRecord struct {
-	Kind    orchestrator.FaultKind `json:"kind"`
-	Service string                 `json:"service"`
-	At      time.Time              `json:"at"`
-	// Seconds is the injection time from the start of the measured period.
-	Seconds float64 `json:"seconds"`
-	Error   string  `json:"error,omitempty"`
-}
 
 // injectLater injects the step's fault once the load has run for warm-up
 // plus Fault.After, and reports what it did.
-func (r *Runner) injectLater(ctx context.Context, o orchestrator.Orchestrator, app *orchestrator.Deployment, st experiment.Step, started <-chan struct{}) <-chan faultRecord {
-	out := make(chan faultRecord, 1)
+func (r *Runner) injectLater(ctx context.Context, o orchestrator.Orchestrator, app *orchestrator.Deployment, st experiment.Step, started <-chan struct{}) <-chan results.FaultRecord {
+	out := make(chan results.FaultRecord, 1)
 	service := st.Fault.Service
 	if service == "" {
 		service = app.App.Service
 	}
 	go func() {
-		rec := faultRecord{Kind: st.Fault.Kind, Service: service}
+		rec := results.FaultRecord{Kind: st.Fault.Kind, Service: service}
 		select {
 		case <-started:
 		case <-ctx.Done():
@@ -39,7 +30,9 @@ func (r *Runner) injectLater(ctx context.Context, o orchestrator.Orchestrator, a
 			return
 		}
 		rec.At = time.Now().UTC()
-		if err := o.InjectFault(ctx, app, orchestrator.Fault{Kind: st.Fault.Kind, Service: service}); err != nil {
+		hit, err := o.InjectFault(ctx, app, orchestrator.Fault{Kind: st.Fault.Kind, Service: service})
+		rec.Hit = hit
+		if err != nil {
 			rec.Error = err.Error()
 		}
 		out <- rec

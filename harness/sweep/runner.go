@@ -207,6 +207,9 @@ func stepLine(sr results.StepResult) string {
 	if hot, ok := sr.Metadata["hottest_task"].(string); ok {
 		line += "; hottest: " + hot
 	}
+	if _, fault := results.EventsOf(sr); fault != nil {
+		line += fmt.Sprintf("; %s on %s: %s", fault.Kind, fault.Service, fault.Recovery())
+	}
 	return sr.OutcomeText() + ": " + line
 }
 

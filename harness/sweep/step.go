@@ -89,12 +89,13 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 			fmt.Fprintf(r.Out, "  warning: %s: %s\n", st.ID, little.Warning)
 		}
 	}
-	var fault <-chan faultRecord
+	var fault <-chan results.FaultRecord
 	if st.Fault != nil {
 		req.Started = make(chan struct{})
 		fault = r.injectLater(ctx, o, app, st, req.Started)
 	}
 	sampler := startCPUSampler(lims, time.Second)
+	loadBegan := time.Now()
 	res, text, runErr := load.Run(ctx, req)
 	if res != nil {
 		if cpu := sampler.finish(res.Start, res.End); len(cpu) > 0 {
@@ -104,9 +105,11 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	} else {
 		sampler.finish(time.Time{}, time.Time{})
 	}
+	var injected *results.FaultRecord
 	if fault != nil {
-		r.faultGate(sr, gate, fault, res)
+		injected = r.faultGate(sr, gate, fault, res)
 	}
+	gate(r.eventsGate(ctx, sr, dep, loadBegan, res, injected))
 	if len(text) > 0 {
 		files["raw.txt"] = text
 	}
@@ -186,20 +189,40 @@ func (r *Runner) recordDeployment(ctx context.Context, sr *results.StepResult, o
 
 // faultGate waits for the injection to report and records it: a fault that
 // was declared and not injected means the step did not run as declared.
-func (r *Runner) faultGate(sr *results.StepResult, gate func(results.Gate) bool, fault <-chan faultRecord, res *loadgen.Result) {
+func (r *Runner) faultGate(sr *results.StepResult, gate func(results.Gate) bool, fault <-chan results.FaultRecord, res *loadgen.Result) *results.FaultRecord {
 	// the load has ended, so the injection has either happened or never will
 	select {
 	case f := <-fault:
 		if res != nil && !f.At.IsZero() {
 			f.Seconds = f.At.Sub(res.Start).Seconds()
 		}
-		sr.Metadata["fault"] = f
+		sr.Metadata["fault"] = &f
 		if f.Error != "" {
 			gate(results.Gate{Name: GateFault, Detail: f.Error})
 		} else {
 			gate(results.Gate{Name: GateFault, Passed: true, Detail: fmt.Sprintf("%s on %s at %.1f s into the measurement", f.Kind, f.Service, f.Seconds)})
 		}
+		return &f
 	case <-time.After(5 * time.Second):
 		gate(results.Gate{Name: GateFault, Detail: "the fault was not injected before the load ended (after is longer than the run?)"})
+		return nil
 	}
+}
+
+// eventsGate reads what happened to the deployment's tasks since the load
+// began and judges it; the fault's recovery time is filled in on the way.
+func (r *Runner) eventsGate(ctx context.Context, sr *results.StepResult, dep *deployment, since time.Time, res *loadgen.Result, fault *results.FaultRecord) results.Gate {
+	events, err := collectEvents(ctx, dep, since)
+	if err != nil {
+		return results.Gate{Name: GateTaskEvents, NotChecked: true, Detail: err.Error()}
+	}
+	measuredFrom := since
+	if res != nil && !res.Start.IsZero() {
+		measuredFrom = res.Start
+	}
+	judged, g := judgeEvents(events, measuredFrom, fault)
+	if len(judged) > 0 {
+		sr.Metadata["task_events"] = judged
+	}
+	return g
 }

@@ -87,8 +87,8 @@ variable "jwt_secret" {
 
 variable "probe_user" {
   type        = number
-  default     = 1
-  description = "User whose home timeline the correctness probe reads; after the dataset load every user's home timeline has posts."
+  default     = 0
+  description = "User whose home timeline the correctness probe reads, one of the dataset's users 0..dataset_users-1 (DeathStarBench's IDs); after the dataset load every user's home timeline has posts (user 0 of the default dataset has 28 friends)."
 }
 
 variable "dataset_users" {

@@ -70,6 +70,20 @@ func checkFaultStep(t *testing.T, s results.StepResult, kind string) {
 	if at, _ := f["seconds"].(float64); at < 2 || at > 7 {
 		t.Errorf("fault injected %.1f s into the measurement, want about 3", at)
 	}
+	// the orchestrator's events of the fault are attributed to it, and the
+	// killed or replaced instance came back within the step
+	events, fault := results.EventsOf(s)
+	if g := gate(s, "task-events"); !g.Passed {
+		t.Errorf("task-events gate: %+v; events %v", g, events)
+	}
+	switch {
+	case fault == nil || fault.Hit.Group == "":
+		t.Errorf("the fault names no instance it hit: %+v", fault)
+	case fault.RecoverySeconds == nil:
+		t.Errorf("no recovery recorded for the fault; events %v", events)
+	default:
+		t.Logf("%s: %s; events %v", kind, fault.Recovery(), events)
+	}
 	var errorsAfter, errorsBefore int64
 	for _, sec := range s.Series {
 		if sec.T+1 <= f["seconds"].(float64) {

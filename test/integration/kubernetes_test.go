@@ -3,10 +3,12 @@
 package integration
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orchbench/orchbench/harness/results"
 )
@@ -54,9 +56,26 @@ func TestKubernetes(t *testing.T) {
 		t.Errorf("no request completed: %+v", s.Accounting)
 	}
 
+	// the task killed behind Kubernetes' back during the load: the kubelet
+	// restarts it, the step reports it and is broken
+	quota := containerQuotaFile(t, "taewa-k8s")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	killed := make(chan int, 1)
+	go killWhenLoadRuns(ctx, cgroupProcs(filepath.Dir(quota)), 1500*time.Millisecond, killed)
+	s = run("unplanned")
+	if n := <-killed; n == 0 {
+		t.Fatal("no task process was found to kill during the load")
+	}
+	events := gateOf(s, "task-events")
+	if s.Outcome != results.OutcomeBroken || events.Passed || !strings.Contains(events.Detail, "taewa/taewa exited (exit code 137") {
+		t.Fatalf("a task killed during the load on Kubernetes: step %s %v, task-events gate %+v", s.Outcome, s.Reasons, events)
+	}
+	t.Logf("unplanned kill: %s", events.Detail)
+
 	// a wrong limit on Kubernetes only: the container's cgroup gets a quarter
 	// core (cgroup v1 refuses a child quota above the pod's)
-	quota := containerQuotaFile(t, "taewa-k8s")
+	quota = containerQuotaFile(t, "taewa-k8s")
 	if err := os.WriteFile(quota, []byte("25000"), 0o644); err != nil {
 		t.Fatalf("set %s: %v", quota, err)
 	}

@@ -16,7 +16,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -231,4 +233,55 @@ func taewaVerticalStep(t *testing.T, orch, job, dir string) results.StepResult {
 		t.Fatalf("steps %v, error %v", steps, err)
 	}
 	return steps[0]
+}
+
+// killWhenLoadRuns waits until a load generator runs on this machine (the
+// orchestrator's load job or the local runner), lets it run for after, then
+// SIGKILLs the processes pids names behind the orchestrator's back, and
+// reports how many it killed.
+func killWhenLoadRuns(ctx context.Context, pids func() []int, after time.Duration, killed chan<- int) {
+	defer close(killed)
+	for ctx.Err() == nil {
+		if loadGeneratorRunning() {
+			time.Sleep(after)
+			n := 0
+			for _, pid := range pids() {
+				if syscall.Kill(pid, syscall.SIGKILL) == nil {
+					n++
+				}
+			}
+			killed <- n
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func loadGeneratorRunning() bool {
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, c := range cmdlines {
+		b, err := os.ReadFile(c)
+		if err != nil {
+			continue
+		}
+		argv := strings.Split(string(b), "\x00")
+		if len(argv) > 1 && filepath.Base(argv[0]) == "orchbench" && (argv[1] == "loadjob" || argv[1] == "load") {
+			return true
+		}
+	}
+	return false
+}
+
+// cgroupProcs lists the processes of a cgroup directory.
+func cgroupProcs(dir string) func() []int {
+	return func() []int {
+		b, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+		var pids []int
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}
 }

@@ -3,9 +3,12 @@
 package integration
 
 import (
+	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orchbench/orchbench/harness/results"
 )
@@ -38,11 +41,29 @@ func TestSwarmLimitsAndParity(t *testing.T) {
 		t.Errorf("load path on Swarm: %+v", lp)
 	}
 
-	// a wrong limit on Swarm only: the running task's container gets 1 core
-	container := strings.TrimSpace(must(t, "docker", "ps", "-q", "--filter", "label=orchbench.job=taewa-swarm-limits"))
-	if container == "" || strings.Contains(container, "\n") {
-		t.Fatalf("want the one container of the job, got %q", container)
+	// the task's container killed behind Swarm's back during the load: Swarm
+	// starts a new task, the step reports it and is broken
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	killed := make(chan int, 1)
+	pid, _ := strconv.Atoi(strings.TrimSpace(must(t, "docker", "inspect", "-f", "{{.State.Pid}}", theContainer(t, "taewa-swarm-limits"))))
+	go killWhenLoadRuns(ctx, func() []int { return []int{pid} }, 1500*time.Millisecond, killed)
+	s = run("unplanned")
+	if n := <-killed; n == 0 {
+		t.Fatal("the task's process was not there to kill during the load")
 	}
+	events := gateOf(s, "task-events")
+	if s.Outcome != results.OutcomeBroken || events.Passed || !strings.Contains(events.Detail, "taewa/taewa exited (exit code 137)") {
+		t.Fatalf("a task killed during the load on Swarm: step %s %v, task-events gate %+v", s.Outcome, s.Reasons, events)
+	}
+	t.Logf("unplanned kill: %s", events.Detail)
+	eventually(t, time.Minute, "Swarm replaces the killed task", func() error {
+		_, err := sh(root, orchbench, append([]string{"pack", "run", "taewa", "--orchestrator", "swarm", "--wait"}, vars...)...)
+		return err
+	})
+
+	// a wrong limit on Swarm only: the running task's container gets 1 core
+	container := theContainer(t, "taewa-swarm-limits")
 	must(t, "docker", "update", "--cpus", "1", container)
 	s = run("wrong")
 	limits = gateOf(s, "limits")
@@ -58,4 +79,14 @@ func gateOf(s results.StepResult, name string) results.Gate {
 		}
 	}
 	return results.Gate{Name: name, Detail: "not run"}
+}
+
+// theContainer is the one running container of a Swarm job.
+func theContainer(t *testing.T, job string) string {
+	t.Helper()
+	container := strings.TrimSpace(must(t, "docker", "ps", "-q", "--filter", "label=orchbench.job="+job))
+	if container == "" || strings.Contains(container, "\n") {
+		t.Fatalf("want the one container of the job, got %q", container)
+	}
+	return container
 }

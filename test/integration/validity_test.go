@@ -33,6 +33,7 @@ import (
 //	starved            the generator capped at 0.1 core        invalid (generator saturated)
 //	killed             the load job killed mid-step            invalid (load)
 //	quota              the unlimited variant with a CPU quota  invalid (limits)
+//	oom                a leak to the memory limit under load   broken  (task-events: OOM kill)
 //
 // The faulty servers are test/integration/testdata/faulty-server.js, run
 // by the taewa pack's exec driver, so they are scheduled, registered and
@@ -92,6 +93,9 @@ var wrongSetups = []wrongSetup{
 		results.OutcomeInvalid, "load", "exited 137"},
 	{"quota", taewa("unlimited", "taewa-quota", lenientLag),
 		results.OutcomeInvalid, "limits", "the variant declares no CPU cap"},
+	// unlimited keeps a memory ceiling (8x the reservation): reached in ~2 s
+	{"oom", faulty("faulty-oom", "/?fault=hog", 20, lenientLag+"threads = 1\n    connections = 2"),
+		results.OutcomeBroken, "task-events", "oom-killed"},
 }
 
 // validitySpec is one sweep with an app per wrong setup.

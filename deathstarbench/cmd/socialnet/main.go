@@ -36,7 +36,7 @@ func run(args []string) error {
 	mongoURI := flags.String("mongodb-uri", env("MONGODB_URI", ""), "MongoDB or FerretDB URI, e.g. mongodb://127.0.0.1:27017/ (env MONGODB_URI)")
 	memcachedAddr := flags.String("memcached-addr", env("MEMCACHED_ADDR", ""), "memcached host:port, comma-separated for several (env MEMCACHED_ADDR)")
 	redisAddr := flags.String("redis-addr", env("REDIS_ADDR", ""), "Redis host:port (env REDIS_ADDR)")
-	jwtSecret := flags.String("jwt-secret", env("JWT_SECRET", ""), "HMAC key for login tokens, user service (env JWT_SECRET)")
+	jwtSecret := flags.String("jwt-secret", env("JWT_SECRET", ""), "HMAC key of login tokens: the user service signs, the frontend verifies (env JWT_SECRET)")
 	machineID := flags.Int64("machine-id", envInt("MACHINE_ID", -1), "replica ID 0..1023 in generated IDs; default derived from the host name (env MACHINE_ID)")
 	rpcTimeout := flags.Duration("rpc-timeout", envDuration("RPC_TIMEOUT", 10*time.Second), "timeout of each Thrift call (env RPC_TIMEOUT)")
 	poolSize := flags.Int("pool-size", int(envInt("POOL_SIZE", 64)), "idle connections kept per upstream and storage client (env POOL_SIZE)")

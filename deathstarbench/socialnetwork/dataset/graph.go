@@ -30,7 +30,11 @@ const (
 	maxDegreeOverMean = 8
 )
 
-// Graph is an undirected friendship graph over users 1..Users.
+// Graph is an undirected friendship graph over users 0..Users-1. A node's
+// number is its user ID, as in DeathStarBench's datasets: socfb-Reed98's
+// edge list numbers its 962 nodes from 0, and init_social_graph.py
+// registers node k as user k (username_k) and follows along each edge by
+// those names.
 type Graph struct {
 	Users int
 	// Edges holds each friendship once, as [lower ID, higher ID], sorted.
@@ -71,12 +75,11 @@ func Generate(users, edges int, seed uint64) (Graph, error) {
 		cumulative[i] = total
 	}
 	pick := func() int {
-		// Users are 1-based.
-		return 1 + sort.SearchFloat64s(cumulative, rng.Float64()*total)
+		return sort.SearchFloat64s(cumulative, rng.Float64()*total)
 	}
 
 	seen := make(map[[2]int]bool, edges)
-	degree := make([]int, users+1)
+	degree := make([]int, users)
 	result := make([][2]int, 0, edges)
 	add := func(a, b int) {
 		if a == b || len(result) == edges {
@@ -93,8 +96,8 @@ func Generate(users, edges int, seed uint64) (Graph, error) {
 	// First one friend each (in a shuffled order, so the cap on edges does
 	// not favour low IDs), then the weighted rest.
 	for _, user := range rng.Perm(users) {
-		for degree[user+1] == 0 {
-			add(user+1, pick())
+		for degree[user] == 0 {
+			add(user, pick())
 		}
 	}
 	// The loop ends: each try adds an edge with probability bounded away
@@ -114,9 +117,9 @@ func Generate(users, edges int, seed uint64) (Graph, error) {
 	return Graph{Users: users, Edges: result}, nil
 }
 
-// Degrees returns each user's friend count, indexed by user ID (index 0 unused).
+// Degrees returns each user's friend count, indexed by user ID.
 func (g Graph) Degrees() []int {
-	degrees := make([]int, g.Users+1)
+	degrees := make([]int, g.Users)
 	for _, edge := range g.Edges {
 		degrees[edge[0]]++
 		degrees[edge[1]]++
@@ -132,7 +135,7 @@ type DegreeStats struct {
 
 // Stats returns the degree summary of g.
 func (g Graph) Stats() DegreeStats {
-	degrees := slices.Clone(g.Degrees()[1:])
+	degrees := g.Degrees()
 	slices.Sort(degrees)
 	sum := 0
 	for _, d := range degrees {

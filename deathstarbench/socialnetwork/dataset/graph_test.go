@@ -15,13 +15,18 @@ func TestGenerateReed98Size(t *testing.T) {
 	}
 	seen := map[[2]int]bool{}
 	for _, e := range g.Edges {
-		if e[0] >= e[1] || e[0] < 1 || e[1] > g.Users {
-			t.Fatalf("edge %v is not [low, high] within 1..%d", e, g.Users)
+		if e[0] >= e[1] || e[0] < 0 || e[1] >= g.Users {
+			t.Fatalf("edge %v is not [low, high] within 0..%d", e, g.Users-1)
 		}
 		if seen[e] {
 			t.Fatalf("edge %v repeated", e)
 		}
 		seen[e] = true
+	}
+	// IDs are DeathStarBench's 0..N-1: the first and the last user have
+	// friends like every other.
+	if d := g.Degrees(); d[0] == 0 || d[g.Users-1] == 0 {
+		t.Fatalf("user 0 has %d friends, user %d has %d; want both in the graph", d[0], g.Users-1, d[g.Users-1])
 	}
 	stats := g.Stats()
 	t.Logf("degrees: %+v", stats)

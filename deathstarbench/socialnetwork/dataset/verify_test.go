@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,14 +29,19 @@ func fakeFrontend(t *testing.T, userPosts, homePosts func(user int) int) string 
 		}
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		user, _ := strconv.Atoi(r.URL.Query().Get("user_id"))
+		user, err := strconv.Atoi(r.URL.Query().Get("user_id"))
+		if err != nil || user < 0 || user >= verifyUsers {
+			// As the real front end: users are 0..N-1, others unknown.
+			http.Error(w, "Get user-timeline failure: User with user_id doesn't exist", http.StatusNotFound)
+			return
+		}
 		stop, _ := strconv.Atoi(r.URL.Query().Get("stop"))
 		n, creator := 0, user
 		switch r.URL.Path {
 		case "/wrk2-api/user-timeline/read":
 			n = userPosts(user)
 		case "/wrk2-api/home-timeline/read":
-			n, creator = homePosts(user), user%verifyUsers+1
+			n, creator = homePosts(user), (user+1)%verifyUsers
 		default:
 			http.NotFound(w, r)
 			return
@@ -130,5 +136,36 @@ func TestVerifyPassesAfterLoad(t *testing.T) {
 	// One post per user is the tightest dataset the bound must accept.
 	if after := verify(t, frontend); !after.OK() || after.PostsChecked == 0 {
 		t.Fatalf("a loaded dataset was refused (%d posts checked): %v", after.PostsChecked, after.Problems)
+	}
+}
+
+// TestVerifySamplesUsersFromZero: the sampled users are DeathStarBench's
+// 0..N-1, the first included and none past the last.
+func TestVerifySamplesUsersFromZero(t *testing.T) {
+	deg := degrees(t)
+	var (
+		mu    sync.Mutex
+		asked []int
+	)
+	frontend := fakeFrontend(t, func(u int) int {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, u)
+		return 1
+	}, func(u int) int { return deg[u] })
+	result, err := dataset.Verify(context.Background(), dataset.VerifyOptions{
+		Frontend: frontend, Users: verifyUsers, Samples: 400, Seed: 3, DatasetSeed: dataset.DefaultSeed,
+	})
+	if err != nil || !result.OK() {
+		t.Fatalf("verify: %v %v", err, result.Problems)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	lowest, highest := verifyUsers, -1
+	for _, u := range asked {
+		lowest, highest = min(lowest, u), max(highest, u)
+	}
+	if lowest != 0 || highest != verifyUsers-1 {
+		t.Fatalf("sampled users %d..%d, want 0..%d", lowest, highest, verifyUsers-1)
 	}
 }

@@ -196,8 +196,8 @@ func waitLoaded(t *testing.T, client *redis.Client) {
 }
 
 func TestDurabilityFerretDB(t *testing.T) {
-	binDir, dataDir, logDir := t.TempDir(), t.TempDir(), t.TempDir()
-	ferretdb := buildBinary(t, binDir, "deathstarbench/cmd/ferretdb")
+	dataDir, logDir := t.TempDir(), t.TempDir()
+	ferretdb := buildBinary(t, "deathstarbench/cmd/ferretdb")
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	// the pack's flags and the binary's default SQLite parameters
 	p := newStoreProcess(t, logDir, "ferretdb", ferretdb, "--listen-addr", addr, "--data-dir", dataDir)

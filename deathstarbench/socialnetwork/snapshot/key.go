@@ -25,7 +25,10 @@ import (
 // IDs, which store holds what) or the loader makes a different dataset, so
 // every cached snapshot and every snapshot image is made again rather than
 // restored into services that read it otherwise.
-const FormatVersion = 1
+//
+//	1: users 1..N, user timelines in Redis only
+//	2: users 0..N-1, user timelines in Redis and MongoDB
+const FormatVersion = 2
 
 // Params are what a snapshot's content follows from.
 type Params struct {

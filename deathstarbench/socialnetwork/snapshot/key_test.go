@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -29,7 +30,7 @@ func TestKeyChangesWithEveryParameterAndTheFormat(t *testing.T) {
 	if again := (Params{Users: 962, PostsPerUser: 10, Seed: 1}).Key(); again != base.Key() {
 		t.Errorf("the same parameters give %q and %q", base.Key(), again)
 	}
-	if base.Key() != "u962-p10-s1-f1" && FormatVersion == 1 {
+	if want := "u962-p10-s1-f" + strconv.Itoa(FormatVersion); base.Key() != want {
 		t.Errorf("key %q is not the readable form the cache's directory names use", base.Key())
 	}
 }

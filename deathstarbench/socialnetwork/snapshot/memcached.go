@@ -51,7 +51,7 @@ func dumpMemcached(ctx context.Context, addr, dir string) (int, error) {
 		conn.SetDeadline(deadline)
 	}
 	r := bufio.NewReader(conn)
-	items, err := metadump(conn, r)
+	items, err := allItems(conn, r)
 	if err != nil {
 		return 0, err
 	}
@@ -90,6 +90,63 @@ func dumpMemcached(ctx context.Context, addr, dir string) (int, error) {
 		return 0, err
 	}
 	return written, f.Close()
+}
+
+// metadumpPasses bounds the crawls allItems makes.
+const metadumpPasses = 5
+
+// allItems lists every item: the LRU crawler can miss an item that moves
+// between LRU segments while it crawls, so crawls are repeated, their keys
+// merged, until they account for memcached's item count.
+func allItems(conn io.Writer, r *bufio.Reader) ([]memcachedItem, error) {
+	seen := map[string]bool{}
+	var items []memcachedItem
+	for range metadumpPasses {
+		pass, err := metadump(conn, r)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range pass {
+			if !seen[it.key] {
+				seen[it.key] = true
+				items = append(items, it)
+			}
+		}
+		count, err := itemCount(conn, r)
+		if err != nil {
+			return nil, err
+		}
+		if len(items) >= count {
+			return items, nil
+		}
+	}
+	return items, nil
+}
+
+// itemCount is memcached's curr_items.
+func itemCount(conn io.Writer, r *bufio.Reader) (int, error) {
+	if _, err := io.WriteString(conn, "stats\r\n"); err != nil {
+		return 0, err
+	}
+	count := -1
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return 0, fmt.Errorf("memcached stats: %w", err)
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "END" {
+			if count < 0 {
+				return 0, fmt.Errorf("memcached stats: no curr_items")
+			}
+			return count, nil
+		}
+		if v, ok := strings.CutPrefix(line, "STAT curr_items "); ok {
+			if count, err = strconv.Atoi(v); err != nil {
+				return 0, fmt.Errorf("memcached stats: curr_items %q", v)
+			}
+		}
+	}
 }
 
 // metadump lists every item's key and expiry.

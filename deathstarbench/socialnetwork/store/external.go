@@ -121,6 +121,18 @@ func (r *Redis) Add(ctx context.Context, keys []string, postID, timestamp int64)
 	return err
 }
 
+// AddEntries implements Timelines as one ZADD.
+func (r *Redis) AddEntries(ctx context.Context, key string, entries []TimelineEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	members := make([]redis.Z, len(entries))
+	for i, entry := range entries {
+		members[i] = redis.Z{Score: float64(entry.Timestamp), Member: strconv.FormatInt(entry.PostID, 10)}
+	}
+	return r.client.ZAdd(ctx, key, members...).Err()
+}
+
 // Range implements Timelines.
 func (r *Redis) Range(ctx context.Context, key string, start, stop int) ([]int64, error) {
 	start = max(start, 0)
@@ -221,6 +233,24 @@ func (m *MongoCollection) AddToSet(ctx context.Context, id, field string, value 
 func (m *MongoCollection) Pull(ctx context.Context, id, field string, value int64) error {
 	_, err := m.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}},
 		bson.D{{Key: "$pull", Value: bson.D{{Key: field, Value: value}}}})
+	return err
+}
+
+// Push implements Collection. FerretDB 1.x knows $push with $each but not
+// $position, so values go to the end of the array.
+func (m *MongoCollection) Push(ctx context.Context, id, field string, values ...any) error {
+	if len(values) == 0 {
+		return nil
+	}
+	filter := bson.D{{Key: "_id", Value: id}}
+	update := bson.D{{Key: "$push", Value: bson.D{{Key: field, Value: bson.D{{Key: "$each", Value: bson.A(values)}}}}}}
+	_, err := m.coll.UpdateOne(ctx, filter, update, options.Update().SetUpsert(true))
+	if mongo.IsDuplicateKeyError(err) {
+		// Two upserts of a missing document race: both find nothing, both
+		// insert, one loses. The document exists now, so update it (as
+		// DeathStarBench's user-timeline service retries without upsert).
+		_, err = m.coll.UpdateOne(ctx, filter, update)
+	}
 	return err
 }
 

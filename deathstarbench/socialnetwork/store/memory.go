@@ -75,24 +75,53 @@ func (t *MemoryTimelines) Add(_ context.Context, keys []string, postID, timestam
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, key := range keys {
-		list := t.lists[key]
-		for i, entry := range list {
-			if entry.postID == postID {
-				list = append(list[:i], list[i+1:]...)
-				break
-			}
-		}
-		list = append(list, timelineEntry{postID: postID, timestamp: timestamp})
-		// Newest first; ties broken by post ID descending as Redis's ZREVRANGE does.
-		sort.Slice(list, func(i, j int) bool {
-			if list[i].timestamp != list[j].timestamp {
-				return list[i].timestamp > list[j].timestamp
-			}
-			return list[i].postID > list[j].postID
-		})
-		t.lists[key] = list
+		t.insert(key, timelineEntry{postID: postID, timestamp: timestamp})
 	}
 	return nil
+}
+
+// AddEntries implements Timelines.
+func (t *MemoryTimelines) AddEntries(_ context.Context, key string, entries []TimelineEntry) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, entry := range entries {
+		t.insert(key, timelineEntry{postID: entry.PostID, timestamp: entry.Timestamp})
+	}
+	return nil
+}
+
+func (t *MemoryTimelines) insert(key string, added timelineEntry) {
+	list := t.lists[key]
+	for i, entry := range list {
+		if entry.postID == added.postID {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	list = append(list, added)
+	// Newest first; ties broken by post ID descending as Redis's ZREVRANGE does.
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].timestamp != list[j].timestamp {
+			return list[i].timestamp > list[j].timestamp
+		}
+		return list[i].postID > list[j].postID
+	})
+	t.lists[key] = list
+}
+
+// Len returns how many posts key holds, for tests that check what a
+// read wrote back.
+func (t *MemoryTimelines) Len(key string) int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return len(t.lists[key])
+}
+
+// Clear drops every timeline, as a flushed or restarted Redis does.
+func (t *MemoryTimelines) Clear() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lists = map[string][]timelineEntry{}
 }
 
 // Range implements Timelines.
@@ -258,6 +287,44 @@ func (c *MemoryCollection) updateInts(id, field string, upsert bool, update func
 	}
 	doc["_id"] = id
 	doc[field] = update(values)
+	updated, err := bson.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	c.docs[id] = updated
+	return nil
+}
+
+// Push implements Collection.
+func (c *MemoryCollection) Push(_ context.Context, id, field string, values ...any) error {
+	if len(values) == 0 {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	doc := bson.D{}
+	if raw, ok := c.docs[id]; ok {
+		if err := bson.Unmarshal(raw, &doc); err != nil {
+			return err
+		}
+	} else {
+		doc = bson.D{{Key: "_id", Value: id}}
+	}
+	found := false
+	for i := range doc {
+		if doc[i].Key != field {
+			continue
+		}
+		array, ok := doc[i].Value.(bson.A)
+		if !ok {
+			return fmt.Errorf("document %s field %s is a %T, not an array", id, field, doc[i].Value)
+		}
+		doc[i].Value = append(array, values...)
+		found = true
+	}
+	if !found {
+		doc = append(doc, bson.E{Key: field, Value: bson.A(values)})
+	}
 	updated, err := bson.Marshal(doc)
 	if err != nil {
 		return err

@@ -29,10 +29,18 @@ type Cache interface {
 	Close() error
 }
 
+// TimelineEntry is one post of a timeline.
+type TimelineEntry struct {
+	PostID    int64 `bson:"post_id"`
+	Timestamp int64 `bson:"timestamp"`
+}
+
 // Timelines are per-key lists of post IDs ordered by timestamp.
 type Timelines interface {
 	// Add inserts postID with score timestamp under every key.
 	Add(ctx context.Context, keys []string, postID, timestamp int64) error
+	// AddEntries inserts every entry under key, in one round trip.
+	AddEntries(ctx context.Context, key string, entries []TimelineEntry) error
 	// Range returns post IDs newest first from index start to stop, stop
 	// exclusive.
 	Range(ctx context.Context, key string, start, stop int) ([]int64, error)
@@ -60,6 +68,12 @@ type Collection interface {
 	AddToSet(ctx context.Context, id, field string, value int64) error
 	// Pull removes value from the integer array field of document id.
 	Pull(ctx context.Context, id, field string, value int64) error
+	// Push appends values (any BSON values), in order, to the array field
+	// of document id in one update, creating the document if missing.
+	// Concurrent pushes to one document may lose one another's values on
+	// FerretDB, which reads and rewrites the document outside a
+	// transaction: callers serialise them.
+	Push(ctx context.Context, id, field string, values ...any) error
 	// EnsureIndex creates an ascending index on field if missing.
 	EnsureIndex(ctx context.Context, field string) error
 }

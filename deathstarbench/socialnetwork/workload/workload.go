@@ -34,9 +34,10 @@ const (
 // Names lists the workloads ByName knows.
 var Names = []string{"mixed", "compose-post", "read-home-timeline", "read-user-timeline"}
 
-// SocialNetwork is a loadgen.Workload over users 1..Users.
+// SocialNetwork is a loadgen.Workload over users 0..Users-1.
 type SocialNetwork struct {
-	// Users is the highest user index; IDs are drawn uniformly from 1..Users.
+	// Users is the scripts' max_user_index: IDs are drawn uniformly from
+	// 0..Users-1, the IDs init_social_graph.py registers.
 	Users int
 	// HomeShare, UserShare and ComposeShare are the request shares; they
 	// should sum to 1.
@@ -62,7 +63,7 @@ func (w *SocialNetwork) users() int { return max(w.Users, 1) }
 
 // readTimeline asks for 10 posts from a start drawn from 0..100.
 func (w *SocialNetwork) readTimeline(rng *rand.Rand, endpoint string) loadgen.Request {
-	userID := 1 + rng.IntN(w.users())
+	userID := rng.IntN(w.users())
 	start := rng.IntN(101)
 	path := fmt.Sprintf("%s?user_id=%d&start=%d&stop=%d", endpoint, userID, start, start+10)
 	return loadgen.Request{Method: "GET", Path: path, Headers: formHeaders, Label: endpoint}
@@ -75,15 +76,15 @@ func (w *SocialNetwork) readTimeline(rng *rand.Rand, endpoint string) loadgen.Re
 // without percent-encoding.
 func (w *SocialNetwork) ComposePost(rng *rand.Rand) loadgen.Request {
 	users := w.users()
-	userIndex := 1 + rng.IntN(users)
+	userIndex := rng.IntN(users)
 	var text strings.Builder
 	text.Grow(256 + 6*20 + 6*72)
 	appendRandom(&text, rng, alphanumeric, 256)
 	mentions := rng.IntN(6)
 	for range mentions + 1 {
-		mentioned := 1 + rng.IntN(users)
+		mentioned := rng.IntN(users)
 		for users > 1 && mentioned == userIndex {
-			mentioned = 1 + rng.IntN(users)
+			mentioned = rng.IntN(users)
 		}
 		text.WriteString(" @username_")
 		text.WriteString(strconv.Itoa(mentioned))

@@ -3,6 +3,7 @@ package workload
 import (
 	"math/rand/v2"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,6 +53,7 @@ func TestSingleEndpointWorkloads(t *testing.T) {
 func TestReadParameters(t *testing.T) {
 	w, _ := New("read-home-timeline", 50)
 	rng := rand.New(rand.NewPCG(7, 8))
+	seen := map[int]bool{}
 	for range 2000 {
 		req := w.Next(rng)
 		u, err := url.Parse(req.Path)
@@ -62,16 +64,23 @@ func TestReadParameters(t *testing.T) {
 		user, _ := strconv.Atoi(q.Get("user_id"))
 		start, _ := strconv.Atoi(q.Get("start"))
 		stop, _ := strconv.Atoi(q.Get("stop"))
-		if user < 1 || user > 50 || start < 0 || start > 100 || stop != start+10 {
+		if user < 0 || user >= 50 || start < 0 || start > 100 || stop != start+10 {
 			t.Fatalf("parameters out of range: %s", req.Path)
 		}
+		seen[user] = true
+	}
+	// The scripts' math.random(0, max_user_index - 1): both ends drawn.
+	if !seen[0] || !seen[49] || len(seen) != 50 {
+		t.Fatalf("drew %d distinct users (0: %v, 49: %v), want all of 0..49", len(seen), seen[0], seen[49])
 	}
 }
 
 func TestComposeBody(t *testing.T) {
 	w, _ := New("compose-post", 962)
 	rng := rand.New(rand.NewPCG(9, 10))
-	for range 500 {
+	authors, mentioned := map[int]bool{}, map[int]bool{}
+	mention := regexp.MustCompile(`@username_(\d+)`)
+	for range 20000 {
 		req := w.Next(rng)
 		if req.Method != "POST" || req.Path != EndpointComposePost {
 			t.Fatalf("bad request line %s %s", req.Method, req.Path)
@@ -84,6 +93,12 @@ func TestComposeBody(t *testing.T) {
 		if form.Get("username") != "username_"+user || form.Get("post_type") != "0" {
 			t.Fatalf("user fields: %v", form)
 		}
+		id, _ := strconv.Atoi(user)
+		authors[id] = true
+		for _, m := range mention.FindAllStringSubmatch(form.Get("text"), -1) {
+			n, _ := strconv.Atoi(m[1])
+			mentioned[n] = true
+		}
 		text := form.Get("text")
 		mentions := strings.Count(text, " @username_")
 		urls := strings.Count(text, " http://")
@@ -93,6 +108,11 @@ func TestComposeBody(t *testing.T) {
 		media := strings.Count(form.Get("media_ids"), ",") + 1
 		if media < 1 || media > 5 || strings.Count(form.Get("media_types"), `"png"`) != media {
 			t.Fatalf("media: %s / %s", form.Get("media_ids"), form.Get("media_types"))
+		}
+	}
+	for name, ids := range map[string]map[int]bool{"authors": authors, "mentions": mentioned} {
+		if !ids[0] || !ids[961] || ids[962] {
+			t.Errorf("%s: 0 drawn %v, 961 drawn %v, 962 drawn %v; want 0..961 only", name, ids[0], ids[961], ids[962])
 		}
 	}
 }

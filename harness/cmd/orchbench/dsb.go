@@ -58,10 +58,11 @@ func newDSBLoadCmd() *cobra.Command {
 		Use:   "load",
 		Short: "Register users, follow along a generated Reed98-sized graph, compose posts",
 		Long: `Builds the seeded social graph (962 users and 18,812 friendships by default,
-the size of DeathStarBench's socfb-Reed98), registers users 1..N, follows both
+the size of DeathStarBench's socfb-Reed98), registers users 0..N-1, follows both
 ways along each friendship and composes posts with mentions, URLs and media,
-all through the front end's HTTP API. Re-running skips registered users and
-users who already have posts.`,
+all through the front end's HTTP API. Each phase prints its count, rate and
+ETA every 10 s while it runs. Re-running skips registered users and users who
+already have posts.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFrontend(frontend, allowRemote); err != nil {
 				return err
@@ -128,11 +129,11 @@ func newDSBVerifyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Read sampled timelines; fail unless each holds what a finished load leaves, every post field present",
-		Long: `Reads the user and home timelines of sampled users 1..N. After a finished
+		Long: `Reads the user and home timelines of sampled users 0..N-1. After a finished
 load every user has composed at least one post and follows each friend, so
 a user timeline must hold a post and a home timeline one per friend in the
-seeded graph (read up to 50). Both live only in Redis: a flushed or restarted
-Redis, or a load stopped before every user composed, fails here. Problems are
+seeded graph (read up to 50). Home timelines live only in Redis: a flushed or
+restarted Redis, or a load stopped before every user composed, fails here. Problems are
 printed one per line as "problem: ..." and make the exit status non-zero;
 the sweep runs this (orchbench_verify_args) before measuring a reused
 deployment.`,

@@ -206,15 +206,16 @@ func (o *Orchestrator) Endpoints(ctx context.Context, d *orchestrator.Deployment
 // same pod, as Nomad restarts a task in place) or deletes the pod (its
 // Deployment or StatefulSet makes a new one, as Nomad replaces a stopped
 // allocation). The first running pod of the service is the one hit.
-func (o *Orchestrator) InjectFault(ctx context.Context, d *orchestrator.Deployment, f orchestrator.Fault) error {
+func (o *Orchestrator) InjectFault(ctx context.Context, d *orchestrator.Deployment, f orchestrator.Fault) (orchestrator.FaultHit, error) {
+	var hit orchestrator.FaultHit
 	ns := namespaceOf(d.Job)
 	svc, err := o.client.CoreV1().Services(ns).Get(ctx, f.Service, metav1.GetOptions{})
 	if err != nil {
-		return fmt.Errorf("kubernetes: fault on %s: %w", f.Service, err)
+		return hit, fmt.Errorf("kubernetes: fault on %s: %w", f.Service, err)
 	}
 	pods, _, err := o.runningPods(ctx, d.Job)
 	if err != nil {
-		return err
+		return hit, err
 	}
 	var victim *corev1.Pod
 	for i, p := range pods {
@@ -224,30 +225,31 @@ func (o *Orchestrator) InjectFault(ctx context.Context, d *orchestrator.Deployme
 		}
 	}
 	if victim == nil {
-		return fmt.Errorf("kubernetes: fault on %s: no running pod", f.Service)
+		return hit, fmt.Errorf("kubernetes: fault on %s: no running pod", f.Service)
 	}
+	hit = orchestrator.FaultHit{Instance: victim.Name, Group: victim.Labels[LabelGroup]}
 	switch f.Kind {
 	case orchestrator.FaultKillTask:
 		procs, err := limits.Processes()
 		if err != nil {
-			return err
+			return hit, err
 		}
 		pid, err := taskPID(procs, *victim)
 		if err != nil {
-			return fmt.Errorf("kubernetes: fault on %s: %w", f.Service, err)
+			return hit, fmt.Errorf("kubernetes: fault on %s: %w", f.Service, err)
 		}
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-			return fmt.Errorf("kubernetes: fault on %s: kill pid %d of pod %s: %w", f.Service, pid, victim.Name, err)
+			return hit, fmt.Errorf("kubernetes: fault on %s: kill pid %d of pod %s: %w", f.Service, pid, victim.Name, err)
 		}
 	case orchestrator.FaultReplaceInstance:
 		zero := int64(0)
 		if err := o.client.CoreV1().Pods(ns).Delete(ctx, victim.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
-			return fmt.Errorf("kubernetes: fault on %s: delete pod %s: %w", f.Service, victim.Name, err)
+			return hit, fmt.Errorf("kubernetes: fault on %s: delete pod %s: %w", f.Service, victim.Name, err)
 		}
 	default:
-		return fmt.Errorf("kubernetes: fault kind %q is not known (known: %s)", f.Kind, orchestrator.FaultKindList())
+		return hit, fmt.Errorf("kubernetes: fault kind %q is not known (known: %s)", f.Kind, orchestrator.FaultKindList())
 	}
-	return nil
+	return hit, nil
 }
 
 func deref[T any](p *T) T {

@@ -180,20 +180,25 @@ func (o *Orchestrator) Revision(ctx context.Context, d *orchestrator.Deployment)
 // InjectFault kills one task's container (Swarm starts a new task in its
 // slot) or stops it gracefully, so Swarm schedules a replacement: Swarm has
 // no call that removes a single task.
-func (o *Orchestrator) InjectFault(ctx context.Context, d *orchestrator.Deployment, f orchestrator.Fault) error {
+func (o *Orchestrator) InjectFault(ctx context.Context, d *orchestrator.Deployment, f orchestrator.Fault) (orchestrator.FaultHit, error) {
 	sd, err := o.deployment(d)
 	if err != nil {
-		return err
+		return orchestrator.FaultHit{}, err
 	}
+	var task string
 	switch f.Kind {
 	case orchestrator.FaultKillTask:
-		_, err = o.Adapter.KillTask(ctx, sd, f.Service)
+		task, err = o.Adapter.KillTask(ctx, sd, f.Service)
 	case orchestrator.FaultReplaceInstance:
-		_, err = o.Adapter.ReplaceTask(ctx, sd, f.Service)
+		task, err = o.Adapter.ReplaceTask(ctx, sd, f.Service)
 	default:
 		err = fmt.Errorf("swarm: unknown fault %q (valid: %s)", f.Kind, orchestrator.FaultKindList())
 	}
-	return err
+	hit := orchestrator.FaultHit{Instance: task}
+	if svc := sd.Plan.Service(f.Service); svc != nil {
+		hit.Group = svc.Group
+	}
+	return hit, err
 }
 
 // Stop removes the job's services, network and volumes; a job this process

@@ -17,6 +17,10 @@ let busy = false;
 // fault=503: every 20th request answers 503 (5 %).
 // fault=queue20: one request at a time, 20 ms each: a capacity of exactly
 // 50 requests per second, whatever the CPU.
+// fault=hog: every request keeps 16 MiB it has written to, as a leak, so the
+// task reaches its memory limit within a second of load and the kernel
+// kills it.
+const hoard = [];
 function serve(req, res) {
   const fault = new URL(req.url, 'http://x').searchParams.get('fault');
   if (fault === 'empty') {
@@ -26,6 +30,10 @@ function serve(req, res) {
   if (fault === '503') {
     errorCount++;
     return answer(res, errorCount % 20 === 0 ? 503 : 200, ANSWER);
+  }
+  if (fault === 'hog') {
+    hoard.push(Buffer.alloc(16 << 20, 1));
+    return answer(res, 200, ANSWER);
   }
   if (fault === 'queue20') {
     queue.push(res);

@@ -1,0 +1,248 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orchbench/orchbench/deathstarbench/socialnetwork"
+	"github.com/orchbench/orchbench/harness/testenv"
+)
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func repoRoot(t *testing.T) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+// binDir holds the binaries, built once for every test of the package.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "socialnet-e2e-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var builds sync.Map // package path -> *sync.Once
+
+func buildBinary(t *testing.T, pkg string) string {
+	t.Helper()
+	out := filepath.Join(binDir, filepath.Base(pkg))
+	once, _ := builds.LoadOrStore(pkg, &sync.Once{})
+	var buildErr error
+	once.(*sync.Once).Do(func() {
+		cmd := exec.Command("go", "build", "-o", out, "./"+pkg)
+		cmd.Dir = repoRoot(t)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if output, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("build %s: %v\n%s", pkg, err, output)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatalf("%s was not built (an earlier build failed): %v", pkg, err)
+	}
+	return out
+}
+
+// start runs a process until the test ends, logging its output to logDir.
+func start(t *testing.T, logDir, name string, env []string, path string, args ...string) {
+	t.Helper()
+	logFile, err := os.Create(filepath.Join(logDir, name+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		logFile.Close()
+		if t.Failed() {
+			data, _ := os.ReadFile(logFile.Name())
+			t.Logf("--- %s log (tail) ---\n%s", name, tail(string(data), 2000))
+		}
+	})
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+func waitTCP(t *testing.T, name, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			conn.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s did not listen on %s within 30 s", name, addr)
+}
+
+func requireBinary(t *testing.T, name string) string {
+	path, err := exec.LookPath(name)
+	if err != nil {
+		testenv.Missing(t, "%s not installed (`just tools` installs redis-server and memcached): %v", name, err)
+	}
+	return path
+}
+
+// flushMemcached empties memcached so later reads must go to FerretDB.
+func flushMemcached(t *testing.T, addr string) {
+	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprint(conn, "flush_all\r\n")
+	line, _ := bufio.NewReader(conn).ReadString('\n')
+	if strings.TrimSpace(line) != "OK" {
+		t.Fatalf("memcached flush_all: %q", line)
+	}
+}
+
+// stack is a running social network on the real tiers.
+type stack struct {
+	frontend      string // base URL
+	frontendAddr  string // host:port
+	redisAddr     string
+	memcachedAddr string
+}
+
+// startStack runs redis-server, memcached, FerretDB and the twelve
+// services as separate processes on loopback until the test ends.
+func startStack(t *testing.T) stack {
+	t.Helper()
+	redisServer := requireBinary(t, "redis-server")
+	memcached := requireBinary(t, "memcached")
+
+	dataDir := t.TempDir()
+	logDir := t.TempDir()
+	socialnet := buildBinary(t, "deathstarbench/cmd/socialnet")
+	ferretdb := buildBinary(t, "deathstarbench/cmd/ferretdb")
+
+	redisAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	memcachedAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	ferretAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	start(t, logDir, "redis", nil, redisServer, "--bind", "127.0.0.1", "--port", strings.Split(redisAddr, ":")[1],
+		"--save", "", "--appendonly", "no", "--dir", dataDir)
+	start(t, logDir, "memcached", nil, memcached, "-l", "127.0.0.1", "-p", strings.Split(memcachedAddr, ":")[1], "-U", "0", "-u", "root", "-m", "64")
+	start(t, logDir, "ferretdb", nil, ferretdb, "--listen-addr", ferretAddr, "--data-dir", filepath.Join(dataDir, "ferretdb"))
+	waitTCP(t, "redis", redisAddr)
+	waitTCP(t, "memcached", memcachedAddr)
+	waitTCP(t, "ferretdb", ferretAddr)
+
+	addrs := map[string]string{}
+	for _, name := range socialnetwork.ServiceNames() {
+		addrs[name] = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	}
+	env := []string{
+		"MONGODB_URI=mongodb://" + ferretAddr + "/",
+		"MEMCACHED_ADDR=" + memcachedAddr,
+		"REDIS_ADDR=" + redisAddr,
+		"JWT_SECRET=e2e-secret",
+		"LOG_LEVEL=warn",
+		// The replay keeps DeathStarBench's loader's 200 requests in flight
+		// against 12 processes and FerretDB on a 2-core machine: calls queue
+		// for seconds, and at the tail past the default 10 s. These tests
+		// check what is answered, not how fast, so a call may take as long
+		// as the front end gives a whole request (30 s).
+		"RPC_TIMEOUT=30s",
+	}
+	for name, addr := range addrs {
+		env = append(env, socialnetwork.AddrEnv(name)+"="+addr)
+	}
+	started := time.Now()
+	for i, name := range socialnetwork.ServiceNames() {
+		start(t, logDir, name, append(env, fmt.Sprintf("MACHINE_ID=%d", i)), socialnet, "--service", name, "--listen-addr", addrs[name])
+	}
+	for _, name := range socialnetwork.ServiceNames() {
+		waitTCP(t, name, addrs[name])
+	}
+	t.Logf("12 services listening %s after start", time.Since(started).Round(time.Millisecond))
+	return stack{
+		frontend:      "http://" + addrs[socialnetwork.ServiceFrontend],
+		frontendAddr:  addrs[socialnetwork.ServiceFrontend],
+		redisAddr:     redisAddr,
+		memcachedAddr: memcachedAddr,
+	}
+}
+
+// redisCommand sends one inline command to Redis and returns its reply line.
+func redisCommand(t *testing.T, addr, command string) string {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprint(conn, command+"\r\n")
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		t.Fatalf("redis %s: %v", command, err)
+	}
+	return strings.TrimSpace(line)
+}
+
+// flushRedis empties Redis, as a restart of the pack's Redis task does.
+func flushRedis(t *testing.T, addr string) {
+	if reply := redisCommand(t, addr, "FLUSHALL"); reply != "+OK" {
+		t.Fatalf("redis FLUSHALL: %q", reply)
+	}
+}
+
+// redisCard returns how many members the sorted set key has.
+func redisCard(t *testing.T, addr, key string) int {
+	reply := redisCommand(t, addr, "ZCARD "+key)
+	n, err := strconv.Atoi(strings.TrimPrefix(reply, ":"))
+	if err != nil {
+		t.Fatalf("redis ZCARD %s: %q", key, reply)
+	}
+	return n
+}
