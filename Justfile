@@ -95,6 +95,10 @@ kubectl *args:
 images *targets:
     cluster/images.sh "$@"
 
+# Make the social network's dataset snapshot and its FerretDB, Redis and memcached images (minutes once, then from ~/.cache/orchbench/snapshots in seconds), e.g. `just dsb-snapshot --users 962 --image-tag local`
+dsb-snapshot *args: build
+    .tools/bin/orchbench dsb social-network restore "$@"
+
 # Render a pack, e.g. `just render taewa --var variant=vertical`
 render pack *args: build
     .tools/bin/orchbench pack render "$@"

@@ -35,6 +35,13 @@ type stack struct {
 // stackStartTimeout bounds how long the stores and services get to listen.
 const stackStartTimeout = 60 * time.Second
 
+// loadRPCTimeout bounds each Thrift call while loading. Nothing is measured
+// here, and with the loader's requests in flight on two cores a compose's
+// user-timeline write (one author's MongoDB document, one write at a time)
+// queued past the services' default 10 s; a failed compose would leave the
+// snapshot short of posts.
+const loadRPCTimeout = 2 * time.Minute
+
 // containerLabel marks the containers of snapshot making, for `docker ps`.
 const containerLabel = "orchbench.snapshot"
 
@@ -94,7 +101,7 @@ func startStack(ctx context.Context, docker *client.Client, images baseImages, k
 		Name: "orchbench-snapshot-" + key + "-socialnet", Image: images.socialnet, Labels: map[string]string{containerLabel: key},
 		Args: []string{"--service", "all", "--listen-addr", frontendAddr},
 		Env: []string{"MONGODB_URI=mongodb://" + ferretAddr + "/", "MEMCACHED_ADDR=" + s.memcachedAddr, "REDIS_ADDR=" + s.redisAddr,
-			"JWT_SECRET=orchbench-snapshot", "LOG_LEVEL=warn"},
+			"JWT_SECRET=orchbench-snapshot", "LOG_LEVEL=warn", "RPC_TIMEOUT=" + loadRPCTimeout.String()},
 	})
 	if err != nil {
 		return s, err
