@@ -23,10 +23,11 @@ const (
 func settle(ctx context.Context, dir string, say func(string)) error {
 	began := time.Now()
 	lastSaid := began
-	prev, err := filesState(dir)
+	prev, size, err := filesState(dir)
 	if err != nil {
 		return err
 	}
+	startSize := size
 	changed := began
 	for time.Since(changed) < settleQuiet {
 		select {
@@ -34,10 +35,11 @@ func settle(ctx context.Context, dir string, say func(string)) error {
 			return ctx.Err()
 		case <-time.After(settlePoll):
 		}
-		now, err := filesState(dir)
+		now, nowSize, err := filesState(dir)
 		if err != nil {
 			return err
 		}
+		size = nowSize
 		if now != prev {
 			prev, changed = now, time.Now()
 		}
@@ -46,16 +48,17 @@ func settle(ctx context.Context, dir string, say func(string)) error {
 		}
 		if time.Since(lastSaid) >= progressEvery {
 			lastSaid = time.Now()
-			say(fmt.Sprintf("waiting for the social graph's queued list writes: FerretDB's files last changed %s ago, %s in all",
-				time.Since(changed).Round(time.Second), time.Since(began).Round(time.Second)))
+			say(fmt.Sprintf("waiting for the social graph's queued list writes: FerretDB's files %.1f MiB (%+.1f MiB so far), last changed %s ago, %s in all",
+				float64(size)/(1<<20), float64(size-startSize)/(1<<20), time.Since(changed).Round(time.Second), time.Since(began).Round(time.Second)))
 		}
 	}
 	return nil
 }
 
-// filesState names every file's size and modification time.
-func filesState(dir string) (string, error) {
+// filesState names every file's size and modification time, and sums the sizes.
+func filesState(dir string) (string, int64, error) {
 	var b strings.Builder
+	var total int64
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		// SQLite's shared-memory index changes under readers too
 		if err != nil || d.IsDir() || strings.HasSuffix(p, "-shm") {
@@ -66,7 +69,8 @@ func filesState(dir string) (string, error) {
 			return err
 		}
 		fmt.Fprintf(&b, "%s %d %d\n", p, fi.Size(), fi.ModTime().UnixNano())
+		total += fi.Size()
 		return nil
 	})
-	return b.String(), err
+	return b.String(), total, err
 }
