@@ -5,13 +5,14 @@
 // A snapshot is made by running the stores and the services from the very
 // images a deployment runs (so the files are written by the binaries that
 // will read them), loading the dataset through the API with dataset.Load,
-// stopping the stores cleanly and archiving their data directories into a
-// cache keyed by the dataset's parameters and the storage format. Restoring
-// it builds, on top of the deployment's FerretDB and Redis images, images
-// that carry the files and a seed variable; their entrypoints copy the files
-// into the empty data directory at start. Images are what Nomad, Swarm and
-// Kubernetes all run, so one mechanism serves the three, before any
-// datastore starts, and a restarted task keeps its own data.
+// stopping the stores cleanly and archiving their data directories (and a
+// dump of memcached's items) into a cache keyed by the dataset's parameters
+// and the storage format. Restoring it builds, on top of the deployment's
+// FerretDB, Redis and memcached images, images that carry the files and a
+// seed variable; their entrypoints copy the files into the empty data
+// directory at start (memcached: set the items once). Images are what
+// Nomad, Swarm and Kubernetes all run, so one mechanism serves the three,
+// before any datastore starts, and a restarted task keeps its own data.
 package snapshot
 
 import (
