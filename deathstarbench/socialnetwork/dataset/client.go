@@ -13,19 +13,20 @@ import (
 
 // hasPosts reports whether the timeline ("user-timeline" or
 // "home-timeline") of userID holds a post.
-func hasPosts(ctx context.Context, opts LoadOptions, timeline string, userID int) (bool, error) {
-	status, body, err := get(ctx, opts.Client, opts.Frontend+"/wrk2-api/"+timeline+"/read?user_id="+strconv.Itoa(userID)+"&start=0&stop=1")
+// countPosts reads up to want posts of a user's timeline and counts them.
+func countPosts(ctx context.Context, opts LoadOptions, timeline string, userID, want int) (int, error) {
+	status, body, err := get(ctx, opts.Client, opts.Frontend+"/wrk2-api/"+timeline+"/read?user_id="+strconv.Itoa(userID)+"&start=0&stop="+strconv.Itoa(max(want, 1)))
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	if status != http.StatusOK {
-		return false, fmt.Errorf("read %s of %d: %d %s", timeline, userID, status, body)
+		return 0, fmt.Errorf("read %s of %d: %d %s", timeline, userID, status, body)
 	}
 	var posts []json.RawMessage
 	if err := json.Unmarshal([]byte(body), &posts); err != nil {
-		return false, fmt.Errorf("%s of %d is not a JSON array: %v", timeline, userID, err)
+		return 0, fmt.Errorf("%s of %d is not a JSON array: %v", timeline, userID, err)
 	}
-	return len(posts) > 0, nil
+	return len(posts), nil
 }
 
 func postForm(ctx context.Context, opts LoadOptions, path string, form url.Values) (int, string, error) {

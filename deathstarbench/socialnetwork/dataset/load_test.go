@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -12,6 +14,12 @@ import (
 // registered and whose timelines have posts or not as given, and counts the
 // follows and composes sent.
 func rerunAgainst(t *testing.T, userTimelines, homeTimelines bool) (LoadResult, int64, int64) {
+	return rerunWith(t, userTimelines, homeTimelines, false)
+}
+
+// rerunWith is rerunAgainst; homePartial makes every home timeline hold one
+// post, whatever is asked, as after a re-run interrupted mid-compose.
+func rerunWith(t *testing.T, userTimelines, homeTimelines, homePartial bool) (LoadResult, int64, int64) {
 	t.Helper()
 	const users = 12
 	graph, err := Generate(users, EdgesFor(users), DefaultSeed)
@@ -19,11 +27,13 @@ func rerunAgainst(t *testing.T, userTimelines, homeTimelines bool) (LoadResult, 
 		t.Fatal(err)
 	}
 	var follows, composes atomic.Int64
-	timeline := func(has bool) string {
-		if has {
-			return `[{"post_id":"1"}]` + "\n"
+	// a timeline that has posts holds as many as asked for
+	timeline := func(has bool, r *http.Request) string {
+		if !has {
+			return "[]\n"
 		}
-		return "[]\n"
+		n, _ := strconv.Atoi(r.FormValue("stop"))
+		return "[" + strings.TrimSuffix(strings.Repeat(`{"post_id":"1"},`, max(n, 1)), ",") + "]\n"
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -36,9 +46,13 @@ func rerunAgainst(t *testing.T, userTimelines, homeTimelines bool) (LoadResult, 
 			composes.Add(1)
 			w.Write([]byte("Successfully upload post\n"))
 		case "/wrk2-api/user-timeline/read":
-			w.Write([]byte(timeline(userTimelines)))
+			w.Write([]byte(timeline(userTimelines, r)))
 		case "/wrk2-api/home-timeline/read":
-			w.Write([]byte(timeline(homeTimelines)))
+			if homePartial {
+				w.Write([]byte(`[{"post_id":"1"}]` + "\n"))
+				return
+			}
+			w.Write([]byte(timeline(homeTimelines, r)))
 		default:
 			http.NotFound(w, r)
 		}
@@ -87,4 +101,19 @@ func mustGraph(t *testing.T) Graph {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// TestRerunRecomposesWhenHomeTimelinesFallShort: a re-run interrupted while
+// composing after a Redis flush leaves every home timeline with some posts
+// but fewer than one per friend; the next run must compose for every user,
+// since the missing copies are the friends' posts, not the user's own.
+func TestRerunRecomposesWhenHomeTimelinesFallShort(t *testing.T) {
+	planned := 0
+	for _, posts := range planPosts(1, 12, 2) {
+		planned += len(posts)
+	}
+	result, follows, composes := rerunWith(t, true, true, true)
+	if follows != 0 || composes != int64(planned) || result.Compose.Skipped != 0 {
+		t.Errorf("home timelines short of one post per friend: %d follows and %d composes sent (%+v), want no follow and all %d composes", follows, composes, result.Compose, planned)
+	}
 }
