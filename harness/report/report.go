@@ -113,7 +113,7 @@ type pageData struct {
 	Disruptions []DisruptionRow
 	GateNames   []string
 	Gates       []GateRow
-	ToolVersion         []string
+	ToolVersion []string
 }
 
 // Build renders the page and its SVG files (by file name) in memory.

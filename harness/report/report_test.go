@@ -2,8 +2,8 @@ package report
 
 import (
 	"encoding/xml"
-	stdhtml "html"
 	"fmt"
+	stdhtml "html"
 	"io"
 	"os"
 	"path/filepath"

@@ -102,3 +102,19 @@ func TestRunningTasks(t *testing.T) {
 		t.Errorf("running tasks %v", got)
 	}
 }
+
+// A redeploy of an unchanged definition while Swarm restarts a killed task
+// waits for the forced replacement, not the restart it is about to stop.
+func TestOfTemplateKeepsTheForcedTasks(t *testing.T) {
+	now := time.Now()
+	restarted := task("restart", 1, "v", swarm.TaskStateRunning, swarm.TaskStateRunning, now, "")
+	forced := task("forced", 1, "v", swarm.TaskStateRunning, swarm.TaskStateRunning, now, "")
+	forced.Spec.ForceUpdate = 1
+	got := ofTemplate([]swarm.Task{restarted, forced}, 1)
+	if len(got) != 1 || got[0].ID != "forced" {
+		t.Errorf("tasks of the current template %v", got)
+	}
+	if got := ofTemplate([]swarm.Task{restarted, forced}, 2); len(got) != 0 {
+		t.Errorf("no task of template 2 runs yet, got %v", got)
+	}
+}

@@ -59,7 +59,10 @@ func (a *Adapter) healthy(ctx context.Context, d *Deployment) (bool, string, err
 		if err := a.taskFailure(d, svc, tasks, since); err != nil {
 			return false, "", err
 		}
-		running := runningTasks(tasks, d.Version)
+		// A redeploy of the same definition forces new tasks; until they
+		// replace Swarm's own restarts, those still run the old template.
+		running := ofTemplate(runningTasks(tasks, d.Version), cur.Spec.TaskTemplate.ForceUpdate)
+		updating := cur.UpdateStatus != nil && cur.UpdateStatus.State == swarm.UpdateStateUpdating
 		healthy := 0
 		for _, t := range running {
 			h, _, err := a.health(ctx, svc, t.Status.ContainerStatus.ContainerID)
@@ -70,15 +73,31 @@ func (a *Adapter) healthy(ctx context.Context, d *Deployment) (bool, string, err
 				healthy++
 			}
 		}
-		if len(running) < svc.Replicas || healthy < svc.Replicas || len(running) > svc.Replicas {
+		if updating || len(running) < svc.Replicas || healthy < svc.Replicas || len(running) > svc.Replicas {
 			allOK = false
-			parts = append(parts, fmt.Sprintf("%s %d/%d running %d healthy", svc.Name, len(running), svc.Replicas, healthy))
+			state := fmt.Sprintf("%s %d/%d running %d healthy", svc.Name, len(running), svc.Replicas, healthy)
+			if updating {
+				state += " (updating)"
+			}
+			parts = append(parts, state)
 		}
 	}
 	if allOK {
 		return true, fmt.Sprintf("version %s: all %d services healthy", d.Version, len(d.Plan.Services)), nil
 	}
 	return false, fmt.Sprintf("version %s: %s", d.Version, strings.Join(parts, ", ")), nil
+}
+
+// ofTemplate keeps the tasks made from the service's current task template
+// (its force-update counter), not those of an earlier one.
+func ofTemplate(tasks []swarm.Task, forceUpdate uint64) []swarm.Task {
+	var out []swarm.Task
+	for _, t := range tasks {
+		if t.Spec.ForceUpdate == forceUpdate {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // taskFailure is the verdict on failed tasks of the deployment's version
