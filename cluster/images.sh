@@ -5,6 +5,7 @@
 #   taewa     apps/taewa on the base image
 #   orchbench the static orchbench binary (load generator job) FROM scratch
 #   pause     the holder of bridge-mode network namespaces (Nomad's docker infra_image)
+#   fortio    Fortio (study 000's load tool, cluster/versions.env) FROM scratch, an alternative load runner
 #   dsb       DeathStarBench social network: socialnet, ferretdb FROM scratch; redis, memcached on base
 # REGISTRY=host:port pushes every built image there, for real multi-host clusters.
 set -euo pipefail
@@ -122,6 +123,21 @@ ENTRYPOINT [\"/usr/local/bin/orchbench-memcached\"]" "$ctx"
   rm -rf "$ctx"
 }
 
+# Fortio's static binary from cluster/tools.sh (cached by version), FROM scratch;
+# the tag is the version, so a rebuild happens only when the pin changes.
+build_fortio() {
+  # shellcheck source=versions.env
+  source "$root/cluster/versions.env"
+  "$root/cluster/tools.sh" fortio >/dev/null
+  local ctx; ctx=$(mktemp -d)
+  cp "$root/.tools/bin/fortio" "$ctx/fortio"
+  build_ctx fortio "orchbench/fortio:$FORTIO_VERSION" "FROM scratch
+COPY fortio /fortio
+USER 65534
+ENTRYPOINT [\"/fortio\"]" "$ctx"
+  rm -rf "$ctx"
+}
+
 mkdir -p "$root/.state/logs"
 "$root/cluster/dockerd.sh" up >/dev/null
 targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(pause base taewa orchbench)
@@ -132,7 +148,8 @@ for t in "${targets[@]}"; do
     orchbench) go_static orchbench ./harness/cmd/orchbench ;;
     pause) build_pause ;;
     dsb) build_dsb ;;
-    *) say "unknown image '$t' (known: pause base taewa orchbench dsb)"; exit 2 ;;
+    fortio) build_fortio ;;
+    *) say "unknown image '$t' (known: pause base taewa orchbench dsb fortio)"; exit 2 ;;
   esac
 done
 if [ -n "${REGISTRY:-}" ]; then

@@ -189,6 +189,16 @@ build_coredns() {
   say "coredns $COREDNS_VERSION: built"
 }
 
+build_fortio() {
+  tool=fortio
+  installed fortio "$FORTIO_VERSION" fortio && { say "fortio $FORTIO_VERSION: ok"; return; }
+  wrapper fortio.org/fortio "$FORTIO_VERSION"
+  # static, so the load-runner image can be FROM scratch
+  (cd "$work" && CGO_ENABLED=0 run "go build" go build -trimpath -ldflags="-s -w" -o "$bin/fortio" fortio.org/fortio)
+  finish fortio "$FORTIO_VERSION" fortio
+  say "fortio $FORTIO_VERSION: built"
+}
+
 start=$(date +%s)
 targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics levant hashi-up consul nomad)
 for t in "${targets[@]}"; do
@@ -201,7 +211,8 @@ for t in "${targets[@]}"; do
     victoriametrics) build_victoriametrics ;;
     kubernetes) build_kubernetes ;;
     coredns) build_coredns ;;
-    *) say "unknown tool '$t' (known: apt nomad consul levant hashi-up victoriametrics kubernetes coredns)"; exit 2 ;;
+    fortio) build_fortio ;;
+    *) say "unknown tool '$t' (known: apt nomad consul levant hashi-up victoriametrics kubernetes coredns fortio)"; exit 2 ;;
   esac
 done
 say "all tools ready in $(( $(date +%s) - start )) s"

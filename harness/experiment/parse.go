@@ -254,8 +254,10 @@ var appSchema = &hcl.BodySchema{
 		{Name: "generator_cores"},
 		{Name: "max_generator_lag"},
 		{Name: "engine"},
+		{Name: "runner"},
+		{Name: "timeout"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "closed_loop"}, {Type: "probe"}, {Type: "fault"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "closed_loop"}, {Type: "iterations"}, {Type: "probe"}, {Type: "fault"}},
 }
 
 // maxLevels bounds rates_from/to/step so a wrong step cannot plan a million steps.
@@ -373,7 +375,7 @@ func (p *parser) app(block *hcl.Block) (App, bool) {
 	var loops hcl.Blocks
 	for _, b := range content.Blocks {
 		switch {
-		case b.Type == "closed_loop":
+		case b.Type == "closed_loop" || b.Type == "iterations":
 			loops = append(loops, b)
 		case b.Type == "fault" && app.Fault != nil:
 			p.errorf(b.DefRange, "Duplicate fault block", "only one fault block is allowed")
@@ -386,6 +388,7 @@ func (p *parser) app(block *hcl.Block) (App, bool) {
 		}
 	}
 	p.levels(block, a, loops, &app)
+	p.runner(block, a, &app)
 	return app, len(p.diags.Errs()) == before
 }
 
@@ -400,7 +403,7 @@ func (p *parser) levels(block *hcl.Block, a hcl.Attributes, blocks hcl.Blocks, a
 	var closed *hcl.Block
 	for _, b := range blocks {
 		if closed != nil {
-			p.errorf(b.DefRange, "Duplicate closed_loop block", "only one closed_loop block is allowed")
+			p.errorf(b.DefRange, "Duplicate "+b.Type+" block", "only one closed_loop or iterations block is allowed")
 			continue
 		}
 		closed = b
@@ -413,10 +416,10 @@ func (p *parser) levels(block *hcl.Block, a hcl.Attributes, blocks hcl.Blocks, a
 	}
 	switch {
 	case kinds == 0:
-		p.errorf(block.DefRange, "Missing load levels", "app %q needs rates = [...], rates_from/rates_to/rates_step, or a closed_loop block", app.Name)
+		p.errorf(block.DefRange, "Missing load levels", "app %q needs rates = [...], rates_from/rates_to/rates_step, a closed_loop or an iterations block", app.Name)
 		return
 	case kinds > 1:
-		p.errorf(block.DefRange, "Conflicting load levels", "app %q: use only one of rates, rates_from/rates_to/rates_step and closed_loop", app.Name)
+		p.errorf(block.DefRange, "Conflicting load levels", "app %q: use only one of rates, rates_from/rates_to/rates_step, closed_loop and iterations", app.Name)
 		return
 	}
 	switch {
@@ -455,6 +458,8 @@ func (p *parser) levels(block *hcl.Block, a hcl.Attributes, blocks hcl.Blocks, a
 			}
 			p.checkRates(app.Rates, a["rates_from"].Expr.Range())
 		}
+	case closed.Type == "iterations":
+		p.iterations(closed, app)
 	default:
 		p.closedLoop(closed, app)
 	}

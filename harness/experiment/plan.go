@@ -100,6 +100,7 @@ func configurationSteps(s *Sweep, app App, orch, variant string) []Step {
 	for _, u := range app.Users {
 		levels = append(levels, level{users: u})
 	}
+	warmup, duration := stepTimes(s, app.Load)
 	var out []Step
 	for rep := 1; rep <= s.Repetitions; rep++ {
 		for _, l := range levels {
@@ -116,8 +117,8 @@ func configurationSteps(s *Sweep, app App, orch, variant string) []Step {
 				Load:         app.Load,
 				Probe:        app.Probe,
 				Fault:        app.Fault,
-				Warmup:       s.Warmup,
-				Duration:     s.Duration,
+				Warmup:       warmup,
+				Duration:     duration,
 				Cooldown:     s.Cooldown,
 			})
 		}
@@ -202,8 +203,15 @@ func loadText(st Step) string {
 	case target == "":
 		target = "(pack path)"
 	}
-	if l.Kind == LoadClosed {
-		return fmt.Sprintf("closed %d users think %s, %d thr, %s", st.Users, l.Think, l.Threads, target)
+	runner := ""
+	if l.Runner != "" && l.Runner != RunnerOrchbench {
+		runner = " (" + l.Runner + ")"
+	}
+	switch l.Kind {
+	case LoadClosed:
+		return fmt.Sprintf("closed %d users think %s, %d thr, %s%s", st.Users, l.Think, l.Threads, target, runner)
+	case LoadIterations:
+		return fmt.Sprintf("iterations %d threads x %d loops x %d requests, timeout %s%s", st.Users, l.Iterations.Loops, len(l.Iterations.Requests), l.Timeout, runner)
 	}
 	return fmt.Sprintf("%s rps %s, %d thr/%d conn, %s", FormatRate(st.OfferedRPS), l.Distribution, l.Threads, l.Connections, target)
 }

@@ -30,7 +30,25 @@ const (
 	// LoadClosed is a fixed population of users that each wait for a
 	// response (and think) before the next request.
 	LoadClosed = "closed"
+	// LoadIterations is JMeter's thread group: a fixed number of users
+	// (threads) each run a request sequence a fixed number of times (loops)
+	// with no pause; the step ends when every user has finished, bounded by
+	// the sweep's duration.
+	LoadIterations = "iterations"
 )
+
+// Load runners: the tool that generates a step's load. Ours is the default;
+// the others are the studies' own tools, run the same way (a one-shot job
+// with the same limits) and parsed into the same result.
+const (
+	RunnerOrchbench = "orchbench"
+	RunnerFortio    = "fortio"
+	RunnerLocust    = "locust"
+	RunnerArtillery = "artillery"
+)
+
+// Runners are the load runners a spec may name.
+var Runners = []string{RunnerOrchbench, RunnerFortio}
 
 // Sweep is one parsed and validated sweep block.
 type Sweep struct {
@@ -119,9 +137,45 @@ type Load struct {
 	// GeneratorCores caps the load generator's CPU (0: no cap, a
 	// reservation only), so its cost is declared like the app's.
 	GeneratorCores float64 `json:"generator_cores,omitempty"`
+	// Runner is the load tool (Runners); empty means ours.
+	Runner string `json:"runner,omitempty"`
+	// Timeout is the per-request timeout, counted as an error; 0 means the
+	// generator's default (2 s).
+	Timeout time.Duration `json:"timeout_ns,omitempty"`
+	// Iterations is set for LoadIterations: the loops and the sequence.
+	Iterations *Iterations `json:"iterations,omitempty"`
 	// MaxGeneratorLag bounds the generator's own send delay (p99); past it
 	// the step is invalid. 0 means the harness default (5 ms).
 	MaxGeneratorLag time.Duration `json:"max_generator_lag_ns,omitempty"`
+}
+
+// Iterations is a JMeter-style thread group: every user (one connection)
+// runs Requests in order, Loops times.
+type Iterations struct {
+	Loops int `json:"loops"`
+	// MaxDuration bounds the step; 0 means the sweep's duration.
+	MaxDuration time.Duration `json:"max_duration_ns,omitempty"`
+	Requests    []Request     `json:"requests"`
+}
+
+// PerUser is the number of requests every user sends.
+func (it Iterations) PerUser() int { return it.Loops * len(it.Requests) }
+
+// Request is one request of an iteration's sequence.
+type Request struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Body   string `json:"body,omitempty"`
+	// ContentType is sent with a body; default application/json.
+	ContentType string `json:"content_type,omitempty"`
+}
+
+// RunnerName is the runner, "orchbench" when none was named.
+func (l Load) RunnerName() string {
+	if l.Runner == "" {
+		return RunnerOrchbench
+	}
+	return l.Runner
 }
 
 // SLO decides when a step (and so a configuration at that load) is broken.

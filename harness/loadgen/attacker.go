@@ -122,6 +122,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for i := 0; i < cfg.Threads; i++ {
 		t := &thread{id: i, meas: newRecorder(cfg.MaxEndpoints), warm: newRecorder(cfg.MaxEndpoints), addr: target.DialAddr()}
 		t.iv.hist = newLatencyHist()
+		if cfg.Closed != nil && cfg.Closed.TimeoutLatency {
+			t.meas.timeoutUs, t.warm.timeoutUs = cfg.Timeout.Microseconds(), cfg.Timeout.Microseconds()
+		}
 		if r.script != nil {
 			t.script = r.script.threads[i]
 			t.script.stopped = &t.stopped

@@ -100,6 +100,10 @@ type Closed struct {
 	MaxRequests int64         `json:"max_requests,omitempty"`
 	Iterations  int64         `json:"iterations,omitempty"`
 	SpawnRate   float64       `json:"spawn_rate,omitempty"` // users started per second; 0 = all at once
+	// TimeoutLatency records a request that timed out at the timeout in
+	// the latency histograms, besides counting it as an error, as JMeter
+	// reports do (study 004 counted a 1 s timeout as 1000 ms).
+	TimeoutLatency bool `json:"timeout_latency,omitempty"`
 }
 
 // maxUnboundedRun caps a closed-loop run bounded only by counts, so a stuck

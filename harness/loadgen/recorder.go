@@ -116,6 +116,9 @@ type recorder struct {
 	wrkErrs                wrkErrors
 	endpoints              map[string]*endpointRec
 	maxEndpoints           int
+	// timeoutUs, when set, is recorded as the latency of a request that
+	// timed out (Closed.TimeoutLatency).
+	timeoutUs int64
 }
 
 type wrkErrors struct{ connect, read, write, timeout, status int64 }
@@ -160,6 +163,11 @@ func (r *recorder) record(s *sample) {
 		e.errors++
 		if s.class.timedOut() {
 			r.timeouts++
+			if r.timeoutUs > 0 && s.class == errTimeout {
+				r.corrected.RecordValue(clampUs(r.timeoutUs))
+				r.uncorrected.RecordValue(clampUs(r.timeoutUs))
+				e.hist.RecordValue(clampUs(r.timeoutUs))
+			}
 		} else {
 			r.socketErrors++
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/netns"
+	"github.com/orchbench/orchbench/harness/toolload"
 )
 
 // LoadRequest is one load run: the target and `orchbench load` flags.
@@ -32,6 +33,41 @@ type LoadRequest struct {
 	// MHzPerCore turns it into Nomad's MHz.
 	GeneratorCores float64
 	MHzPerCore     float64
+	// Tool is what a study's own tool is asked to do, for a runner of
+	// ToolRunners; orchbench's generator reads Args instead.
+	Tool toolload.Request
+}
+
+// ToolRunners is implemented by an orchestrator that can run the studies'
+// own load tools (toolload) as its one-shot jobs.
+type ToolRunners interface {
+	ToolLoadRunner(tool string) (LoadRunner, error)
+}
+
+// ToolImage is the image of a tool's job: orchbench/<tool> with the tag of
+// the generator's image, so IMAGE_TAG=x cluster/images.sh orchbench fortio
+// gives a matching pair.
+func ToolImage(loadImage, tool string) string {
+	tag := "local"
+	if i := strings.LastIndexByte(loadImage, ':'); i >= 0 && !strings.Contains(loadImage[i:], "/") {
+		tag = loadImage[i+1:]
+	}
+	return "orchbench/" + tool + ":" + tag
+}
+
+// JobName makes s a valid job or object name: letters, digits and dashes,
+// lower case, at most 63 characters (the strictest of the orchestrators).
+func JobName(s string) string {
+	b := []byte(strings.ToLower(s))
+	for i, c := range b {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			b[i] = '-'
+		}
+	}
+	if len(b) > 63 {
+		b = b[:63]
+	}
+	return strings.Trim(string(b), "-")
 }
 
 // MarkStarted closes Started, once, when the generator has begun.

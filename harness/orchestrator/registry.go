@@ -19,6 +19,9 @@ type Config struct {
 	// LoadImage is the image of the load generator's one-shot job;
 	// LoadJobFile the Nomad job file that runs it.
 	LoadImage, LoadJobFile string
+	// LoadJobPrefix starts the IDs of the jobs that run a study's own load
+	// tool (default "orchbench-load").
+	LoadJobPrefix string
 	// Progress, when set, receives a line whenever a deployment's state changes.
 	Progress io.Writer
 }

@@ -86,10 +86,10 @@ dt { font-weight: bold; }
 
 <h2>Statistics per load level</h2>
 <table id="levels">
-<tr><th>configuration</th><th>level</th><th>measured reps</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>achieved rps</th><th>error ratio</th><th>SLO</th></tr>
+<tr><th>configuration</th><th>level</th><th>measured reps</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>achieved rps</th><th>rps per core used</th><th>error ratio</th><th>SLO</th></tr>
 {{range .Levels}}<tr{{if .Breaks}} class="broken"{{end}}>
 <td>{{.Configuration}}</td><td>{{.Level}}</td><td class="num">{{.Measured}}/{{add .Measured (add .Skipped .Invalid)}}</td>
-<td class="num">{{.P50}}</td><td class="num">{{.P90}}</td><td class="num">{{.P99}}</td><td class="num">{{.P999}}</td><td class="num">{{.Achieved}}</td><td class="num">{{pct .ErrorRatio}}</td>
+<td class="num">{{.P50}}</td><td class="num">{{.P90}}</td><td class="num">{{.P99}}</td><td class="num">{{.P999}}</td><td class="num">{{.Achieved}}</td><td class="num">{{.QPSPerCore}}</td><td class="num">{{pct .ErrorRatio}}</td>
 <td>{{if not .HasData}}no valid data{{else if .Breaks}}{{join .Details "; "}}{{else}}ok{{end}}</td>
 </tr>
 {{end}}</table>

@@ -112,6 +112,9 @@ type LevelStats struct {
 	P99      Estimate `json:"p99_ms"`
 	P999     Estimate `json:"p999_ms"`
 	Achieved Estimate `json:"achieved_rps"`
+	// QPSPerCore is achieved rps per core the measured service used, over
+	// the repetitions that know it.
+	QPSPerCore Estimate `json:"qps_per_core"`
 	// ErrorRatio pools the measured repetitions: Σerrors / Σrequests.
 	ErrorRatio float64 `json:"error_ratio"`
 	// Rules lists the SLO rules this level breaks, with Details explaining each.
@@ -168,7 +171,7 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 	out := make([]LevelStats, 0, len(keys))
 	for _, k := range keys {
 		l := LevelStats{App: k.app, Orchestrator: k.orch, Variant: k.variant, OfferedRPS: k.rate, Users: k.users}
-		var p50, p90, p99, p999, ach, due []float64
+		var p50, p90, p99, p999, ach, due, perCore []float64
 		var reqs, errs int64
 		shrank := 0
 		for _, r := range groups[k] {
@@ -193,10 +196,16 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 			p999 = append(p999, r.Corrected.P999)
 			ach = append(ach, r.AchievedRPS)
 			due = append(due, r.dueRPS())
+			if r.QPSPerCore > 0 {
+				perCore = append(perCore, r.QPSPerCore)
+			}
 			reqs += r.Requests
 			errs += r.Errors
 		}
 		l.P50, l.P90, l.P99, l.P999, l.Achieved = MedianCI(p50), MedianCI(p90), MedianCI(p99), MedianCI(p999), MedianCI(ach)
+		if len(perCore) > 0 {
+			l.QPSPerCore = MedianCI(perCore)
+		}
 		if reqs > 0 {
 			l.ErrorRatio = float64(errs) / float64(reqs)
 		}

@@ -124,6 +124,13 @@ type StepResult struct {
 	Errors   int64 `json:"errors"`
 	Bytes    int64 `json:"bytes"`
 
+	// ServiceCores is the CPU the measured service's instances used over
+	// the measured period (cores, from their cgroups), and QPSPerCore is
+	// AchievedRPS over it: study 000's "weighted qps" (qps ÷ CPU %), per
+	// core actually used rather than per core allowed. 0 when unknown.
+	ServiceCores float64 `json:"service_cores,omitempty"`
+	QPSPerCore   float64 `json:"qps_per_core,omitempty"`
+
 	// Corrected latency accounts for coordinated omission (measured from
 	// the intended send time); Uncorrected from the actual send time.
 	Corrected           Latency         `json:"corrected"`

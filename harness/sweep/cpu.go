@@ -116,3 +116,25 @@ func window(us []limits.Usage, from, to time.Time) (first, last limits.Usage, ok
 	}
 	return us[lo], us[hi], true
 }
+
+// serviceCPU fills in the cores the measured service's instances (those
+// behind its endpoints, every task of each) used over the measured period,
+// and the throughput per core used: study 000's "weighted qps".
+func serviceCPU(sr *results.StepResult, cpu []results.TaskCPU, eps []orchestrator.Endpoint) {
+	instances := map[string]bool{}
+	for _, ep := range eps {
+		if ep.Instance != "" {
+			instances[ep.Instance] = true
+		}
+	}
+	var cores float64
+	for _, t := range cpu {
+		if instances[t.AllocID] {
+			cores += t.Cores
+		}
+	}
+	sr.ServiceCores = cores
+	if cores > 0 {
+		sr.QPSPerCore = sr.AchievedRPS / cores
+	}
+}

@@ -230,6 +230,10 @@ func SLOGate(sr results.StepResult, slo experiment.SLO) results.Gate {
 	if len(details) > 0 {
 		return results.Gate{Name: GateSLO, Breaks: true, Detail: strings.Join(details, "; ")}
 	}
+	if sr.DueRPS <= 0 && sr.OfferedRPS <= 0 {
+		// a closed loop offers no rate of its own: only latency and errors judge it
+		return results.Gate{Name: GateSLO, Breaks: true, Passed: true, Detail: fmt.Sprintf("closed loop, no offered rate (throughput not judged): p99 %.1f ms, achieved %.1f rps, error ratio %.4f", sr.Corrected.P99, sr.AchievedRPS, sr.ErrorRatio())}
+	}
 	return results.Gate{Name: GateSLO, Breaks: true, Passed: true, Detail: fmt.Sprintf("p99 %.1f ms, achieved %.1f of %.1f rps due, error ratio %.4f", sr.Corrected.P99, sr.AchievedRPS, sr.DueRPS, sr.ErrorRatio())}
 }
 

@@ -204,6 +204,9 @@ func stepLine(sr results.StepResult) string {
 		return sr.OutcomeText() + "; `sweep --resume` runs it again"
 	}
 	line := fmt.Sprintf("achieved %.1f/%.1f rps due, p50 %.2f ms, p99 %.2f ms, errors %d", sr.AchievedRPS, sr.DueRPS, sr.Corrected.P50, sr.Corrected.P99, sr.Errors)
+	if sr.QPSPerCore > 0 {
+		line += fmt.Sprintf(", %.0f rps per core used (%.2f cores)", sr.QPSPerCore, sr.ServiceCores)
+	}
 	if hot, ok := sr.Metadata["hottest_task"].(string); ok {
 		line += "; hottest: " + hot
 	}
@@ -248,9 +251,12 @@ func loadArgs(rec *results.SweepRecord, st experiment.Step, eps []orchestrator.E
 	l := st.Load
 	args := []string{"-t", strconv.Itoa(max(l.Threads, 1)), "-d", st.Duration.String(), "--warmup", st.Warmup.String(), "-L", "-U",
 		"--seed", strconv.FormatUint(loadSeed(rec.Seed, st), 10)}
-	if st.Users > 0 {
+	switch {
+	case l.Kind == experiment.LoadIterations:
+		args = append(args, iterationArgs(st)...)
+	case st.Users > 0:
 		args = append(args, "--closed", "-c", strconv.Itoa(st.Users), "--think", l.Think.String())
-	} else {
+	default:
 		args = append(args, "-c", strconv.Itoa(max(l.Connections, 1)), "-R", experiment.FormatRate(st.OfferedRPS))
 		if l.Distribution != "" {
 			args = append(args, "-D", l.Distribution)
@@ -258,6 +264,9 @@ func loadArgs(rec *results.SweepRecord, st experiment.Step, eps []orchestrator.E
 	}
 	if l.Engine != "" {
 		args = append(args, "--engine", l.Engine)
+	}
+	if l.Timeout > 0 {
+		args = append(args, "--timeout", l.Timeout.String())
 	}
 	if l.Script != "" {
 		args = append(args, "-s", l.Script)

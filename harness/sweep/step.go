@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
@@ -67,8 +68,20 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		path = app.App.LoadPath
 	}
 	sr.Metadata["entry"] = eps[0].Entry
-	req := orchestrator.LoadRequest{StepID: st.ID, URL: "http://" + eps[0].HostPort() + path, NetNS: eps[0].NetNS, Args: loadArgs(rec, st, eps),
-		Bound: st.Warmup + st.Duration + 2*time.Minute, GeneratorCores: st.Load.GeneratorCores}
+	if st.Load.Kind == experiment.LoadIterations {
+		dir, err := os.MkdirTemp("", "orchbench-iterations")
+		if err == nil {
+			defer os.RemoveAll(dir)
+			st.Load, err = writeIterationScript(dir, st.Load)
+		}
+		if err != nil {
+			gate(results.Gate{Name: GateLoad, Detail: "iterations script: " + err.Error()})
+			return files
+		}
+	}
+	url := "http://" + eps[0].HostPort() + path
+	req := orchestrator.LoadRequest{StepID: st.ID, URL: url, NetNS: eps[0].NetNS, Args: loadArgs(rec, st, eps),
+		Bound: st.Warmup + st.Duration + 2*time.Minute, GeneratorCores: st.Load.GeneratorCores, Tool: toolRequest(st, url)}
 	if req.GeneratorCores > 0 {
 		capacity, err := r.capacityOf(ctx, o)
 		if req.MHzPerCore = capacity.MHzPerCore; err != nil {
@@ -76,12 +89,18 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 			return files
 		}
 	}
-	load := r.Load
-	if load == nil {
-		load = o.LoadRunner()
+	tool := st.Load.RunnerName()
+	load, err := r.loadRunner(o, st.Load)
+	if err != nil {
+		gate(results.Gate{Name: GateLoad, Detail: err.Error()})
+		return files
 	}
 	sr.Metadata["load_runner"] = load.Name()
+	sr.Metadata["load_tool"] = tool
 	sr.Metadata["load_command"] = req.CommandLine()
+	if tool != experiment.RunnerOrchbench {
+		sr.Metadata["load_command"] = toolCommand(tool, req.Tool)
+	}
 	if st.Users == 0 {
 		little := littleCheck(max(st.Load.Connections, 1), st.OfferedRPS, probed.Slowest)
 		sr.Metadata["little"] = little
@@ -122,8 +141,15 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 			files["histogram.hdr"] = []byte(res.Latency.Histogram + "\n")
 		}
 		measurement(sr, res)
+		if cpu, ok := sr.Metadata["task_cpu"].([]results.TaskCPU); ok {
+			serviceCPU(sr, cpu, eps)
+		}
 	}
-	if !gate(CompleteGate(res, runErr, st.Duration, load.Name())) {
+	complete := CompleteGate(res, runErr, st.Duration, load.Name())
+	if st.Load.Kind == experiment.LoadIterations {
+		complete = IterationsGate(res, runErr, st, load.Name())
+	}
+	if !gate(complete) {
 		return files
 	}
 	// a fault may have replaced an instance during the load: its new
@@ -138,7 +164,11 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		bound = DefaultMaxGeneratorLag
 	}
 	sr.Metadata["generator"] = res.Generator
-	gate(GeneratorGate(res, bound))
+	if tool != experiment.RunnerOrchbench {
+		gate(toolGeneratorGate(tool))
+	} else {
+		gate(GeneratorGate(res, bound))
+	}
 	gate(ResponsesGate(probe, probed.Body, res))
 	gate(SLOGate(*sr, rec.Spec.SLO))
 	return files

@@ -50,11 +50,12 @@ type loadFlags struct {
 	remote     bool
 	allowHosts []string
 
-	closed     bool
-	think      string
-	requests   int64
-	iterations int64
-	spawnRate  float64
+	closed         bool
+	think          string
+	requests       int64
+	iterations     int64
+	timeoutLatency bool
+	spawnRate      float64
 }
 
 func init() { rootCmd.AddCommand(newLoadCmd()) }
@@ -114,6 +115,7 @@ Targets must be on loopback unless --allow-remote or --allow-host is given.`,
 	fl.StringVar(&f.think, "think", "0s", "closed loop think time: fixed (100ms) or uniform range (50ms-150ms)")
 	fl.Int64Var(&f.requests, "requests", 0, "closed loop: stop after this many requests in total")
 	fl.Int64Var(&f.iterations, "iterations", 0, "closed loop: stop each user after this many requests")
+	fl.BoolVar(&f.timeoutLatency, "timeout-latency", false, "closed loop: record a timed-out request at the timeout in the latency figures (JMeter's way), besides counting it as an error")
 	fl.Float64Var(&f.spawnRate, "spawn-rate", 0, "closed loop: users started per second (0: all at once)")
 	return cmd
 }
@@ -217,7 +219,7 @@ func (f loadFlags) config(cmd *cobra.Command, args []string) (loadgen.Config, er
 		if f.phases != "" || cmd.Flags().Changed("rate") {
 			return cfg, fmt.Errorf("--closed runs without a rate; drop -R/--phases")
 		}
-		cl := &loadgen.Closed{MaxRequests: f.requests, Iterations: f.iterations, SpawnRate: f.spawnRate}
+		cl := &loadgen.Closed{MaxRequests: f.requests, Iterations: f.iterations, SpawnRate: f.spawnRate, TimeoutLatency: f.timeoutLatency}
 		if cl.ThinkMin, cl.ThinkMax, err = parseThink(f.think); err != nil {
 			return cfg, err
 		}

@@ -26,7 +26,7 @@ import (
 )
 
 type sweepFlags struct {
-	file, resume, dir, reports, vm, loadRunner, image string
+	file, resume, dir, reports, vm, loadRunner, image, jobPrefix string
 	dryRun, keep                                      bool
 }
 
@@ -63,7 +63,8 @@ func (f *sweepFlags) registerExecution(fl *pflag.FlagSet) {
 	fl.StringVar(&f.reports, "reports", "reports", "report output `directory`")
 	fl.StringVar(&f.vm, "vm", results.VMURL(), "VictoriaMetrics URL to push results to (empty: archive only)")
 	fl.StringVar(&f.loadRunner, "load-runner", "orchestrator", "where load runs: orchestrator (each step's orchestrator's own one-shot job: on Nomad the batch job jobs/loadgen.nomad.hcl) or local (child process here)")
-	fl.StringVar(&f.image, "loadgen-image", orchestrator.DefaultLoadImage, "image of the load generator's one-shot job")
+	fl.StringVar(&f.image, "loadgen-image", orchestrator.DefaultLoadImage, "image of the load generator's one-shot job; a study tool's (runner = \"fortio\") is orchbench/<tool> with the same tag")
+	fl.StringVar(&f.jobPrefix, "load-job-prefix", "orchbench-load", "start of the IDs of the jobs that run a study tool (runner = \"fortio\")")
 }
 
 func runSweep(cmd *cobra.Command, f sweepFlags) error {
@@ -160,7 +161,7 @@ func (f sweepFlags) runner(rec *results.SweepRecord, out io.Writer) (*sweep.Runn
 	if err != nil {
 		return nil, err
 	}
-	cfg := orchestrator.Config{LoadImage: f.image, LoadJobFile: filepath.Join("jobs", "loadgen.nomad.hcl")}
+	cfg := orchestrator.Config{LoadImage: f.image, LoadJobFile: filepath.Join("jobs", "loadgen.nomad.hcl"), LoadJobPrefix: f.jobPrefix}
 	runner := &sweep.Runner{Orchestrators: map[string]orchestrator.Orchestrator{}, Parse: parser.ParseJobs, ConsulAddr: parser.ConsulAddr,
 		PacksDir: "packs", Archive: results.Archive{Dir: f.dir}, VMURL: f.vm, Out: out, Keep: f.keep}
 	for _, st := range rec.Plan {

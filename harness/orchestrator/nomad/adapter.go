@@ -31,6 +31,7 @@ func init() {
 		}
 		a.Progress = cfg.Progress
 		a.Load = &LoadRunner{Client: a.Client, JobFile: cfg.LoadJobFile, Image: cfg.LoadImage, Progress: cfg.Progress}
+		a.JobPrefix = cfg.LoadJobPrefix
 		return a, nil
 	})
 }
@@ -46,6 +47,8 @@ type Adapter struct {
 	PollInterval time.Duration
 	// Load runs the generator as a dispatched batch job.
 	Load *LoadRunner
+	// JobPrefix starts the IDs of the load-tool jobs (ToolLoadRunner).
+	JobPrefix string
 
 	mhzPerCore float64
 }

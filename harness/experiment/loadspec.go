@@ -1,0 +1,130 @@
+package experiment
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// The load runner and JMeter-style iterations of an app block:
+//
+//	app "books" {
+//	  runner  = "orchbench"   # or "fortio" (closed loop at max rate only)
+//	  timeout = "1s"          # per request; a timeout is an error
+//	  iterations {
+//	    threads      = 5
+//	    loops        = 20
+//	    max_duration = "5m"   # default: the sweep's duration
+//	    request { path = "/books" }
+//	    request {
+//	      method = "POST"
+//	      path   = "/books"
+//	      body   = "{\"title\":\"x\"}"
+//	    }
+//	  }
+//	}
+
+// runner checks the runner and timeout attributes against the load kind
+// the levels chose, so a tool is never asked for what it cannot do.
+func (p *parser) runner(block *hcl.Block, a hcl.Attributes, app *App) {
+	if _, set := a["timeout"]; set {
+		app.Load.Timeout = p.duration(a, "timeout", true)
+	}
+	if !p.decode(a, "runner", &app.Load.Runner) {
+		return
+	}
+	rng := a["runner"].Expr.Range()
+	if !slices.Contains(Runners, app.Load.Runner) {
+		p.errorf(rng, "Invalid runner", "runner must be one of %s; got %q", strings.Join(Runners, ", "), app.Load.Runner)
+		return
+	}
+	if app.Load.Runner == RunnerOrchbench {
+		return
+	}
+	l := app.Load
+	switch {
+	case l.Kind != LoadClosed:
+		p.errorf(rng, "Unsupported load for runner", "runner %q runs only a closed loop at its maximum rate (fortio -qps -1): use a closed_loop block, not %s load", l.Runner, l.Kind)
+	case l.Think > 0:
+		p.errorf(rng, "Unsupported load for runner", "runner %q has no think time; drop think from closed_loop or use runner = \"orchbench\"", l.Runner)
+	case l.Script != "" || l.Workload != "":
+		p.errorf(rng, "Unsupported load for runner", "runner %q sends one request path; a script or workload needs runner = \"orchbench\"", l.Runner)
+	}
+}
+
+// iterations reads a JMeter-style thread group: threads users, each running
+// the request sequence loops times, back to back.
+func (p *parser) iterations(b *hcl.Block, app *App) {
+	content, diags := b.Body.Content(&hcl.BodySchema{
+		Attributes: []hcl.AttributeSchema{{Name: "threads", Required: true}, {Name: "loops", Required: true}, {Name: "max_duration"}},
+		Blocks:     []hcl.BlockHeaderSchema{{Type: "request"}},
+	})
+	p.diags = append(p.diags, diags...)
+	a := content.Attributes
+	app.Load.Kind = LoadIterations
+	it := &Iterations{}
+	app.Load.Iterations = it
+	var threads int
+	if p.decode(a, "threads", &threads) && threads < 1 {
+		p.errorf(a["threads"].Expr.Range(), "Invalid threads", "threads must be at least 1, got %d", threads)
+	}
+	if p.decode(a, "loops", &it.Loops) && it.Loops < 1 {
+		p.errorf(a["loops"].Expr.Range(), "Invalid loops", "loops must be at least 1, got %d", it.Loops)
+	}
+	if _, set := a["max_duration"]; set {
+		it.MaxDuration = p.duration(a, "max_duration", true)
+	}
+	for _, rb := range content.Blocks {
+		it.Requests = append(it.Requests, p.request(rb))
+	}
+	if len(it.Requests) == 0 {
+		p.errorf(b.DefRange, "Missing requests", "iterations needs at least one request { path = \"/...\" } block")
+	}
+	if app.Load.Path != "" || app.Load.Script != "" || app.Load.Workload != "" {
+		p.errorf(b.DefRange, "Conflicting load", "iterations sends its request blocks; drop path, script and workload")
+	}
+	if threads >= 1 {
+		// every user is one connection on a thread of its own, so a per-thread
+		// sequence is a per-user one
+		app.Load.Threads, app.Load.Connections = threads, threads
+		app.Users = []int{threads}
+	}
+}
+
+var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+
+func (p *parser) request(b *hcl.Block) Request {
+	content, diags := b.Body.Content(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+		{Name: "method"}, {Name: "path", Required: true}, {Name: "body"}, {Name: "content_type"},
+	}})
+	p.diags = append(p.diags, diags...)
+	a := content.Attributes
+	r := Request{Method: "GET"}
+	if p.decode(a, "method", &r.Method) && !slices.Contains(methods, r.Method) {
+		p.errorf(a["method"].Expr.Range(), "Invalid method", "method must be one of %s; got %q", strings.Join(methods, ", "), r.Method)
+	}
+	if p.decode(a, "path", &r.Path) && !strings.HasPrefix(r.Path, "/") {
+		p.errorf(a["path"].Expr.Range(), "Invalid path", "path must start with \"/\", got %q", r.Path)
+	}
+	p.decode(a, "body", &r.Body)
+	p.decode(a, "content_type", &r.ContentType)
+	if r.Body != "" && r.ContentType == "" {
+		r.ContentType = "application/json"
+	}
+	return r
+}
+
+// stepTimes are a step's warm-up and measured period: an iterations step
+// has no warm-up (JMeter's had none) and runs until its users are done,
+// bounded by max_duration or the sweep's duration.
+func stepTimes(s *Sweep, l Load) (warmup, duration time.Duration) {
+	if l.Kind != LoadIterations {
+		return s.Warmup, s.Duration
+	}
+	if l.Iterations.MaxDuration > 0 {
+		return 0, l.Iterations.MaxDuration
+	}
+	return 0, s.Duration
+}

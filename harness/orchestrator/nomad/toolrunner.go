@@ -1,0 +1,130 @@
+package nomad
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/loadgen"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/toolload"
+)
+
+// ToolRunner runs a study's own load tool as a batch job of
+// jobs/loadtool.nomad.hcl, registered afresh for every step (a tool's
+// arguments cannot come from dispatch meta without a shell in its image),
+// with the CPU and memory discipline of orchbench's generator.
+type ToolRunner struct {
+	Tool toolload.Tool
+	// Base supplies the client and the waiting; its JobFile locates
+	// loadtool.nomad.hcl beside loadgen.nomad.hcl.
+	Base *LoadRunner
+	// Image is the tool's image; JobPrefix starts every job's ID.
+	Image, JobPrefix string
+}
+
+// resultInJob is where the tool writes its result.
+const resultInJob = "/alloc/result.json"
+
+func (t *ToolRunner) Name() string { return Name + "/" + t.Tool.Name() }
+
+// ToolLoadRunner is the runner of a named tool: orchestrator.ToolRunners.
+func (a *Adapter) ToolLoadRunner(tool string) (orchestrator.LoadRunner, error) {
+	tl, err := toolload.Lookup(tool)
+	if err != nil {
+		return nil, err
+	}
+	base := a.LoadRunner().(*LoadRunner)
+	return &ToolRunner{Tool: tl, Base: base, Image: orchestrator.ToolImage(base.Image, tool), JobPrefix: a.JobPrefix}, nil
+}
+
+func (t *ToolRunner) jobFile() string {
+	dir := "jobs"
+	if t.Base.JobFile != "" {
+		dir = filepath.Dir(t.Base.JobFile)
+	}
+	return filepath.Join(dir, "loadtool.nomad.hcl")
+}
+
+func (t *ToolRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*loadgen.Result, []byte, error) {
+	name := t.Tool.Name()
+	warm, args, err := t.Tool.Command(req.Tool, resultInJob)
+	if err != nil {
+		return nil, nil, err
+	}
+	src, err := os.ReadFile(t.jobFile())
+	if err != nil {
+		return nil, nil, fmt.Errorf("load runner %s: %w", name, err)
+	}
+	vars := fmt.Sprintf("image = %q\nargs = %s\nwarmup_args = %s\nmemory = %d\n", t.Image, hclList(args), hclList(warm), orchestrator.LoadMemoryMiB)
+	if req.GeneratorCores > 0 {
+		if req.MHzPerCore <= 0 {
+			return nil, nil, fmt.Errorf("generator_cores = %g: the node's MHz per core is unknown", req.GeneratorCores)
+		}
+		vars += fmt.Sprintf("cpu = %d\ncpu_hard_limit = true\n", max(1, int(req.GeneratorCores*req.MHzPerCore+0.5)))
+	}
+	c := t.Base.Client
+	job, err := c.Jobs().ParseHCLOpts(&api.JobsParseRequest{JobHCL: string(src), Variables: vars, Canonicalize: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("load runner %s: %s: %w", name, t.jobFile(), err)
+	}
+	prefix := t.JobPrefix
+	if prefix == "" {
+		prefix = "orchbench-load"
+	}
+	id := orchestrator.JobName(prefix + "-" + name + "-" + req.StepID)
+	job.ID, job.Name = &id, &id
+	if _, _, err := c.Jobs().Register(job, nil); err != nil {
+		return nil, nil, fmt.Errorf("load runner %s: register %s: %w", name, id, err)
+	}
+	// the job is only a vehicle; its result lives in the archive
+	defer c.Jobs().Deregister(id, true, nil)
+	ctx, cancel := context.WithTimeout(ctx, req.Bound)
+	defer cancel()
+	alloc, err := t.Base.waitDone(ctx, id, req.MarkStarted)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load runner %s: %w", name, err)
+	}
+	var raw []byte
+	for _, task := range []string{"warmup", "load"} {
+		raw = append(raw, t.Base.cat(alloc, "alloc/logs/"+task+".stdout.0")...)
+		raw = append(raw, t.Base.cat(alloc, "alloc/logs/"+task+".stderr.0")...)
+	}
+	failure := allocFailure(alloc)
+	rc, err := c.AllocFS().Cat(alloc, strings.TrimPrefix(resultInJob, "/"), nil)
+	if err != nil {
+		if failure == "" {
+			failure = "left no result: " + err.Error()
+		}
+		return nil, raw, fmt.Errorf("load runner %s: job %s (alloc %s) %s: %s", name, id, orchestrator.ShortID(alloc.ID), failure, orchestrator.LastLine(string(raw)))
+	}
+	out, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		return nil, raw, fmt.Errorf("load runner %s: read result: %w", name, err)
+	}
+	res, perr := t.Tool.Parse(out)
+	switch {
+	case perr != nil && failure != "":
+		return nil, raw, fmt.Errorf("load runner %s: job %s (alloc %s) %s, and left no readable result (%v)", name, id, orchestrator.ShortID(alloc.ID), failure, perr)
+	case perr != nil:
+		return nil, raw, fmt.Errorf("load runner %s: %w", name, perr)
+	case failure != "":
+		return res, raw, fmt.Errorf("load runner %s: job %s (alloc %s) %s", name, id, orchestrator.ShortID(alloc.ID), failure)
+	}
+	return res, raw, nil
+}
+
+// hclList writes a list of strings as an HCL literal (JSON's is one).
+func hclList(s []string) string {
+	if s == nil {
+		s = []string{}
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,141 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/loadgen"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/results"
+	"github.com/orchbench/orchbench/harness/toolload"
+)
+
+// loadRunner picks what runs a step's load: orchbench's generator (the
+// orchestrator's job, or r.Load), or the study tool the spec names, run by
+// the orchestrator's tool job or, with --load-runner local, here.
+func (r *Runner) loadRunner(o orchestrator.Orchestrator, l experiment.Load) (orchestrator.LoadRunner, error) {
+	name := l.RunnerName()
+	if name == experiment.RunnerOrchbench {
+		if r.Load != nil {
+			return r.Load, nil
+		}
+		return o.LoadRunner(), nil
+	}
+	tool, err := toolload.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	switch r.Load.(type) {
+	case LocalRunner:
+		return LocalToolRunner{Tool: tool}, nil
+	case nil:
+	default:
+		return r.Load, nil // a caller's own runner runs every step
+	}
+	tr, ok := o.(orchestrator.ToolRunners)
+	if !ok {
+		return nil, fmt.Errorf("load runner %s: the %s adapter cannot run it as a job yet (nomad can; or use --load-runner local)", name, o.Name())
+	}
+	return tr.ToolLoadRunner(name)
+}
+
+// toolRequest is what a study tool is asked for a step.
+func toolRequest(st experiment.Step, url string) toolload.Request {
+	return toolload.Request{URL: url, Connections: st.Users, Warmup: st.Warmup, Duration: st.Duration, Timeout: st.Load.Timeout}
+}
+
+// toolCommand is the tool's command line, archived with the step.
+func toolCommand(name string, req toolload.Request) string {
+	tool, err := toolload.Lookup(name)
+	if err != nil {
+		return name
+	}
+	warm, run, err := tool.Command(req, "result.json")
+	if err != nil {
+		return name + ": " + err.Error()
+	}
+	line := name + " " + strings.Join(run, " ")
+	if warm != nil {
+		line = name + " " + strings.Join(warm, " ") + " && " + line
+	}
+	return line
+}
+
+// toolGeneratorGate stands for GeneratorGate with a tool that does not
+// measure its own send lag: the check cannot apply.
+func toolGeneratorGate(tool string) results.Gate {
+	return results.Gate{Name: GateGenerator, NotChecked: true, Detail: tool + " does not measure its own send lag"}
+}
+
+// LocalToolRunner runs a study tool as a child process here: the binary
+// cluster/tools.sh installs in .tools/bin, else one on PATH.
+type LocalToolRunner struct {
+	Tool   toolload.Tool
+	Binary string
+}
+
+func (l LocalToolRunner) Name() string { return "local/" + l.Tool.Name() }
+
+func (l LocalToolRunner) binary() (string, error) {
+	if l.Binary != "" {
+		return l.Binary, nil
+	}
+	name := l.Tool.Name()
+	if p, err := filepath.Abs(filepath.Join(".tools", "bin", name)); err == nil {
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("load runner %s: no %s in .tools/bin or on PATH (run cluster/tools.sh %s)", name, name, name)
+	}
+	return p, nil
+}
+
+func (l LocalToolRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*loadgen.Result, []byte, error) {
+	name := l.Tool.Name()
+	bin, err := l.binary()
+	if err != nil {
+		return nil, nil, err
+	}
+	dir, err := os.MkdirTemp("", "orchbench-"+name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "result.json")
+	warm, args, err := l.Tool.Command(req.Tool, out)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, req.Bound)
+	defer cancel()
+	var raw bytes.Buffer
+	req.MarkStarted()
+	for _, a := range [][]string{warm, args} {
+		if a == nil {
+			continue
+		}
+		cmd := req.NetNS.Command(ctx, bin, a...)
+		cmd.Stdout, cmd.Stderr = &raw, &raw
+		if err := cmd.Run(); err != nil {
+			return nil, raw.Bytes(), fmt.Errorf("load runner %s: %v: %s", name, err, orchestrator.LastLine(raw.String()))
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return nil, raw.Bytes(), fmt.Errorf("load runner %s left no result: %w", name, err)
+	}
+	res, err := l.Tool.Parse(b)
+	if err != nil {
+		return nil, raw.Bytes(), fmt.Errorf("load runner %s: %w", name, err)
+	}
+	return res, raw.Bytes(), nil
+}

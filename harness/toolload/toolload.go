@@ -1,0 +1,60 @@
+// Package toolload runs the published studies' own load tools (Fortio for
+// study 000) as alternatives to orchbench's generator: for each tool, the
+// command line of a step and a parser of its output into loadgen.Result,
+// so a step's gates, archive and report do not care which tool ran. Where
+// the tool runs (a Nomad job, a local process) is the runner's business.
+package toolload
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/orchbench/orchbench/harness/loadgen"
+)
+
+// Request is what a tool is asked to do: a closed loop of Connections
+// users at the maximum rate against URL, for Duration after Warmup.
+type Request struct {
+	URL         string        `json:"url"`
+	Connections int           `json:"connections"`
+	Warmup      time.Duration `json:"warmup_ns"`
+	Duration    time.Duration `json:"duration_ns"`
+	// Timeout is the per-request timeout (0: the tool's default).
+	Timeout time.Duration `json:"timeout_ns,omitempty"`
+}
+
+// Tool is one load tool.
+type Tool interface {
+	// Name is the spec's runner name.
+	Name() string
+	// Command gives the tool's arguments for the warm-up (nil for none)
+	// and for the measured run, which writes its result to out.
+	Command(req Request, out string) (warmup, run []string, err error)
+	// Parse turns the result file into a loadgen.Result; garbled or
+	// missing output is an error naming the tool.
+	Parse(out []byte) (*loadgen.Result, error)
+}
+
+var tools = map[string]Tool{}
+
+func register(t Tool) { tools[t.Name()] = t }
+
+// Lookup finds a tool by its runner name.
+func Lookup(name string) (Tool, error) {
+	if t, ok := tools[name]; ok {
+		return t, nil
+	}
+	return nil, fmt.Errorf("load runner %q is not a tool of this build; tools: %s", name, strings.Join(Names(), ", "))
+}
+
+// Names lists the tools, sorted.
+func Names() []string {
+	out := make([]string, 0, len(tools))
+	for n := range tools {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
