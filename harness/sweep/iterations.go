@@ -103,4 +103,3 @@ func IterationsGate(res *loadgen.Result, runErr error, st experiment.Step, runne
 	}
 	return g
 }
-

@@ -27,7 +27,7 @@ import (
 
 type sweepFlags struct {
 	file, resume, dir, reports, vm, loadRunner, image, jobPrefix string
-	dryRun, keep                                      bool
+	dryRun, keep                                                 bool
 }
 
 func init() {
