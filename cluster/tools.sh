@@ -200,7 +200,7 @@ build_fortio() {
 }
 
 start=$(date +%s)
-targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics levant hashi-up consul nomad)
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics levant hashi-up consul nomad fortio)
 for t in "${targets[@]}"; do
   case $t in
     apt) apt_install ;;

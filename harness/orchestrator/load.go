@@ -114,6 +114,15 @@ const (
 	LoadMemoryMiB    = 256
 )
 
+// ToolOutputMark separates a tool's console output from its result file in
+// a runner's raw output, which the archive keeps whole.
+func ToolOutputMark(tool string) []byte {
+	return []byte("\n--- " + tool + " result file, as written ---\n")
+}
+
+// DefaultLoadJobPrefix starts the IDs of the jobs running a study's tool.
+const DefaultLoadJobPrefix = "orchbench-load"
+
 // MaxScript bounds a Lua script carried into a load job (Nomad's dispatch
 // payload limit, kept for every orchestrator so a spec runs on all of them).
 const MaxScript = 16 << 10

@@ -20,7 +20,8 @@ type Config struct {
 	// LoadJobFile the Nomad job file that runs it.
 	LoadImage, LoadJobFile string
 	// LoadJobPrefix starts the IDs of the jobs that run a study's own load
-	// tool (default "orchbench-load").
+	// tool (default DefaultLoadJobPrefix); any other prefix renames
+	// orchbench's generator job too (<prefix>-loadgen).
 	LoadJobPrefix string
 	// Progress, when set, receives a line whenever a deployment's state changes.
 	Progress io.Writer

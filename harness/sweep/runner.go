@@ -204,6 +204,9 @@ func stepLine(sr results.StepResult) string {
 		return sr.OutcomeText() + "; `sweep --resume` runs it again"
 	}
 	line := fmt.Sprintf("achieved %.1f/%.1f rps due, p50 %.2f ms, p99 %.2f ms, errors %d", sr.AchievedRPS, sr.DueRPS, sr.Corrected.P50, sr.Corrected.P99, sr.Errors)
+	if sr.DueRPS <= 0 && sr.OfferedRPS <= 0 {
+		line = fmt.Sprintf("achieved %.1f rps (closed loop), p50 %.2f ms, p99 %.2f ms, errors %d", sr.AchievedRPS, sr.Corrected.P50, sr.Corrected.P99, sr.Errors)
+	}
 	if sr.QPSPerCore > 0 {
 		line += fmt.Sprintf(", %.0f rps per core used (%.2f cores)", sr.QPSPerCore, sr.ServiceCores)
 	}

@@ -133,6 +133,8 @@ func (l LocalToolRunner) Run(ctx context.Context, req orchestrator.LoadRequest) 
 	if err != nil {
 		return nil, raw.Bytes(), fmt.Errorf("load runner %s left no result: %w", name, err)
 	}
+	raw.Write(orchestrator.ToolOutputMark(name))
+	raw.Write(b)
 	res, err := l.Tool.Parse(b)
 	if err != nil {
 		return nil, raw.Bytes(), fmt.Errorf("load runner %s: %w", name, err)

@@ -64,7 +64,7 @@ func (f *sweepFlags) registerExecution(fl *pflag.FlagSet) {
 	fl.StringVar(&f.vm, "vm", results.VMURL(), "VictoriaMetrics URL to push results to (empty: archive only)")
 	fl.StringVar(&f.loadRunner, "load-runner", "orchestrator", "where load runs: orchestrator (each step's orchestrator's own one-shot job: on Nomad the batch job jobs/loadgen.nomad.hcl) or local (child process here)")
 	fl.StringVar(&f.image, "loadgen-image", orchestrator.DefaultLoadImage, "image of the load generator's one-shot job; a study tool's (runner = \"fortio\") is orchbench/<tool> with the same tag")
-	fl.StringVar(&f.jobPrefix, "load-job-prefix", "orchbench-load", "start of the IDs of the jobs that run a study tool (runner = \"fortio\")")
+	fl.StringVar(&f.jobPrefix, "load-job-prefix", orchestrator.DefaultLoadJobPrefix, "start of the IDs of the jobs that run a study tool (runner = \"fortio\"); another prefix also renames the generator's job to <prefix>-loadgen")
 }
 
 func runSweep(cmd *cobra.Command, f sweepFlags) error {

@@ -32,6 +32,9 @@ func init() {
 		a.Progress = cfg.Progress
 		a.Load = &LoadRunner{Client: a.Client, JobFile: cfg.LoadJobFile, Image: cfg.LoadImage, Progress: cfg.Progress}
 		a.JobPrefix = cfg.LoadJobPrefix
+		if a.JobPrefix != "" && a.JobPrefix != orchestrator.DefaultLoadJobPrefix {
+			a.Load.JobID = a.JobPrefix + "-loadgen"
+		}
 		return a, nil
 	})
 }

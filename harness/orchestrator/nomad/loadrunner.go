@@ -23,6 +23,9 @@ type LoadRunner struct {
 	Image   string
 	// Progress receives a line when the job is (re)registered.
 	Progress io.Writer
+	// JobID, when set, replaces the job file's ID, so a session testing its
+	// own image does not re-register the job other sessions dispatch.
+	JobID string
 	// jobs maps a generator CPU cap (MHz, 0 for none) to its registered job.
 	jobs map[int]string
 }
@@ -54,6 +57,9 @@ func (l *LoadRunner) ensureJob(req orchestrator.LoadRequest) (string, error) {
 	job, err := l.Client.Jobs().ParseHCLOpts(&api.JobsParseRequest{JobHCL: string(src), Variables: vars, Canonicalize: true})
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", l.JobFile, err)
+	}
+	if l.JobID != "" {
+		job.ID, job.Name = &l.JobID, &l.JobID
 	}
 	if capMHz > 0 {
 		id := fmt.Sprintf("%s-cpu%d", *job.ID, capMHz)

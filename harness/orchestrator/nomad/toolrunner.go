@@ -75,7 +75,7 @@ func (t *ToolRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 	}
 	prefix := t.JobPrefix
 	if prefix == "" {
-		prefix = "orchbench-load"
+		prefix = orchestrator.DefaultLoadJobPrefix
 	}
 	id := orchestrator.JobName(prefix + "-" + name + "-" + req.StepID)
 	job.ID, job.Name = &id, &id
@@ -108,6 +108,7 @@ func (t *ToolRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 	if err != nil {
 		return nil, raw, fmt.Errorf("load runner %s: read result: %w", name, err)
 	}
+	raw = append(append(raw, orchestrator.ToolOutputMark(name)...), out...)
 	res, perr := t.Tool.Parse(out)
 	switch {
 	case perr != nil && failure != "":
