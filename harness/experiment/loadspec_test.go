@@ -1,0 +1,91 @@
+package experiment
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func appSpec(body string) string {
+	return "sweep \"x\" {\n  duration = \"30s\"\n  warmup = \"5s\"\n  app \"taewa\" {\n    variants = [\"baseline\"]\n" + body + "  }\n}\n"
+}
+
+// Each case names the field and the line:column range it must point at.
+func TestLoadSpecErrorsNameFileLine(t *testing.T) {
+	base := testBase(t)
+	for _, c := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"bad runner", "    runner = \"jmeter\"\n    rates = [1]\n",
+			[]string{`bad.hcl:6,14-22: Invalid runner`, `runner must be one of orchbench, fortio; got "jmeter"`}},
+		{"fortio open loop", "    runner = \"fortio\"\n    rates = [1]\n",
+			[]string{`bad.hcl:6,14-22: Unsupported load for runner`, "only a closed loop at its maximum rate", "not open load"}},
+		{"fortio think", "    runner = \"fortio\"\n    closed_loop {\n      users = 4\n      think = \"1s\"\n    }\n",
+			[]string{`bad.hcl:6,14-22: Unsupported load for runner`, "no think time"}},
+		{"fortio iterations", "    runner = \"fortio\"\n    iterations {\n      threads = 5\n      loops = 2\n      request { path = \"/\" }\n    }\n",
+			[]string{`bad.hcl:6,14-22: Unsupported load for runner`, "not iterations load"}},
+		{"no requests", "    iterations {\n      threads = 5\n      loops = 2\n    }\n",
+			[]string{`bad.hcl:6,5-15: Missing requests`}},
+		{"zero loops", "    iterations {\n      threads = 5\n      loops = 0\n      request { path = \"/\" }\n    }\n",
+			[]string{`bad.hcl:8,15-16: Invalid loops`}},
+		{"bad method", "    iterations {\n      threads = 5\n      loops = 1\n      request {\n        method = \"FETCH\"\n        path = \"/\"\n      }\n    }\n",
+			[]string{`bad.hcl:10,18-25: Invalid method`, "GET, HEAD, POST"}},
+		{"relative path", "    iterations {\n      threads = 5\n      loops = 1\n      request { path = \"books\" }\n    }\n",
+			[]string{`bad.hcl:9,24-31: Invalid path`}},
+		{"iterations and closed loop", "    closed_loop {\n      users = 1\n    }\n    iterations {\n      threads = 5\n      loops = 1\n      request { path = \"/\" }\n    }\n",
+			[]string{`bad.hcl:9,5-15: Duplicate iterations block`}},
+		{"bad timeout", "    timeout = \"0s\"\n    rates = [1]\n",
+			[]string{`bad.hcl:6,15-19: Invalid timeout`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(appSpec(c.body)), "bad.hcl", Options{BaseDir: base})
+			var se *SpecError
+			if !errors.As(err, &se) {
+				t.Fatalf("error is %T, want *SpecError: %v", err, err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestIterationsPlan(t *testing.T) {
+	src := appSpec("    timeout = \"1s\"\n    iterations {\n      threads = 5\n      loops = 20\n      max_duration = \"2m\"\n" +
+		"      request { path = \"/books\" }\n      request {\n        method = \"POST\"\n        path = \"/books\"\n        body = \"{}\"\n      }\n    }\n")
+	s, err := Parse([]byte(src), "it.hcl", Options{BaseDir: testBase(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := Plan(s)
+	if len(steps) != 1 {
+		t.Fatalf("%d steps", len(steps))
+	}
+	st := steps[0]
+	l := st.Load
+	if st.Users != 5 || l.Kind != LoadIterations || l.Threads != 5 || l.Connections != 5 || l.Timeout != time.Second {
+		t.Errorf("step %+v", st)
+	}
+	if st.Warmup != 0 || st.Duration != 2*time.Minute {
+		t.Errorf("warm-up %s, duration %s; want none and the max_duration", st.Warmup, st.Duration)
+	}
+	if l.Iterations.PerUser() != 40 || l.Iterations.Requests[1] != (Request{Method: "POST", Path: "/books", Body: "{}", ContentType: "application/json"}) {
+		t.Errorf("iterations %+v", l.Iterations)
+	}
+}
+
+func TestFortioRunnerParses(t *testing.T) {
+	s, err := Parse([]byte(appSpec("    runner = \"fortio\"\n    closed_loop {\n      users = [15, 25]\n    }\n")), "f.hcl", Options{BaseDir: testBase(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range Plan(s) {
+		if st.Load.RunnerName() != RunnerFortio || st.Warmup != 5*time.Second {
+			t.Errorf("step %s: runner %s, warm-up %s", st.ID, st.Load.RunnerName(), st.Warmup)
+		}
+	}
+}
