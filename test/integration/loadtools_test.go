@@ -1,0 +1,79 @@
+//go:build integration
+
+package integration
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/orchbench/orchbench/harness/results"
+)
+
+// Study 000's load on Nomad, by our closed loop and by Fortio itself: the
+// same Taewa pack and limits, 8 connections at max rate, 10 s, each
+// generator capped at 0.5 core in its own batch job. Their throughputs
+// must be within 5 % of each other, and both runs archive rps per core the
+// service used. ORCHBENCH_IT_IMAGE_TAG picks the orchbench and fortio
+// images (default local); ORCHBENCH_IT_JOB_PREFIX the job names (default it).
+func TestFortioRunnerMatchesOurClosedLoop(t *testing.T) {
+	tag := envOr("ORCHBENCH_IT_IMAGE_TAG", "local")
+	prefix := envOr("ORCHBENCH_IT_JOB_PREFIX", "it")
+	app := func(name, runner string) string {
+		return fmt.Sprintf(`
+  app %q {
+    pack     = "taewa"
+    variants = ["baseline"]
+    vars     = { job_name = "%s-%s", resource_scale = 0.25, difficulty = 1000 }
+    runner          = %q
+    generator_cores = 0.25
+    closed_loop {
+      users = 8
+    }
+  }`, name, prefix, name, runner)
+	}
+	spec := `sweep "loadtools" {
+  seed        = 5
+  repetitions = 1
+  warmup      = "3s"
+  duration    = "10s"
+  orchestrators = ["nomad"]` + app("ours", "orchbench") + app("fortio", "fortio") + `
+  slo {
+    p99_ms             = 500
+    min_achieved_ratio = 0.95
+    max_error_ratio    = 0.01
+  }
+}
+`
+	steps := sweepSteps(t, "loadtools", spec, "--vm", "", "--loadgen-image", "orchbench/orchbench:"+tag, "--load-job-prefix", prefix+"-load")
+	by := map[string]results.StepResult{}
+	for _, s := range steps {
+		by[s.App] = s
+		t.Logf("%s: %s; %s by %v; %.1f rps, p50 %.2f ms, p99 %.2f ms, %.0f rps per core used (%.3f cores)", s.Step, s.Outcome, s.Reasons,
+			s.Metadata["load_runner"], s.AchievedRPS, s.Corrected.P50, s.Corrected.P99, s.QPSPerCore, s.ServiceCores)
+	}
+	ours, fortio := by["ours"], by["fortio"]
+	for _, s := range []results.StepResult{ours, fortio} {
+		if s.Outcome != results.OutcomeValid {
+			t.Fatalf("%s: %s %v", s.Step, s.Outcome, s.Reasons)
+		}
+		if s.QPSPerCore <= 0 || s.ServiceCores <= 0 {
+			t.Errorf("%s: no rps per core used (%g over %g cores)", s.Step, s.QPSPerCore, s.ServiceCores)
+		}
+	}
+	if r := fortio.Metadata["load_runner"]; r != "nomad/fortio" {
+		t.Errorf("fortio step ran by %v", r)
+	}
+	ratio := ours.AchievedRPS / fortio.AchievedRPS
+	t.Logf("orchbench %.1f rps, fortio %.1f rps: ratio %.3f", ours.AchievedRPS, fortio.AchievedRPS, ratio)
+	if ratio < 0.95 || ratio > 1.05 {
+		t.Fatalf("throughputs differ by more than 5 %%: ours %.1f, fortio %.1f rps", ours.AchievedRPS, fortio.AchievedRPS)
+	}
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
