@@ -6,6 +6,7 @@
 #   orchbench the static orchbench binary (load generator job) FROM scratch
 #   pause     the holder of bridge-mode network namespaces (Nomad's docker infra_image)
 #   fortio    Fortio (study 000's load tool, cluster/versions.env) FROM scratch, an alternative load runner
+#   locust    Locust (study 001's load tool, cluster/images/locust/requirements.txt) on a Debian base with python3
 #   dsb       DeathStarBench social network: socialnet, ferretdb FROM scratch; redis, memcached on base
 # REGISTRY=host:port pushes every built image there, for real multi-host clusters.
 set -euo pipefail
@@ -26,16 +27,20 @@ tag_latest() { docker tag "$1" "${1%:*}:${IMAGE_TAG:-local}"; built+=("$1"); }
 
 base_tag() { echo "orchbench/debian-base:$(content_hash cluster/images/base-packages.txt)"; }
 
-build_base() {
-  local tag; tag=$(base_tag)
-  if have "$tag"; then say "base: $tag is up to date"; tag_latest "$tag"; return; fi
+build_base() { debootstrap_image base "$(base_tag)" cluster/images/base-packages.txt; }
+
+# debootstrap_image NAME TAG PACKAGE_LIST: a Debian bookworm image holding the
+# listed packages, made with debootstrap and docker import.
+debootstrap_image() {
+  local name=$1 tag=$2 list=$3
+  if have "$tag"; then say "$name: $tag is up to date"; tag_latest "$tag"; return; fi
   command -v debootstrap >/dev/null || { say "debootstrap is missing: run ./justw tools"; exit 1; }
-  local pkgs; pkgs=$(grep -v '^#' "$root/cluster/images/base-packages.txt" | xargs | tr ' ' ',')
+  local pkgs; pkgs=$(grep -v '^#' "$root/$list" | xargs | tr ' ' ',')
   local dir; dir=$(mktemp -d /var/tmp/orchbench-base.XXXXXX)
-  say "base: debootstrap bookworm with $pkgs (about 1-2 minutes)"
-  if ! debootstrap --variant=minbase --include="$pkgs" bookworm "$dir" "$mirror" >"$root/.state/logs/debootstrap.log" 2>&1; then
-    say "base: debootstrap failed; last lines of .state/logs/debootstrap.log:"
-    tail -n 20 "$root/.state/logs/debootstrap.log" | sed 's/^/    /'
+  say "$name: debootstrap bookworm with $pkgs (about 1-2 minutes)"
+  if ! debootstrap --variant=minbase --include="$pkgs" bookworm "$dir" "$mirror" >"$root/.state/logs/debootstrap-$name.log" 2>&1; then
+    say "$name: debootstrap failed; last lines of .state/logs/debootstrap-$name.log:"
+    tail -n 20 "$root/.state/logs/debootstrap-$name.log" | sed 's/^/    /'
     rm -rf "$dir"; exit 1
   fi
   # services in the image are started by the orchestrator, never by init scripts
@@ -43,7 +48,7 @@ build_base() {
   tar -C "$dir" -c . | docker import - "$tag" >/dev/null
   rm -rf "$dir"
   tag_latest "$tag"
-  say "base: built $tag"
+  say "$name: built $tag"
 }
 
 # build_ctx NAME TAG DOCKERFILE_TEXT CONTEXT_DIR
@@ -138,6 +143,37 @@ ENTRYPOINT [\"/fortio\"]" "$ctx"
   rm -rf "$ctx"
 }
 
+# Locust from PyPI: the wheels of the pinned requirements are fetched on the
+# host (builds reach no registry), cached by the lock's hash, and installed
+# offline into a Debian base with python3 (Debian bookworm's 3.11).
+PIP_VERSION=26.3
+build_locust() {
+  local lock=cluster/images/locust/requirements.txt
+  local pybase; pybase="orchbench/python-base:$(content_hash cluster/images/locust/base-packages.txt)"
+  debootstrap_image python-base "$pybase" cluster/images/locust/base-packages.txt
+  local tag; tag="orchbench/locust:$(content_hash cluster/images/locust)"
+  if have "$tag"; then say "locust: $tag is up to date"; tag_latest "$tag"; return; fi
+  local wheels; wheels="${ORCHBENCH_CACHE:-$HOME/.cache/orchbench}/wheels/locust-$(content_hash cluster/images/locust)"
+  if [ ! -f "$wheels/.complete" ]; then
+    say "locust: pip download (cp311, manylinux) into $wheels"
+    mkdir -p "$wheels"
+    python3 -m pip download -q --only-binary=:all: --implementation cp --python-version 3.11 --abi cp311 \
+      --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+      -d "$wheels" -r "$root/$lock" "pip==$PIP_VERSION" >"$root/.state/logs/pip-locust.log" 2>&1 || {
+      say "locust: pip download failed; last lines of .state/logs/pip-locust.log:"; tail -n 20 "$root/.state/logs/pip-locust.log" | sed 's/^/    /'; exit 1; }
+    touch "$wheels/.complete"
+  fi
+  local ctx; ctx=$(mktemp -d)
+  cp -r "$wheels" "$ctx/wheels"; cp "$root/$lock" "$ctx/requirements.txt"
+  build_ctx locust "$tag" "FROM $pybase
+COPY wheels /tmp/wheels
+COPY requirements.txt /tmp/requirements.txt
+RUN python3 /tmp/wheels/pip-$PIP_VERSION-py3-none-any.whl/pip install --no-cache-dir --no-index --find-links /tmp/wheels --break-system-packages -r /tmp/requirements.txt && rm -rf /tmp/wheels
+USER 65534
+ENTRYPOINT [\"locust\"]" "$ctx"
+  rm -rf "$ctx"
+}
+
 mkdir -p "$root/.state/logs"
 "$root/cluster/dockerd.sh" up >/dev/null
 targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(pause base taewa orchbench)
@@ -149,7 +185,8 @@ for t in "${targets[@]}"; do
     pause) build_pause ;;
     dsb) build_dsb ;;
     fortio) build_fortio ;;
-    *) say "unknown image '$t' (known: pause base taewa orchbench dsb fortio)"; exit 2 ;;
+    locust) build_locust ;;
+    *) say "unknown image '$t' (known: pause base taewa orchbench dsb fortio locust)"; exit 2 ;;
   esac
 done
 if [ -n "${REGISTRY:-}" ]; then

@@ -21,6 +21,12 @@ variable "warmup_args" {
   description = "The tool's arguments for an unrecorded warm-up run before the measured one (none when empty)."
 }
 
+variable "files" {
+  type        = map(string)
+  default     = {}
+  description = "Input files of the tool (a Locust locustfile) by name, written to each task's local/ directory."
+}
+
 variable "cpu" {
   type        = number
   default     = 500
@@ -63,6 +69,16 @@ job "orchbench-loadtool" {
           hook    = "prestart"
           sidecar = false
         }
+        dynamic "template" {
+          for_each = var.files
+          content {
+            data        = template.value
+            destination = "local/${template.key}"
+            # the files are the tool's, verbatim: no template syntax in them
+            left_delimiter  = "[[orchbench-no-template["
+            right_delimiter = "]orchbench-no-template]]"
+          }
+        }
         config {
           image          = var.image
           network_mode   = "host"
@@ -78,6 +94,16 @@ job "orchbench-loadtool" {
 
     task "load" {
       driver = "docker"
+      dynamic "template" {
+        for_each = var.files
+        content {
+          data        = template.value
+          destination = "local/${template.key}"
+          # the files are the tool's, verbatim: no template syntax in them
+          left_delimiter  = "[[orchbench-no-template["
+          right_delimiter = "]orchbench-no-template]]"
+        }
+      }
       config {
         image = var.image
         # straight to the instances' addresses, as orchbench's generator

@@ -11,7 +11,7 @@ import (
 // The load runner and JMeter-style iterations of an app block:
 //
 //	app "books" {
-//	  runner  = "orchbench"   # or "fortio" (closed loop at max rate only)
+//	  runner  = "orchbench"   # or "fortio" (closed loop, no think), "locust" (closed loop)
 //	  timeout = "1s"          # per request; a timeout is an error
 //	  iterations {
 //	    threads      = 5
@@ -46,8 +46,8 @@ func (p *parser) runner(block *hcl.Block, a hcl.Attributes, app *App) {
 	l := app.Load
 	switch {
 	case l.Kind != LoadClosed:
-		p.errorf(rng, "Unsupported load for runner", "runner %q runs only a closed loop at its maximum rate (fortio -qps -1): use a closed_loop block, not %s load", l.Runner, l.Kind)
-	case l.Think > 0:
+		p.errorf(rng, "Unsupported load for runner", "runner %q runs only a closed loop of users (fortio: at its maximum rate, -qps -1): use a closed_loop block, not %s load", l.Runner, l.Kind)
+	case l.Think > 0 && l.Runner == RunnerFortio:
 		p.errorf(rng, "Unsupported load for runner", "runner %q has no think time; drop think from closed_loop or use runner = \"orchbench\"", l.Runner)
 	case l.Script != "" || l.Workload != "":
 		p.errorf(rng, "Unsupported load for runner", "runner %q sends one request path; a script or workload needs runner = \"orchbench\"", l.Runner)

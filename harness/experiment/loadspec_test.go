@@ -19,9 +19,9 @@ func TestLoadSpecErrorsNameFileLine(t *testing.T) {
 		want       []string
 	}{
 		{"bad runner", "    runner = \"jmeter\"\n    rates = [1]\n",
-			[]string{`bad.hcl:6,14-22: Invalid runner`, `runner must be one of orchbench, fortio; got "jmeter"`}},
+			[]string{`bad.hcl:6,14-22: Invalid runner`, `runner must be one of orchbench, fortio, locust; got "jmeter"`}},
 		{"fortio open loop", "    runner = \"fortio\"\n    rates = [1]\n",
-			[]string{`bad.hcl:6,14-22: Unsupported load for runner`, "only a closed loop at its maximum rate", "not open load"}},
+			[]string{`bad.hcl:6,14-22: Unsupported load for runner`, "only a closed loop of users", "not open load"}},
 		{"fortio think", "    runner = \"fortio\"\n    closed_loop {\n      users = 4\n      think = \"1s\"\n    }\n",
 			[]string{`bad.hcl:6,14-22: Unsupported load for runner`, "no think time"}},
 		{"fortio iterations", "    runner = \"fortio\"\n    iterations {\n      threads = 5\n      loops = 2\n      request { path = \"/\" }\n    }\n",

@@ -48,7 +48,7 @@ const (
 )
 
 // Runners are the load runners a spec may name.
-var Runners = []string{RunnerOrchbench, RunnerFortio}
+var Runners = []string{RunnerOrchbench, RunnerFortio, RunnerLocust}
 
 // Sweep is one parsed and validated sweep block.
 type Sweep struct {

@@ -145,7 +145,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 			serviceCPU(sr, cpu, eps)
 		}
 	}
-	complete := CompleteGate(res, runErr, st.Duration, load.Name())
+	complete := CompleteGate(res, runErr, st.Duration-toolSlack(tool), load.Name())
 	if st.Load.Kind == experiment.LoadIterations {
 		complete = IterationsGate(res, runErr, st, load.Name())
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/loadgen"
@@ -47,7 +48,7 @@ func (r *Runner) loadRunner(o orchestrator.Orchestrator, l experiment.Load) (orc
 
 // toolRequest is what a study tool is asked for a step.
 func toolRequest(st experiment.Step, url string) toolload.Request {
-	return toolload.Request{URL: url, Connections: st.Users, Warmup: st.Warmup, Duration: st.Duration, Timeout: st.Load.Timeout}
+	return toolload.Request{URL: url, Connections: st.Users, Think: st.Load.Think, Warmup: st.Warmup, Duration: st.Duration, Timeout: st.Load.Timeout}
 }
 
 // toolCommand is the tool's command line, archived with the step.
@@ -56,7 +57,7 @@ func toolCommand(name string, req toolload.Request) string {
 	if err != nil {
 		return name
 	}
-	warm, run, err := tool.Command(req, "result.json")
+	warm, run, err := tool.Command(req, ".", ".")
 	if err != nil {
 		return name + ": " + err.Error()
 	}
@@ -65,6 +66,15 @@ func toolCommand(name string, req toolload.Request) string {
 		line = name + " " + strings.Join(warm, " ") + " && " + line
 	}
 	return line
+}
+
+// toolSlack is how much shorter than planned a tool's measured window may
+// be (its own start-up inside its run time); 0 for ours.
+func toolSlack(name string) time.Duration {
+	if t, err := toolload.Lookup(name); err == nil {
+		return t.Slack()
+	}
+	return 0
 }
 
 // toolGeneratorGate stands for GeneratorGate with a tool that does not
@@ -110,8 +120,17 @@ func (l LocalToolRunner) Run(ctx context.Context, req orchestrator.LoadRequest) 
 		return nil, nil, err
 	}
 	defer os.RemoveAll(dir)
-	out := filepath.Join(dir, "result.json")
-	warm, args, err := l.Tool.Command(req.Tool, out)
+	files, err := l.Tool.Files(req.Tool)
+	if err != nil {
+		return nil, nil, err
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			return nil, nil, err
+		}
+	}
+	out := filepath.Join(dir, l.Tool.ResultFile())
+	warm, args, err := l.Tool.Command(req.Tool, dir, dir)
 	if err != nil {
 		return nil, nil, err
 	}

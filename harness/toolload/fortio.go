@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"path"
 	"strconv"
 	"time"
 
@@ -24,10 +25,18 @@ func (Fortio) Name() string { return "fortio" }
 // fortio's default 1 ms buckets.
 const fortioResolution = "0.0001"
 
-func (Fortio) Command(req Request, out string) (warmup, run []string, err error) {
+func (Fortio) Files(Request) (map[string]string, error) { return nil, nil }
+func (Fortio) ResultFile() string                        { return "result.json" }
+func (Fortio) Slack() time.Duration                      { return 0 }
+
+func (f Fortio) Command(req Request, _, dir string) (warmup, run []string, err error) {
 	if req.Connections < 1 || req.Duration <= 0 {
 		return nil, nil, fmt.Errorf("fortio: needs connections >= 1 and a positive duration (got %d, %s)", req.Connections, req.Duration)
 	}
+	if req.Think > 0 {
+		return nil, nil, fmt.Errorf("fortio has no think time (got %s)", req.Think)
+	}
+	out := path.Join(dir, f.ResultFile())
 	common := []string{"load", "-qps", "-1", "-c", strconv.Itoa(req.Connections), "-r", fortioResolution}
 	if req.Timeout > 0 {
 		common = append(common, "-timeout", req.Timeout.String())

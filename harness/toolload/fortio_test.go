@@ -64,7 +64,7 @@ func TestFortioParseRefusesGarbage(t *testing.T) {
 }
 
 func TestFortioCommand(t *testing.T) {
-	w, r, err := Fortio{}.Command(Request{URL: "http://127.0.0.1:1/x", Connections: 15, Warmup: 5 * time.Second, Duration: time.Minute, Timeout: time.Second}, "/alloc/result.json")
+	w, r, err := Fortio{}.Command(Request{URL: "http://127.0.0.1:1/x", Connections: 15, Warmup: 5 * time.Second, Duration: time.Minute, Timeout: time.Second}, "", "/alloc")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,10 +74,10 @@ func TestFortioCommand(t *testing.T) {
 	if got := strings.Join(w, " "); got != "load -qps -1 -c 15 -r 0.0001 -timeout 1s -t 5s http://127.0.0.1:1/x" {
 		t.Errorf("warm-up: %s", got)
 	}
-	if w, _, _ := (Fortio{}).Command(Request{URL: "u", Connections: 1, Duration: time.Second}, "o"); w != nil {
+	if w, _, _ := (Fortio{}).Command(Request{URL: "u", Connections: 1, Duration: time.Second}, "", "o"); w != nil {
 		t.Errorf("no warm-up asked, got %v", w)
 	}
-	if _, _, err := (Fortio{}).Command(Request{URL: "u", Duration: time.Second}, "o"); err == nil {
+	if _, _, err := (Fortio{}).Command(Request{URL: "u", Duration: time.Second}, "", "o"); err == nil {
 		t.Error("0 connections accepted")
 	}
 }

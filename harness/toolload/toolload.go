@@ -15,10 +15,12 @@ import (
 )
 
 // Request is what a tool is asked to do: a closed loop of Connections
-// users at the maximum rate against URL, for Duration after Warmup.
+// users against URL (each pausing Think between a reply and its next
+// request; none is the maximum rate), for Duration after Warmup.
 type Request struct {
 	URL         string        `json:"url"`
 	Connections int           `json:"connections"`
+	Think       time.Duration `json:"think_ns,omitempty"`
 	Warmup      time.Duration `json:"warmup_ns"`
 	Duration    time.Duration `json:"duration_ns"`
 	// Timeout is the per-request timeout (0: the tool's default).
@@ -29,9 +31,16 @@ type Request struct {
 type Tool interface {
 	// Name is the spec's runner name.
 	Name() string
+	// Files are the inputs the tool reads (a Locust locustfile), by file
+	// name; the runner puts them in the directory it passes as in.
+	Files(req Request) (map[string]string, error)
 	// Command gives the tool's arguments for the warm-up (nil for none)
-	// and for the measured run, which writes its result to out.
-	Command(req Request, out string) (warmup, run []string, err error)
+	// and for the measured run, which writes ResultFile in out.
+	Command(req Request, in, out string) (warmup, run []string, err error)
+	ResultFile() string
+	// Slack is how much shorter than the duration asked a complete run's
+	// measured window may be: the tool's own start-up inside its run time.
+	Slack() time.Duration
 	// Parse turns the result file into a loadgen.Result; garbled or
 	// missing output is an error naming the tool.
 	Parse(out []byte) (*loadgen.Result, error)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/loadgen"
@@ -28,8 +27,12 @@ type ToolRunner struct {
 	Image, JobPrefix string
 }
 
-// resultInJob is where the tool writes its result.
-const resultInJob = "/alloc/result.json"
+// In the job, a tool reads its files from its task directory's local/
+// (templates of the job) and writes its result to the shared alloc/.
+const (
+	inputsInJob  = "/local"
+	outputsInJob = "/alloc"
+)
 
 func (t *ToolRunner) Name() string { return Name + "/" + t.Tool.Name() }
 
@@ -53,7 +56,11 @@ func (t *ToolRunner) jobFile() string {
 
 func (t *ToolRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*loadgen.Result, []byte, error) {
 	name := t.Tool.Name()
-	warm, args, err := t.Tool.Command(req.Tool, resultInJob)
+	files, err := t.Tool.Files(req.Tool)
+	if err != nil {
+		return nil, nil, err
+	}
+	warm, args, err := t.Tool.Command(req.Tool, inputsInJob, outputsInJob)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -61,7 +68,11 @@ func (t *ToolRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 	if err != nil {
 		return nil, nil, fmt.Errorf("load runner %s: %w", name, err)
 	}
-	vars := fmt.Sprintf("image = %q\nargs = %s\nwarmup_args = %s\nmemory = %d\n", t.Image, hclList(args), hclList(warm), orchestrator.LoadMemoryMiB)
+	if files == nil {
+		files = map[string]string{}
+	}
+	filesJSON, _ := json.Marshal(files)
+	vars := fmt.Sprintf("image = %q\nargs = %s\nwarmup_args = %s\nfiles = %s\nmemory = %d\n", t.Image, hclList(args), hclList(warm), filesJSON, orchestrator.LoadMemoryMiB)
 	if req.GeneratorCores > 0 {
 		if req.MHzPerCore <= 0 {
 			return nil, nil, fmt.Errorf("generator_cores = %g: the node's MHz per core is unknown", req.GeneratorCores)
@@ -96,7 +107,7 @@ func (t *ToolRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 		raw = append(raw, t.Base.cat(alloc, "alloc/logs/"+task+".stderr.0")...)
 	}
 	failure := allocFailure(alloc)
-	rc, err := c.AllocFS().Cat(alloc, strings.TrimPrefix(resultInJob, "/"), nil)
+	rc, err := c.AllocFS().Cat(alloc, "alloc/"+t.Tool.ResultFile(), nil)
 	if err != nil {
 		if failure == "" {
 			failure = "left no result: " + err.Error()
