@@ -131,7 +131,7 @@ test-unit:
 
 # Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
 test-integration: tools tools-kubernetes build
-    cluster/images.sh pause base taewa orchbench dsb
+    cluster/images.sh pause base taewa orchbench dsb fortio locust
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/socialnetwork/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags integration -count=1 -timeout 50m -v ./test/integration/
 

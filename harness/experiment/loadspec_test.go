@@ -20,6 +20,8 @@ func TestLoadSpecErrorsNameFileLine(t *testing.T) {
 	}{
 		{"bad runner", "    runner = \"jmeter\"\n    rates = [1]\n",
 			[]string{`bad.hcl:6,14-22: Invalid runner`, `runner must be one of orchbench, fortio, locust; got "jmeter"`}},
+		{"artillery not built", "    runner = \"artillery\"\n    closed_loop {\n      users = 4\n    }\n",
+			[]string{`bad.hcl:6,14-25: Invalid runner`, "artillery, study 003's tool, is not built yet"}},
 		{"fortio open loop", "    runner = \"fortio\"\n    rates = [1]\n",
 			[]string{`bad.hcl:6,14-22: Unsupported load for runner`, "only a closed loop of users", "not open load"}},
 		{"fortio think", "    runner = \"fortio\"\n    closed_loop {\n      users = 4\n      think = \"1s\"\n    }\n",

@@ -26,8 +26,8 @@ func (Fortio) Name() string { return "fortio" }
 const fortioResolution = "0.0001"
 
 func (Fortio) Files(Request) (map[string]string, error) { return nil, nil }
-func (Fortio) ResultFile() string                        { return "result.json" }
-func (Fortio) Slack() time.Duration                      { return 0 }
+func (Fortio) ResultFile() string                       { return "result.json" }
+func (Fortio) Slack() time.Duration                     { return 0 }
 
 func (f Fortio) Command(req Request, _, dir string) (warmup, run []string, err error) {
 	if req.Connections < 1 || req.Duration <= 0 {
