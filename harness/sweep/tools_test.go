@@ -192,3 +192,28 @@ func p50(r loadgen.Result) time.Duration {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// noTools is an orchestrator without ToolRunners (as Swarm and Kubernetes
+// are for now).
+type noTools struct{ orchestrator.Orchestrator }
+
+func (noTools) Name() string { return "swarm" }
+
+func TestLoadRunnerChoice(t *testing.T) {
+	fortio := experiment.Load{Runner: experiment.RunnerFortio}
+	r := &Runner{}
+	if _, err := r.loadRunner(noTools{}, fortio); err == nil || !strings.Contains(err.Error(), "load runner fortio: the swarm adapter cannot run it as a job yet") {
+		t.Fatalf("a tool on an adapter without tool jobs: %v", err)
+	}
+	r.Load = LocalRunner{}
+	got, err := r.loadRunner(noTools{}, fortio)
+	if err != nil || got.Name() != "local/fortio" {
+		t.Fatalf("--load-runner local with fortio: %v, %v", got, err)
+	}
+	if got, _ := r.loadRunner(noTools{}, experiment.Load{}); got.Name() != "local" {
+		t.Fatalf("ours with --load-runner local: %s", got.Name())
+	}
+	if _, err := r.loadRunner(noTools{}, experiment.Load{Runner: "jmeter"}); err == nil || !strings.Contains(err.Error(), `load runner "jmeter" is not a tool of this build; tools: fortio, locust`) {
+		t.Fatalf("an unknown tool: %v", err)
+	}
+}
