@@ -26,9 +26,13 @@ func (Locust) Name() string { return "locust" }
 // ResultFile is what --json-file PREFIX writes (Locust adds ".json").
 func (Locust) ResultFile() string { return "result.json" }
 
-// Slack: Locust's run time starts before its users' first request (its
-// start-up and spawning), and its window is first to last request.
-func (Locust) Slack() time.Duration { return time.Second }
+// Locust's run time (-t) starts before its users' first request (its
+// start-up and spawning: a second and more on a loaded machine), and its
+// window is first to last request; so it is asked for locustStartup more
+// than the duration, and a window up to Slack short of it is complete.
+const locustStartup = 2 * time.Second
+
+func (Locust) Slack() time.Duration { return 500 * time.Millisecond }
 
 const locustfile = "locustfile.py"
 
@@ -71,7 +75,7 @@ func (l Locust) Command(req Request, in, out string) (warmup, run []string, err 
 	if req.Warmup > 0 {
 		warmup = append(append([]string{}, common...), "-t", locustTime(req.Warmup))
 	}
-	run = append(append([]string{}, common...), "-t", locustTime(req.Duration), "--json-file", path.Join(out, strings.TrimSuffix(l.ResultFile(), ".json")))
+	run = append(append([]string{}, common...), "-t", locustTime(req.Duration+locustStartup), "--json-file", path.Join(out, strings.TrimSuffix(l.ResultFile(), ".json")))
 	return warmup, run, nil
 }
 

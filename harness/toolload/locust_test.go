@@ -60,7 +60,7 @@ func TestLocustCommandAndFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(r, " "); got != "-f /local/locustfile.py --headless -u 10 -r 10 --host http://127.0.0.1:26715 --only-summary --skip-log -t 60s --json-file /alloc/result" {
+	if got := strings.Join(r, " "); got != "-f /local/locustfile.py --headless -u 10 -r 10 --host http://127.0.0.1:26715 --only-summary --skip-log -t 62s --json-file /alloc/result" {
 		t.Errorf("run: %s", got)
 	}
 	if got := strings.Join(w, " "); !strings.HasSuffix(got, "--skip-log -t 1s") {
