@@ -120,6 +120,14 @@ func ToolOutputMark(tool string) []byte {
 	return []byte("\n--- " + tool + " result file, as written ---\n")
 }
 
+// Head is the start of a tool's output, for a message about it.
+func Head(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "..."
+	}
+	return string(b)
+}
+
 // DefaultLoadJobPrefix starts the IDs of the jobs running a study's tool.
 const DefaultLoadJobPrefix = "orchbench-load"
 

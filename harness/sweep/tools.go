@@ -156,7 +156,7 @@ func (l LocalToolRunner) Run(ctx context.Context, req orchestrator.LoadRequest) 
 	raw.Write(b)
 	res, err := l.Tool.Parse(b)
 	if err != nil {
-		return nil, raw.Bytes(), fmt.Errorf("load runner %s: %w", name, err)
+		return nil, raw.Bytes(), fmt.Errorf("load runner %s: %w (%s begins %q)", name, err, l.Tool.ResultFile(), orchestrator.Head(b, 80))
 	}
 	return res, raw.Bytes(), nil
 }
