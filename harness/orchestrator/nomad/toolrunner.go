@@ -125,7 +125,9 @@ func (t *ToolRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 	case perr != nil && failure != "":
 		return nil, raw, fmt.Errorf("load runner %s: job %s (alloc %s) %s, and left no readable result (%v)", name, id, orchestrator.ShortID(alloc.ID), failure, perr)
 	case perr != nil:
-		return nil, raw, fmt.Errorf("load runner %s: %w (alloc %s's alloc/%s begins %q)", name, perr, orchestrator.ShortID(alloc.ID), t.Tool.ResultFile(), orchestrator.Head(out, 80))
+		// Nomad's file API answers a missing file with its error as the content
+		return nil, raw, fmt.Errorf("load runner %s: %w (alloc %s's alloc/%s begins %q; the tool's last words: %s)", name, perr, orchestrator.ShortID(alloc.ID),
+			t.Tool.ResultFile(), orchestrator.Head(out, 120), orchestrator.LastLine(string(raw[:len(raw)-len(out)-len(orchestrator.ToolOutputMark(name))])))
 	case failure != "":
 		return res, raw, fmt.Errorf("load runner %s: job %s (alloc %s) %s", name, id, orchestrator.ShortID(alloc.ID), failure)
 	}
