@@ -56,7 +56,8 @@ func ToolImage(loadImage, tool string) string {
 }
 
 // JobName makes s a valid job or object name: letters, digits and dashes,
-// lower case, at most 63 characters (the strictest of the orchestrators).
+// lower case, at most 54 characters, leaving room for a suffix within the
+// 63 of the strictest orchestrator.
 func JobName(s string) string {
 	b := []byte(strings.ToLower(s))
 	for i, c := range b {
@@ -64,8 +65,8 @@ func JobName(s string) string {
 			b[i] = '-'
 		}
 	}
-	if len(b) > 63 {
-		b = b[:63]
+	if len(b) > 54 {
+		b = b[:54]
 	}
 	return strings.Trim(string(b), "-")
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/loadgen"
@@ -88,7 +90,10 @@ func (t *ToolRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 	if prefix == "" {
 		prefix = orchestrator.DefaultLoadJobPrefix
 	}
-	id := orchestrator.JobName(prefix + "-" + name + "-" + req.StepID)
+	// unique per run: Nomad keeps a purged job's evaluations for a while,
+	// and a failed placement of an earlier run under the same ID would be
+	// read as this one's
+	id := orchestrator.JobName(prefix+"-"+name+"-"+req.StepID) + "-" + strconv.FormatInt(time.Now().UnixMilli(), 36)
 	job.ID, job.Name = &id, &id
 	if _, _, err := c.Jobs().Register(job, nil); err != nil {
 		return nil, nil, fmt.Errorf("load runner %s: register %s: %w", name, id, err)
