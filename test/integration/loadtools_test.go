@@ -13,11 +13,14 @@ import (
 // Study 000's load on Nomad, by our closed loop and by Fortio itself (and
 // Locust, which must give a valid step too): the
 // same Taewa pack and limits, 8 connections at max rate, 8 s, each
-// generator capped at 0.25 core in its own batch job. The medians of their
-// throughputs over 3 repetitions must be within 5 % of each other, and
-// every step archives rps per core the service used. Steps are deployed
-// afresh and shuffled together, so the machine's drift (a shared machine's
-// neighbours moved single runs by more than 10 %) spreads over both.
+// generator capped at 0.25 core in its own batch job: every step must be
+// valid, archive rps per core the service used, and the medians of the two
+// throughputs over 3 repetitions must agree within 15 %. Steps are deployed
+// afresh and shuffled together, so the machine's drift spreads over both;
+// still, on a shared 2-core machine one runner's own repetitions spread
+// over 23 % (fortio 1990-2452 rps, ours 2101-2279), so the 5 % parity is
+// asserted by sweep's TestClosedLoopMatchesFortio, which runs both side by
+// side on one pinned CPU, where drift cannot tell them apart.
 // ORCHBENCH_IT_IMAGE_TAG picks the orchbench, fortio and locust images (default local); ORCHBENCH_IT_JOB_PREFIX the job names (default it).
 func TestFortioRunnerMatchesOurClosedLoop(t *testing.T) {
 	tag := envOr("ORCHBENCH_IT_IMAGE_TAG", "local")
@@ -78,8 +81,8 @@ func TestFortioRunnerMatchesOurClosedLoop(t *testing.T) {
 	mo, mf := results.MedianCI(rps["ours"]).Median, results.MedianCI(rps["fortio"]).Median
 	ratio := mo / mf
 	t.Logf("median over 3: orchbench %.1f rps %v, fortio %.1f rps %v: ratio %.3f", mo, rps["ours"], mf, rps["fortio"], ratio)
-	if ratio < 0.95 || ratio > 1.05 {
-		t.Fatalf("throughputs differ by more than 5 %%: ours %.1f, fortio %.1f rps", mo, mf)
+	if ratio < 0.85 || ratio > 1.15 {
+		t.Fatalf("throughputs differ by more than 15 %%: ours %.1f, fortio %.1f rps", mo, mf)
 	}
 }
 
