@@ -185,6 +185,7 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 		// per-step pace; the ETA does not foresee deployments still to come.
 		eta := time.Duration(float64(time.Since(started)-r.setupSpent) / float64(ran) * float64(remaining))
 		fmt.Fprintf(r.Out, "[%d/%d] %s: %s · ETA %s%s\n", i+1, len(rec.Plan), st.ID, stepLine(sr), eta.Round(time.Second), pushNote)
+		r.stopFinished(st.Configuration(), rec.Plan[i+1:], done)
 		if sr.Measured() && st.Cooldown > 0 {
 			select {
 			case <-ctx.Done():
@@ -418,6 +419,24 @@ func (r *Runner) deploymentKeys() []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// stopFinished stops a configuration's deployment once no step left to run
+// needs it: its reservation would keep the next configuration from being
+// placed on a small node, and its idle tasks would share the machine with
+// the next measurement.
+func (r *Runner) stopFinished(config string, rest []experiment.Step, done map[string]bool) {
+	d, ok := r.deployments[config]
+	if !ok || r.Keep {
+		return
+	}
+	for _, st := range rest {
+		if !done[st.ID] && st.Configuration() == config {
+			return
+		}
+	}
+	r.stop(d)
+	delete(r.deployments, config)
 }
 
 func (r *Runner) stopAll() {

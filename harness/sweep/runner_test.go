@@ -1,0 +1,48 @@
+package sweep
+
+import (
+	"context"
+	"io"
+	"testing"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+)
+
+type stopRecorder struct {
+	orchestrator.Orchestrator
+	stopped []string
+}
+
+func (s *stopRecorder) Stop(_ context.Context, d *orchestrator.Deployment) error {
+	s.stopped = append(s.stopped, d.Job)
+	return nil
+}
+
+// A configuration whose steps are all done is stopped at once, so the next
+// one is placed on a node its reservation no longer fills.
+func TestFinishedConfigurationIsStopped(t *testing.T) {
+	o := &stopRecorder{}
+	r := &Runner{Out: io.Discard, deployments: map[string]*deployment{
+		"a-nomad-baseline": {orch: o, jobs: []*orchestrator.Deployment{{Job: "a"}}},
+	}}
+	step := func(id, app string) experiment.Step {
+		return experiment.Step{ID: id, App: app, Orchestrator: "nomad", Variant: "baseline"}
+	}
+	rest := []experiment.Step{step("a2", "a"), step("b1", "b")}
+	r.stopFinished("a-nomad-baseline", rest, map[string]bool{})
+	if len(o.stopped) != 0 {
+		t.Fatalf("stopped %v while a2 still needs it", o.stopped)
+	}
+	// a2 settled in the archive already (a resumed sweep): nothing needs a
+	r.stopFinished("a-nomad-baseline", rest, map[string]bool{"a2": true})
+	if len(o.stopped) != 1 || o.stopped[0] != "a" || r.deployments["a-nomad-baseline"] != nil {
+		t.Fatalf("stopped %v, deployments %v", o.stopped, r.deployments)
+	}
+	r.deployments["b-nomad-baseline"] = &deployment{orch: o, jobs: []*orchestrator.Deployment{{Job: "b"}}}
+	r.Keep = true
+	r.stopFinished("b-nomad-baseline", nil, nil)
+	if len(o.stopped) != 1 {
+		t.Fatalf("--keep: stopped %v", o.stopped)
+	}
+}
