@@ -56,7 +56,7 @@ type Runner struct {
 	capacity map[string]orchestrator.Capacity
 	// jobIDs caches the job IDs each configuration renders to
 	jobIDs map[string][]string
-	facts    map[string]orchestrator.Facts
+	facts  map[string]orchestrator.Facts
 	// setupSpent is the time setup hooks took, kept out of the ETA.
 	setupSpent time.Duration
 	http       *http.Client
