@@ -189,8 +189,16 @@ build_coredns() {
   say "coredns $COREDNS_VERSION: built"
 }
 
+# Study 000's Riwai and Raupi under the exec driver: their pinned npm and PyPI
+# packages, vendored by cluster/vendor.sh (cached by lock-file hash) and
+# copied under /usr/local/lib/orchbench, inside the exec chroot's /usr.
+install_apps() {
+  tool=apps step="vendor riwai raupi"
+  "$root/cluster/vendor.sh" install riwai raupi 2>&1 | sed 's/^/[tools] /' || fail cluster/vendor.sh install riwai raupi
+}
+
 start=$(date +%s)
-targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics levant hashi-up consul nomad)
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics levant hashi-up consul nomad apps)
 for t in "${targets[@]}"; do
   case $t in
     apt) apt_install ;;
@@ -201,7 +209,8 @@ for t in "${targets[@]}"; do
     victoriametrics) build_victoriametrics ;;
     kubernetes) build_kubernetes ;;
     coredns) build_coredns ;;
-    *) say "unknown tool '$t' (known: apt nomad consul levant hashi-up victoriametrics kubernetes coredns)"; exit 2 ;;
+    apps) install_apps ;;
+    *) say "unknown tool '$t' (known: apt nomad consul levant hashi-up victoriametrics kubernetes coredns apps)"; exit 2 ;;
   esac
 done
 say "all tools ready in $(( $(date +%s) - start )) s"
