@@ -5,6 +5,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"testing"
 	"time"
@@ -42,11 +43,14 @@ func TestStudy000Apps(t *testing.T) {
 	for _, app := range []string{"riwai", "raupi", "apache"} {
 		for _, d := range drivers {
 			t.Run(app+"-"+d.driver, func(t *testing.T) {
-				job := "it-" + app + "-" + d.driver
+				// ORCHBENCH_IT_JOB_PREFIX keeps the jobs apart on a shared cluster
+				job := os.Getenv("ORCHBENCH_IT_JOB_PREFIX") + "study000-" + app + "-" + d.driver
 				vars := []string{"--var", "driver=" + d.driver, "--var", "job_name=" + job,
 					"--var", fmt.Sprintf("resource_scale=%g", d.scale)}
-				must(t, orchbench, append([]string{"pack", "run", app, "--wait"}, vars...)...)
+				// destroyed even when the run fails half-way (e.g. a job
+				// Nomad cannot place stays pending otherwise)
 				defer must(t, orchbench, append([]string{"pack", "destroy", app}, vars...)...)
+				must(t, orchbench, append([]string{"pack", "run", app, "--wait"}, vars...)...)
 
 				info, _, err := ad.Client.Jobs().Info(job, nil)
 				if err != nil {
