@@ -119,11 +119,16 @@ nomad *args:
 consul *args:
     .tools/bin/consul "$@"
 
+# Check packs against the conventions the harness relies on (every pack under packs/ when none is named)
+pack-check *packs: build
+    .tools/bin/orchbench pack check --nomad .tools/bin/nomad {{packs}}
+
 # All tests: unit tests, then the integration tests on a real embedded cluster; a test missing what it needs fails here, never skips
 test: tools test-unit test-integration
 
 # Go, Node and Python unit tests (no cluster; needs `just tools` for VictoriaMetrics, redis and memcached; Riwai's and Raupi's packages come from cluster/vendor.sh)
 test-unit:
+    test -z "$(gofmt -l harness deathstarbench apps test 2>/dev/null)" || { echo "gofmt needed:"; gofmt -l harness deathstarbench apps test; exit 1; }
     go vet ./...
     go vet -tags integration,e2e ./test/... ./deathstarbench/...
     ORCHBENCH_TEST_STRICT=1 go test ./...

@@ -183,6 +183,8 @@ func TestParseErrorsNameFileLineField(t *testing.T) {
 			[]string{`bad.hcl:8,23-24: Invalid max_error_ratio`}},
 		{"variant_vars for absent variant", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n variants=[\"baseline\"]\n variant_vars = { vertical = { a = 1 } }\n rates=[1]\n }\n}",
 			[]string{`bad.hcl:5,17-41: Unknown variant in variant_vars`}},
+		{"unknown study", "sweep \"x\" {\n  duration = \"1s\"\n  study = \"002\"\n  app \"taewa\" {\n variants=[\"baseline\"]\n rates=[1]\n }\n}",
+			[]string{`bad.hcl:3,11-16: Unknown study`, `"002" is not a study whose headline table orchbench regenerates; valid: 000, 004`}},
 		{"negative rate", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n variants=[\"baseline\"]\n rates=[1, -5]\n }\n}",
 			[]string{`bad.hcl:5,8-15: Invalid rate`}},
 	}

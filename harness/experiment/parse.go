@@ -140,6 +140,7 @@ func (p *parser) checkName(what, name string, rng hcl.Range) {
 var sweepSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "description"},
+		{Name: "study"},
 		{Name: "seed"},
 		{Name: "repetitions"},
 		{Name: "deploy"},
@@ -169,6 +170,9 @@ func (p *parser) sweep(block *hcl.Block) *Sweep {
 	a := content.Attributes
 
 	p.decode(a, "description", &s.Description)
+	if p.decode(a, "study", &s.Study) && !contains(Studies, s.Study) {
+		p.errorf(a["study"].Expr.Range(), "Unknown study", "%q is not a study whose headline table orchbench regenerates; valid: %s", s.Study, strings.Join(Studies, ", "))
+	}
 	if _, ok := a["seed"]; ok {
 		p.decode(a, "seed", &s.Seed)
 	} else {
@@ -695,4 +699,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -32,10 +32,18 @@ const (
 	LoadClosed = "closed"
 )
 
+// Studies are the published studies (../shared/STUDIES.md numbering) whose
+// headline tables the report regenerates: 000, VMs against containers with
+// four small HTTP apps; 004, Node/Express against Kotlin/Spring on Postgres.
+var Studies = []string{"000", "004"}
+
 // Sweep is one parsed and validated sweep block.
 type Sweep struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
+	// Study names the published study whose headline table the report
+	// regenerates from this sweep's steps (one of Studies); empty for none.
+	Study string `json:"study,omitempty"`
 	// File is the spec's path as given to ParseFile, for messages.
 	File string `json:"file"`
 	// Source is the spec text verbatim, archived so a sweep can be rerun

@@ -149,12 +149,14 @@ func (p *Pack) funcMap(ctx TemplateContext) template.FuncMap {
 		if err != nil {
 			return nil, err
 		}
-		v, ok := vals[name]
-		if !ok {
-			return nil, fmt.Errorf("no variable %q is declared in %s (declared: %s)",
-				name, filepath.Join(p.Dir, variablesFile), strings.Join(p.VariableNames(), ", "))
+		if v, ok := vals[name]; ok {
+			return v, nil
 		}
-		return v, nil
+		v, path, err := p.resolvePath(name)
+		if err != nil {
+			return nil, err
+		}
+		return lookupPath(v.Name, vals[v.Name], path)
 	}
 	funcs["vars"] = func(arg any) (map[string]any, error) {
 		return values("vars", arg)

@@ -270,3 +270,34 @@ func TestSocialNetworkVariantDescriptionListsVariants(t *testing.T) {
 		t.Errorf("variant description must end with the variant list: %q", d)
 	}
 }
+
+func only(t *testing.T, body *hclsyntax.Body, blockType string) *hclsyntax.Block {
+	t.Helper()
+	var found []*hclsyntax.Block
+	for _, b := range body.Blocks {
+		if b.Type == blockType {
+			found = append(found, b)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("want one %s block, found %d", blockType, len(found))
+	}
+	return found[0]
+}
+
+func intAttr(t *testing.T, body *hclsyntax.Body, name string) int64 {
+	t.Helper()
+	attr, ok := body.Attributes[name]
+	if !ok {
+		t.Fatalf("attribute %s missing", name)
+	}
+	v, diags := attr.Expr.Value(nil)
+	if diags.HasErrors() || v.Type() != cty.Number {
+		t.Fatalf("attribute %s is not a number: %s", name, diags)
+	}
+	i, acc := v.AsBigFloat().Int64()
+	if acc != 0 {
+		t.Fatalf("attribute %s = %s is not a whole number", name, v.AsBigFloat())
+	}
+	return i
+}

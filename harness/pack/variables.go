@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/big"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -177,37 +176,22 @@ func (p *Pack) resolveValues(overrides map[string]string, varFiles []string) (Va
 	}
 	for _, key := range sortedKeys(overrides) {
 		raw := overrides[key]
-		v, err := p.lookupVariable(key)
+		v, path, err := p.resolvePath(key)
 		if err != nil {
 			return nil, fmt.Errorf("--var %s=%s: %w", key, raw, err)
 		}
-		val, err := v.parseCLIValue(raw)
+		var val cty.Value
+		if len(path) == 0 {
+			val, err = v.parseCLIValue(raw)
+		} else {
+			val, err = v.overridePath(vals[v.Name], path, raw)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("--var %s=%s: %w (%s)", key, raw, err, v.describe())
 		}
 		vals[v.Name] = val
 	}
 	return vals, nil
-}
-
-// lookupVariable accepts both "name" and nomad-pack's "packname.name".
-func (p *Pack) lookupVariable(key string) (*Variable, error) {
-	name := key
-	if prefix, rest, ok := strings.Cut(key, "."); ok {
-		if prefix != p.Name && prefix != p.Metadata["pack"]["name"] {
-			return nil, fmt.Errorf("%q refers to pack %q, but this pack is %q (dependencies are not supported)", key, prefix, p.Name)
-		}
-		name = rest
-	}
-	if v, ok := p.Variables[name]; ok {
-		return v, nil
-	}
-	declared := strings.Join(p.VariableNames(), ", ")
-	if declared == "" {
-		declared = "none"
-	}
-	return nil, fmt.Errorf("no variable %q is declared in %s (declared: %s)",
-		name, filepath.Join(p.Dir, variablesFile), declared)
 }
 
 // applyVarFile reads a nomad-pack variable file. nomad-pack accepts both
@@ -232,7 +216,10 @@ func (p *Pack) applyVarFile(vals Values, path string) error {
 	}
 	for _, name := range sortedKeys(body.Attributes) {
 		attr := body.Attributes[name]
-		v, err := p.lookupVariable(name)
+		v, path, err := p.resolvePath(name)
+		if err == nil && len(path) > 0 {
+			err = fmt.Errorf("%q is a path inside variable %q; a variable file sets whole variables", name, v.Name)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", attr.NameRange, err)
 		}

@@ -38,6 +38,15 @@ dt { font-weight: bold; }
 <dt>report</dt><dd>generated {{.Generated}}</dd>
 </dl>
 
+{{with .Study}}<h2>{{.Title}}</h2>
+<p>Regenerated from this sweep's measured steps (valid and broken; invalid ones left out), medians over repetitions with 95 % bootstrap intervals, beside the published figures. Source: {{.Source}}.</p>
+<table id="study-{{.Study}}">
+<tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+<ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>
+{{end}}
+
 <h2>Breaking points</h2>
 <p>Lowest load level at which the median over valid repetitions broke the SLO. Figures are medians with 95 % bootstrap confidence intervals (corrected latency, ms). <em>Sustained</em> is, per repetition, the highest level met before that repetition's own first break, with its median and interval.</p>
 <table id="breaking-points">

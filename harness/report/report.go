@@ -16,6 +16,7 @@ import (
 
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/results"
+	"github.com/orchbench/orchbench/harness/studies"
 )
 
 // Write renders the report of sweep (ID or name) from the archive into
@@ -114,6 +115,8 @@ type pageData struct {
 	GateNames   []string
 	Gates       []GateRow
 	ToolVersion []string
+	// Study is the headline table of the study the spec names, or nil.
+	Study *studies.Table
 }
 
 // Build renders the page and its SVG files (by file name) in memory.
@@ -131,6 +134,7 @@ func Build(rec *results.SweepRecord, steps []results.StepResult) ([]byte, map[st
 		Generated: time.Now().UTC().Format("2006-01-02 15:04:05Z"),
 	}
 	d.Disruptions = disruptions(steps)
+	d.Study = studies.Headline(rec, steps)
 	d.Parity = results.Parity(steps)
 	d.ParityMismatches = results.Mismatches(d.Parity)
 	d.ParityOrchestrators = results.ParityOrchestrators(d.Parity)

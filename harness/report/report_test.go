@@ -277,3 +277,33 @@ func TestReportListsFaultsAndTaskEvents(t *testing.T) {
 		t.Error("a disruptions table without any disruption")
 	}
 }
+
+func TestReportShowsTheStudyHeadline(t *testing.T) {
+	spec := &experiment.Sweep{Name: "s0", Study: "000", Repetitions: 1, Orchestrators: []string{"nomad"}}
+	rec := &results.SweepRecord{ID: "s0-1", Spec: spec}
+	var steps []results.StepResult
+	for _, driver := range []string{"docker", "exec"} {
+		id := "raupi-" + driver
+		rec.Plan = append(rec.Plan, experiment.Step{ID: id, App: "raupi-" + driver, Pack: "raupi", Orchestrator: "nomad", Variant: "baseline",
+			Vars: map[string]any{"driver": driver, "difficulty": 200.0}, Rep: 1})
+		steps = append(steps, results.StepResult{Labels: results.Labels{Sweep: "s0-1", Step: id, App: "raupi-" + driver, Orchestrator: "nomad", Users: 20, Rep: 1},
+			Outcome: results.OutcomeValid, AchievedRPS: map[string]float64{"docker": 300, "exec": 200}[driver],
+			Metadata: map[string]any{"task_cpu": []results.TaskCPU{{Task: "raupi", Cores: 1}}}})
+	}
+	page, _ := Build(rec, steps)
+	html := stdhtml.UnescapeString(string(page))
+	i := strings.Index(html, `id="study-000"`)
+	if i < 0 {
+		t.Fatal("no study table")
+	}
+	table := html[i : i+strings.Index(html[i:], "</table>")]
+	for _, want := range []string{"<td>raupi</td>", "<td>n=200</td>", "<td>1.500 (n=1)</td>", "<td>1.731 / 1.602</td>"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the study table does not say %q:\n%s", want, table)
+		}
+	}
+	rec.Spec = &experiment.Sweep{Name: "plain"}
+	if page, _ := Build(rec, steps); strings.Contains(string(page), `id="study-`) {
+		t.Error("a study table for a sweep that names none")
+	}
+}

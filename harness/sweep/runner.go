@@ -54,6 +54,8 @@ type Runner struct {
 	deployments map[string]*deployment
 	// capacity and facts are read once per orchestrator.
 	capacity map[string]orchestrator.Capacity
+	// jobIDs caches the job IDs each configuration renders to
+	jobIDs map[string][]string
 	facts    map[string]orchestrator.Facts
 	// setupSpent is the time setup hooks took, kept out of the ETA.
 	setupSpent time.Duration
@@ -65,6 +67,9 @@ type deployment struct {
 	orch orchestrator.Orchestrator
 	jobs []*orchestrator.Deployment
 	app  *orchestrator.Deployment // the job with orchbench_service meta
+	// ready: every job deployed and healthy once; a deployment that failed
+	// is kept only so that it is stopped, never reused
+	ready bool
 	// dataset: whether setup and verification have run (setup.go)
 	dataset datasetState
 }
@@ -92,6 +97,7 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 	}
 	r.deployments = map[string]*deployment{}
 	r.capacity = map[string]orchestrator.Capacity{}
+	r.jobIDs = map[string][]string{}
 	r.facts = map[string]orchestrator.Facts{}
 	archived, err := r.Archive.CompletedSteps(rec.ID)
 	if err != nil {
@@ -185,6 +191,7 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 		// per-step pace; the ETA does not foresee deployments still to come.
 		eta := time.Duration(float64(time.Since(started)-r.setupSpent) / float64(ran) * float64(remaining))
 		fmt.Fprintf(r.Out, "[%d/%d] %s: %s · ETA %s%s\n", i+1, len(rec.Plan), st.ID, stepLine(sr), eta.Round(time.Second), pushNote)
+		r.stopFinished(ctx, st.Configuration(), rec.Plan[i+1:], done)
 		if sr.Measured() && st.Cooldown > 0 {
 			select {
 			case <-ctx.Done():
@@ -290,7 +297,7 @@ func loadArgs(rec *results.SweepRecord, st experiment.Step, eps []orchestrator.E
 // application twice without each disturbing the other's measurement.
 func (r *Runner) deploy(ctx context.Context, st experiment.Step, sr *results.StepResult) (*deployment, error) {
 	key := st.Configuration()
-	if d, ok := r.deployments[key]; ok && !st.Redeploy {
+	if d, ok := r.deployments[key]; ok && !st.Redeploy && d.ready {
 		// a reused deployment is verified again: an instance may have died,
 		// or a fault of the previous step may still be healing
 		for _, j := range d.jobs {
@@ -319,7 +326,11 @@ func (r *Runner) deploy(ctx context.Context, st experiment.Step, sr *results.Ste
 	if err := r.runPrepareHooks(ctx, jobs, sr); err != nil {
 		return nil, err
 	}
+	// Registered before anything can fail, so a job that deployed but never
+	// became healthy is stopped with its configuration, not left pending
+	// with a reservation the next configuration needs.
 	dep := &deployment{orch: o}
+	r.deployments[key] = dep
 	for _, job := range jobs {
 		w, err := orchestrator.NewWorkload(job)
 		if err != nil {
@@ -348,7 +359,7 @@ func (r *Runner) deploy(ctx context.Context, st experiment.Step, sr *results.Ste
 	}
 	sr.Metadata["deployment"] = map[bool]string{true: "fresh", false: "reused running version"}[fresh]
 	dep.dataset.fresh = fresh
-	r.deployments[key] = dep
+	dep.ready = true
 	return dep, nil
 }
 
@@ -418,6 +429,64 @@ func (r *Runner) deploymentKeys() []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// stopFinished stops a configuration's deployment once no step left to run
+// needs it: its reservation would keep the next configuration from being
+// placed on a small node, and its idle tasks would share the machine with
+// the next measurement. A later configuration that renders the same job (a
+// spec whose app blocks share one deployment on purpose, such as a fault
+// and the check after it) keeps it running.
+func (r *Runner) stopFinished(ctx context.Context, config string, rest []experiment.Step, done map[string]bool) {
+	d, ok := r.deployments[config]
+	if !ok || r.Keep {
+		return
+	}
+	mine := map[string]bool{}
+	for _, j := range d.jobs {
+		mine[j.Job] = true
+	}
+	for _, st := range rest {
+		if done[st.ID] {
+			continue
+		}
+		if st.Configuration() == config {
+			return
+		}
+		if r.Orchestrators[st.Orchestrator] != d.orch {
+			continue
+		}
+		ids, err := r.renderedJobIDs(ctx, st)
+		if err != nil {
+			return // the step will report it; keeping a deployment is the safe side
+		}
+		for _, id := range ids {
+			if mine[id] {
+				return
+			}
+		}
+	}
+	r.stop(d)
+	delete(r.deployments, config)
+}
+
+// renderedJobIDs are the job IDs a step's configuration deploys.
+func (r *Runner) renderedJobIDs(ctx context.Context, st experiment.Step) ([]string, error) {
+	if ids, ok := r.jobIDs[st.Configuration()]; ok {
+		return ids, nil
+	}
+	jobs, err := r.render(ctx, st, r.Orchestrators[st.Orchestrator])
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, j := range jobs {
+		if j.ID != nil {
+			ids = append(ids, *j.ID)
+		}
+	}
+	r.jobIDs[st.Configuration()] = ids
+	return ids, nil
 }
 
 func (r *Runner) stopAll() {

@@ -113,7 +113,7 @@ or a path to a pack directory. The same packs work with nomad-pack itself:
 Commands other than render need a Nomad agent (NOMAD_ADDR, default
 http://127.0.0.1:4646).`,
 	}
-	cmd.AddCommand(newPackRenderCmd(), newPackPlanCmd(), newPackRunCmd(), newPackStatusCmd(), newPackDestroyCmd())
+	cmd.AddCommand(newPackRenderCmd(), newPackPlanCmd(), newPackRunCmd(), newPackStatusCmd(), newPackDestroyCmd(), newPackCheckCmd())
 	return cmd
 }
 

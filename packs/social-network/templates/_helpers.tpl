@@ -22,7 +22,7 @@
 [[- fail "social-network: driver exec is not supported: the services ship as FROM scratch images (cluster/images.sh dsb); use driver docker" -]]
 [[- end -]]
 [[- if ne (var "driver" .) "docker" -]]
-[[- fail (printf "social-network: unknown driver %q; the only supported driver is docker" (var "driver" .)) -]]
+[[- fail (printf "social-network: unknown driver %q; valid drivers are: docker" (var "driver" .)) -]]
 [[- end -]]
 [[- $scale := var "scale" . -]]
 [[- if not (and (kindIs "int" $scale) (ge $scale 0)) -]]

@@ -1,0 +1,38 @@
+[[- /* Copy this pack to packs/<app>, replace "myapp" everywhere, and keep
+       the two helpers: validate fails early with the valid choices, sizing
+       computes resources once for both the job and the meta the harness
+       checks against the running containers. */ -]]
+
+[[- define "myapp.job_name" -]]
+[[- coalesce (var "job_name" .) (printf "%s-%s" (meta "pack.name" .) (var "variant" .)) -]]
+[[- end -]]
+
+[[- define "myapp.validate" -]]
+[[- $variants := list "baseline" "vertical" "horizontal" "unlimited" -]]
+[[- if not (has (var "variant" .) $variants) -]]
+[[- fail (printf "myapp: unknown variant %q; valid variants are: %s" (var "variant" .) (join ", " $variants)) -]]
+[[- end -]]
+[[- $scale := var "scale" . -]]
+[[- if not (and (kindIs "int" $scale) (ge $scale 0)) -]]
+[[- fail (printf "myapp: scale must be a whole number of instances, got %v" $scale) -]]
+[[- end -]]
+[[- if not (gt (float64 (var "resource_scale" .)) 0.0) -]]
+[[- fail (printf "myapp: resource_scale must be > 0, got %v" (var "resource_scale" .)) -]]
+[[- end -]]
+[[- end -]]
+
+[[- define "myapp.sizing" -]]
+[[- $ctx := .ctx -]]
+[[- $variant := var "variant" $ctx -]]
+[[- $rs := float64 (var "resource_scale" $ctx) -]]
+[[- $factor := ternary 2.0 1.0 (eq $variant "vertical") -]]
+[[- $count := ternary 2 1 (eq $variant "horizontal") -]]
+[[- if gt (var "scale" $ctx) 0 -]][[- $count = var "scale" $ctx -]][[- end -]]
+[[- $cores := mulf $factor $rs -]]
+[[- $_ := set . "cores" $cores -]]
+[[- $_ = set . "cpu" (max 1 (round (mulf $cores (var "mhz_per_core" $ctx)) 0 | int)) -]]
+[[- $_ = set . "memory" (max 10 (round (mulf $factor 1024 $rs) 0 | int)) -]]
+[[- $_ = set . "count" $count -]]
+[[- $_ = set . "limit_cores" (ternary 0 $cores (eq $variant "unlimited")) -]]
+[[- $_ = set . "cpu_mode" (ternary "shares" "quota" (eq $variant "unlimited")) -]]
+[[- end -]]

@@ -1,0 +1,4 @@
+pack {
+  name    = "paths"
+  version = "0.1.0"
+}

@@ -1,0 +1,106 @@
+package studies
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/results"
+)
+
+type fakeStep struct {
+	pack, orchestrator, variant string
+	vars                        map[string]any
+	rep                         int
+	outcome                     results.Outcome
+	qps, cores, meanMs          float64
+	meta                        map[string]any
+	endpoints                   []results.EndpointStats
+}
+
+func record(study string, steps []fakeStep) (*results.SweepRecord, []results.StepResult) {
+	rec := &results.SweepRecord{ID: "s", Spec: &experiment.Sweep{Name: "s", Study: study}}
+	var out []results.StepResult
+	for _, f := range steps {
+		vars := map[string]any{"variant": f.variant}
+		for k, v := range f.vars {
+			vars[k] = v
+		}
+		id := experiment.StepID(f.pack+varString(vars, "driver")+varString(vars, "difficulty")+varString(vars, "scale"), f.orchestrator, f.variant, 0, 8, f.rep)
+		rec.Plan = append(rec.Plan, experiment.Step{ID: id, App: f.pack, Pack: f.pack, Orchestrator: f.orchestrator, Variant: f.variant, Vars: vars, Rep: f.rep})
+		r := results.StepResult{Outcome: f.outcome, AchievedRPS: f.qps, Endpoints: f.endpoints, Metadata: map[string]any{}}
+		r.Step = id
+		r.Corrected.Mean = f.meanMs
+		if f.cores > 0 {
+			r.Metadata["task_cpu"] = []results.TaskCPU{{Task: f.pack, Cores: f.cores}}
+		}
+		for k, v := range f.meta {
+			r.Metadata[k] = v
+		}
+		out = append(out, r)
+	}
+	return rec, out
+}
+
+func row(t *testing.T, tab *Table, prefix ...string) []string {
+	t.Helper()
+	for _, r := range tab.Rows {
+		if len(r) >= len(prefix) && strings.Join(r[:len(prefix)], "|") == strings.Join(prefix, "|") {
+			return r
+		}
+	}
+	t.Fatalf("no row %v in %v", prefix, tab.Rows)
+	return nil
+}
+
+func TestStudy000ContainerOverProcess(t *testing.T) {
+	var steps []fakeStep
+	for rep, q := range []float64{100, 110, 90} {
+		steps = append(steps,
+			fakeStep{pack: "taewa", orchestrator: "nomad", variant: "baseline", vars: map[string]any{"driver": "docker", "difficulty": 20000.0}, rep: rep + 1, outcome: results.OutcomeValid, qps: q, cores: 0.5},
+			fakeStep{pack: "taewa", orchestrator: "nomad", variant: "baseline", vars: map[string]any{"driver": "exec", "difficulty": 20000.0}, rep: rep + 1, outcome: results.OutcomeValid, qps: q / 2, cores: 1},
+		)
+	}
+	// an invalid step measured nothing and must not move the figures
+	steps = append(steps, fakeStep{pack: "taewa", orchestrator: "nomad", variant: "baseline", vars: map[string]any{"driver": "exec", "difficulty": 20000.0}, rep: 4, outcome: results.OutcomeInvalid, qps: 1e6, cores: 1})
+	tab := Headline(record("000", steps))
+	r := row(t, tab, "taewa", "normal (n=20000)", "nomad")
+	for i, want := range map[int]string{3: "100 [90–110] (n=3)", 4: "50 [45–55] (n=3)", 6: "200 [180–220] (n=3)", 7: "50 [45–55] (n=3)", 9: "1.077 / 0.576"} {
+		if r[i] != want {
+			t.Errorf("%s = %q, want %q", tab.Columns[i], r[i], want)
+		}
+	}
+	if !strings.HasPrefix(r[5], "2.000 [") || !strings.HasPrefix(r[8], "4.000 [") {
+		t.Errorf("ratios: qps %q, per core %q; want 2 and 4", r[5], r[8])
+	}
+	if !strings.Contains(strings.Join(tab.Notes, " "), "1 invalid steps are left out") {
+		t.Errorf("notes %v", tab.Notes)
+	}
+}
+
+func TestStudy004LatencyPerReplicasAndCoreLimit(t *testing.T) {
+	cpuErrors := []results.EndpointStats{{Name: "GET /cpu-intensive?num=8", Requests: 100, Errors: 92}, {Name: "GET /books", Requests: 100}}
+	var steps []fakeStep
+	for rep := 1; rep <= 2; rep++ {
+		steps = append(steps,
+			fakeStep{pack: "books-node", orchestrator: "nomad", variant: "unlimited", vars: map[string]any{"scale": 2.0}, rep: rep, outcome: results.OutcomeValid, meanMs: 178},
+			fakeStep{pack: "books-kotlin", orchestrator: "nomad", variant: "baseline", vars: map[string]any{"resource_scale": 1.0}, rep: rep, outcome: results.OutcomeBroken, meanMs: 238,
+				meta: map[string]any{"orchbench_cores": "1", "orchbench_count": "1"}, endpoints: cpuErrors},
+		)
+	}
+	tab := Headline(record("004", steps))
+	node := row(t, tab, "Node/Express + sequelize", "2 replicas, no limits", "nomad")
+	if node[3] != "178 (n=2)" || node[6] != "178" {
+		t.Errorf("node at 2 replicas: %v", node)
+	}
+	kotlin := row(t, tab, "Kotlin/Spring Boot + JPA", "1 replica, 1 core", "nomad")
+	if kotlin[3] != "238 (n=2)" || kotlin[5] != "92.0 (n=2)" || !strings.HasPrefix(kotlin[6], "238") {
+		t.Errorf("kotlin at 1 core: %v", kotlin)
+	}
+}
+
+func TestNoStudyNoTable(t *testing.T) {
+	if tab := Headline(record("", nil)); tab != nil {
+		t.Errorf("a sweep without a study got %+v", tab)
+	}
+}
