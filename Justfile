@@ -43,7 +43,7 @@ load *args: build
 bench-loadgen *args: build
     go run ./harness/cmd/bench-loadgen --orchbench .tools/bin/orchbench "$@"
 
-# Install the pinned tools (Debian packages, Nomad, Consul, levant, hashi-up, VictoriaMetrics) into .tools/bin
+# Install the pinned tools (Debian packages, Nomad, Consul, levant, hashi-up, VictoriaMetrics) into .tools/bin, and study 000's vendored npm/PyPI packages for the exec driver
 tools *targets:
     cluster/tools.sh "$@"
 
@@ -91,7 +91,7 @@ k8s-images:
 kubectl *args:
     nsenter --net=/run/netns/orchbench-k8s -- .tools/bin/kubectl --kubeconfig .state/kubernetes/admin.kubeconfig "$@"
 
-# Build the container images locally (base taewa orchbench by default; dsb for DeathStarBench)
+# Build the container images locally (base taewa orchbench by default; riwai raupi apache for study 000; dsb for DeathStarBench)
 images *targets:
     cluster/images.sh "$@"
 
@@ -126,17 +126,19 @@ pack-check *packs: build
 # All tests: unit tests, then the integration tests on a real embedded cluster; a test missing what it needs fails here, never skips
 test: tools test-unit test-integration
 
-# Go and Node unit tests (no cluster; needs `just tools` for VictoriaMetrics, redis and memcached)
+# Go, Node and Python unit tests (no cluster; needs `just tools` for VictoriaMetrics, redis and memcached; Riwai's and Raupi's packages come from cluster/vendor.sh)
 test-unit:
     test -z "$(gofmt -l harness deathstarbench apps test 2>/dev/null)" || { echo "gofmt needed:"; gofmt -l harness deathstarbench apps test; exit 1; }
     go vet ./...
     go vet -tags integration,e2e ./test/... ./deathstarbench/...
     ORCHBENCH_TEST_STRICT=1 go test ./...
     node --test apps/taewa
+    NODE_PATH="$(cluster/vendor.sh dir riwai)/node_modules" node --test apps/riwai
+    PYTHONPATH="$(cluster/vendor.sh dir raupi)/site" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m unittest discover -s apps/raupi
 
 # Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
 test-integration: tools tools-kubernetes build
-    cluster/images.sh pause base taewa orchbench dsb fortio locust
+    cluster/images.sh pause base taewa riwai raupi apache orchbench dsb fortio locust
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/socialnetwork/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags integration -count=1 -timeout 50m -v ./test/integration/
 

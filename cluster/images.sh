@@ -3,6 +3,9 @@
 #   base      Debian bookworm made with debootstrap + docker import, rebuilt only when
 #             cluster/images/base-packages.txt changes
 #   taewa     apps/taewa on the base image
+#   riwai     apps/riwai (Express) on the base image, node_modules vendored on the host
+#   raupi     apps/raupi (Flask + Waitress) on the base image, packages vendored on the host
+#   apache    apps/apache (Debian's apache2-bin from the base) serving the 45-byte page
 #   orchbench the static orchbench binary (load generator job) FROM scratch
 #   pause     the holder of bridge-mode network namespaces (Nomad's docker infra_image)
 #   fortio    Fortio (study 000's load tool, cluster/versions.env) FROM scratch, an alternative load runner
@@ -73,6 +76,60 @@ ENV PORT=8080
 EXPOSE 8080
 USER 65534
 CMD [\"node\", \"/opt/taewa/server.js\"]" "$ctx"
+  rm -rf "$ctx"
+}
+
+# The apps of study 000 besides Taewa. Their third-party packages come from
+# cluster/vendor.sh (npm ci / pip install --require-hashes on the host, cached
+# by lock-file hash), because a build container reaches no registry; the
+# runtimes (nodejs, python3, apache2-bin) are in the base image. Each tag
+# hashes the app's files, its lock file and the base package list.
+build_riwai() {
+  build_base
+  local tag ctx vendored
+  tag="orchbench/riwai:$(content_hash apps/riwai/server.js apps/riwai/package.json apps/riwai/package-lock.json cluster/images/base-packages.txt)"
+  have "$tag" && { say "riwai: $tag is up to date"; tag_latest "$tag"; return; }
+  vendored=$("$root/cluster/vendor.sh" dir riwai)
+  ctx=$(mktemp -d); cp "$root/apps/riwai/server.js" "$ctx/"; cp -a "$vendored/node_modules" "$ctx/"
+  build_ctx riwai "$tag" "FROM $(base_tag)
+COPY node_modules /opt/riwai/node_modules
+COPY server.js /opt/riwai/server.js
+ENV PORT=8080 NODE_ENV=production
+EXPOSE 8080
+USER 65534
+CMD [\"node\", \"/opt/riwai/server.js\"]" "$ctx"
+  rm -rf "$ctx"
+}
+
+build_raupi() {
+  build_base
+  local tag ctx vendored
+  tag="orchbench/raupi:$(content_hash apps/raupi/server.py apps/raupi/requirements.txt cluster/images/base-packages.txt)"
+  have "$tag" && { say "raupi: $tag is up to date"; tag_latest "$tag"; return; }
+  vendored=$("$root/cluster/vendor.sh" dir raupi)
+  ctx=$(mktemp -d); cp "$root/apps/raupi/server.py" "$ctx/"; cp -a "$vendored/site" "$ctx/"
+  build_ctx raupi "$tag" "FROM $(base_tag)
+COPY site /opt/raupi/site
+COPY server.py /opt/raupi/server.py
+ENV PORT=8080 PYTHONPATH=/opt/raupi/site PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+EXPOSE 8080
+USER 65534
+CMD [\"python3\", \"/opt/raupi/server.py\"]" "$ctx"
+  rm -rf "$ctx"
+}
+
+build_apache() {
+  build_base
+  local tag ctx
+  tag="orchbench/apache:$(content_hash apps/apache/httpd.conf apps/apache/htdocs cluster/images/base-packages.txt)"
+  ctx=$(mktemp -d); cp -a "$root/apps/apache/httpd.conf" "$root/apps/apache/htdocs" "$ctx/"
+  build_ctx apache "$tag" "FROM $(base_tag)
+COPY httpd.conf /opt/apache/httpd.conf
+COPY htdocs /opt/apache/htdocs
+ENV PORT=8080 APACHE_RUN_DIR=/tmp APACHE_DOCROOT=/opt/apache/htdocs
+EXPOSE 8080
+USER 65534
+CMD [\"apache2\", \"-f\", \"/opt/apache/httpd.conf\", \"-DFOREGROUND\"]" "$ctx"
   rm -rf "$ctx"
 }
 
@@ -181,12 +238,15 @@ for t in "${targets[@]}"; do
   case $t in
     base) build_base ;;
     taewa) build_taewa ;;
+    riwai) build_riwai ;;
+    raupi) build_raupi ;;
+    apache) build_apache ;;
     orchbench) go_static orchbench ./harness/cmd/orchbench ;;
     pause) build_pause ;;
     dsb) build_dsb ;;
     fortio) build_fortio ;;
     locust) build_locust ;;
-    *) say "unknown image '$t' (known: pause base taewa orchbench dsb fortio locust)"; exit 2 ;;
+    *) say "unknown image '$t' (known: pause base taewa riwai raupi apache orchbench dsb fortio locust)"; exit 2 ;;
   esac
 done
 if [ -n "${REGISTRY:-}" ]; then

@@ -199,8 +199,16 @@ build_fortio() {
   say "fortio $FORTIO_VERSION: built"
 }
 
+# Study 000's Riwai and Raupi under the exec driver: their pinned npm and PyPI
+# packages, vendored by cluster/vendor.sh (cached by lock-file hash) and
+# copied under /usr/local/lib/orchbench, inside the exec chroot's /usr.
+install_apps() {
+  tool=apps step="vendor riwai raupi"
+  "$root/cluster/vendor.sh" install riwai raupi 2>&1 | sed 's/^/[tools] /' || fail cluster/vendor.sh install riwai raupi
+}
+
 start=$(date +%s)
-targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics levant hashi-up consul nomad fortio)
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics levant hashi-up consul nomad fortio apps)
 for t in "${targets[@]}"; do
   case $t in
     apt) apt_install ;;
@@ -212,7 +220,8 @@ for t in "${targets[@]}"; do
     kubernetes) build_kubernetes ;;
     coredns) build_coredns ;;
     fortio) build_fortio ;;
-    *) say "unknown tool '$t' (known: apt nomad consul levant hashi-up victoriametrics kubernetes coredns fortio)"; exit 2 ;;
+    apps) install_apps ;;
+    *) say "unknown tool '$t' (known: apt nomad consul levant hashi-up victoriametrics kubernetes coredns fortio apps)"; exit 2 ;;
   esac
 done
 say "all tools ready in $(( $(date +%s) - start )) s"

@@ -1,0 +1,65 @@
+variable "job_name" {
+  type        = string
+  default     = ""
+  description = "Nomad job name; empty means apache-<variant>, so variants can run side by side."
+}
+
+variable "datacenters" {
+  type        = list(string)
+  default     = ["dc1"]
+  description = "Datacenters the job may be placed in."
+}
+
+variable "region" {
+  type        = string
+  default     = "global"
+  description = "Nomad region to deploy to."
+}
+
+variable "variant" {
+  type        = string
+  default     = "baseline"
+  description = "Resource shape: baseline 1 core and 1 GiB; vertical 2 cores and 2 GiB; horizontal baseline x scale instances; unlimited baseline reservation with no CPU cap and memory bursting to 8x. One of: baseline, vertical, horizontal, unlimited."
+}
+
+variable "scale" {
+  type        = number
+  default     = 0
+  description = "Instance count, whole number. 0 keeps the variant's own: 2 for horizontal, 1 for the others. A value of 1 or more applies to every variant."
+}
+
+variable "resource_scale" {
+  type        = number
+  default     = 1
+  description = "Multiplies every declared core and MiB, so a small machine runs a proportional miniature; variants keep their ratios."
+}
+
+variable "mhz_per_core" {
+  type        = number
+  default     = 2100
+  description = "The node's fingerprinted MHz per core (total cpu MHz / cores); cpu MHz = cores x resource_scale x mhz_per_core."
+}
+
+variable "driver" {
+  type        = string
+  default     = "docker"
+  description = "Task driver: docker (image, CFS quota) or exec (the host's /usr/sbin/apache2 from Debian's apache2-bin, with config_source and page_source shipped in the job; whole cores become a cpuset)."
+}
+
+variable "image" {
+  type        = string
+  default     = "orchbench/apache:local"
+  description = "Docker image for the docker driver; cluster/images.sh tags each build \"local\" (Nomad would try to pull \":latest\")."
+}
+
+variable "config_source" {
+  type        = string
+  default     = "apps/apache/httpd.conf"
+  description = "Apache's configuration for the exec driver, relative to the directory nomad-pack or orchbench runs in (the repository root); shipped inside the job, as the image carries the same file."
+}
+
+variable "page_source" {
+  type        = string
+  default     = "apps/apache/htdocs/index.html"
+  description = "The static page (the study's 45 bytes) for the exec driver, relative to the repository root; shipped inside the job."
+}

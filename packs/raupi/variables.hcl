@@ -1,0 +1,71 @@
+variable "job_name" {
+  type        = string
+  default     = ""
+  description = "Nomad job name; empty means raupi-<variant>, so variants can run side by side."
+}
+
+variable "datacenters" {
+  type        = list(string)
+  default     = ["dc1"]
+  description = "Datacenters the job may be placed in."
+}
+
+variable "region" {
+  type        = string
+  default     = "global"
+  description = "Nomad region to deploy to."
+}
+
+variable "variant" {
+  type        = string
+  default     = "baseline"
+  description = "Resource shape: baseline 1 core and 1 GiB; vertical 2 cores and 2 GiB; horizontal baseline x scale instances; unlimited baseline reservation with no CPU cap and memory bursting to 8x. One of: baseline, vertical, horizontal, unlimited."
+}
+
+variable "scale" {
+  type        = number
+  default     = 0
+  description = "Instance count, whole number. 0 keeps the variant's own: 2 for horizontal, 1 for the others. A value of 1 or more applies to every variant."
+}
+
+variable "resource_scale" {
+  type        = number
+  default     = 1
+  description = "Multiplies every declared core and MiB, so a small machine runs a proportional miniature; variants keep their ratios."
+}
+
+variable "mhz_per_core" {
+  type        = number
+  default     = 2100
+  description = "The node's fingerprinted MHz per core (total cpu MHz / cores); cpu MHz = cores x resource_scale x mhz_per_core."
+}
+
+variable "driver" {
+  type        = string
+  default     = "docker"
+  description = "Task driver: docker (image, CFS quota) or exec (the host's python3 running app_source, shipped in the job, with Flask and Waitress from vendor_dir; whole cores become a cpuset)."
+}
+
+variable "image" {
+  type        = string
+  default     = "orchbench/raupi:local"
+  description = "Docker image for the docker driver; cluster/images.sh tags each build \"local\" (Nomad would try to pull \":latest\")."
+}
+
+variable "app_source" {
+  type        = string
+  default     = "apps/raupi/server.py"
+  description = "The server's source for the exec driver, relative to the directory nomad-pack or orchbench runs in (the repository root); it is shipped inside the job, so no host path is mounted."
+}
+
+variable "vendor_dir" {
+  type        = string
+  default     = "/usr/local/lib/orchbench/raupi"
+  description = "For the exec driver: the host directory whose site/ holds Flask, Waitress and their dependencies (pinned by apps/raupi/requirements.txt), installed by `cluster/tools.sh apps`; it must be under a directory of the exec chroot (/usr)."
+}
+
+variable "difficulty" {
+  type        = number
+  default     = 200
+  description = "The n the correctness probe and the load generator send as GET /?n=<difficulty>; 200 is the study's Raupi default."
+}
