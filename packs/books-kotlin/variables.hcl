@@ -60,8 +60,8 @@ variable "postgres_memory_mib" {
 
 variable "postgres_cores" {
   type        = number
-  default     = 0.25
-  description = "Cores reserved for PostgreSQL (CPU shares, never capped)."
+  default     = 0.1
+  description = "Cores reserved for PostgreSQL (CPU shares, never capped: it may use any idle core)."
 }
 
 variable "db_password" {

@@ -28,8 +28,11 @@ job "[[ $job ]]" {
     orchbench_probe_path      = "/books/2"
     orchbench_probe_min_bytes = "70"
     orchbench_probe_regex     = "^\\{\"id\":2,\"title\":\"The Dispossessed\",\"author\":\"Ursula K\\. Le Guin\",\"year\":1974\\}$"
-    # The single path today's load generator sends: the study's GET /books/1.
-    orchbench_load_path       = "/books/1"
+    # The single path today's load generator sends: a GET by id, as the
+    # study's GET /books/1, of the probe's book, so the responses gate can
+    # hold every answer to the probe's size (book 1 is PATCHed by the
+    # study's sequence below).
+    orchbench_load_path       = "/books/2"
     # The study's JMeter plan (TestPlan.jmx): each thread loops over these
     # five requests in order, bodies with Content-Type application/json.
     orchbench_load_sequence   = "[{\"method\":\"POST\",\"path\":\"/books\",\"body\":\"{\\\"title\\\":\\\"something\\\"}\"},{\"method\":\"PATCH\",\"path\":\"/books/1\",\"body\":\"{\\\"title\\\":\\\"new title\\\"}\"},{\"method\":\"GET\",\"path\":\"/books/1\"},{\"method\":\"GET\",\"path\":\"/books\"},{\"method\":\"GET\",\"path\":\"/cpu-intensive?num=8\"}]"
