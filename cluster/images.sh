@@ -158,6 +158,27 @@ deb_layer() {
   echo "$dir"
 }
 
+# deb_image NAME TAG PREPARE PACKAGE...: TAG is the base with PACKAGE...
+# installed, made by dpkg in a container that sees the downloaded .debs
+# through a read-only bind mount, then committed: the image holds the
+# installed files only, not a layer of .deb files (the classic builder
+# here has no RUN --mount). PREPARE is a shell command run before dpkg.
+deb_image() {
+  local name=$1 tag=$2 prepare=$3; shift 3
+  if have "$tag"; then return; fi
+  local debs c="orchbench-debs-$name-$$"
+  debs=$(deb_layer "$name" "$@")
+  say "$name: installing $(find "$debs" -name '*.deb' | wc -l) Debian packages into $tag"
+  docker rm -f "$c" >/dev/null 2>&1 || true
+  docker run --name "$c" --network none --user 0 -v "$debs:/tmp/debs:ro" "$(base_tag)" /bin/sh -c \
+    "set -e; $prepare; dpkg -i /tmp/debs/*.deb; rm -rf /var/cache/apt/archives/*.deb" >"$root/.state/logs/debs-$name-install.log" 2>&1 || {
+    say "$name: dpkg failed; last lines of .state/logs/debs-$name-install.log:"; tail -n 20 "$root/.state/logs/debs-$name-install.log" | sed 's/^/    /'
+    docker rm -f "$c" >/dev/null 2>&1; exit 1; }
+  # the container ran dpkg through /bin/sh -c: the image keeps none of that
+  docker commit --change "CMD [\"/bin/sh\"]" --change "USER root" "$c" "$tag" >/dev/null
+  docker rm -f "$c" >/dev/null
+}
+
 # The Debian packages each layer adds (their versions are Debian bookworm's,
 # as the base's are).
 postgres_debs=(postgresql-15)
@@ -165,25 +186,25 @@ jre_debs=(openjdk-17-jre-headless)
 
 build_postgres() {
   build_base
-  local tag debs ctx
-  tag="orchbench/postgres:$({ content_hash cluster/images/base-packages.txt cluster/images/postgres; echo "${postgres_debs[*]}"; } | sha256sum | cut -c1-12)"
+  local key tag ctx
+  key=$({ content_hash cluster/images/base-packages.txt cluster/images/postgres; echo "${postgres_debs[*]}"; } | sha256sum | cut -c1-12)
+  tag="orchbench/postgres:$key"
   if have "$tag"; then say "postgres: $tag is up to date"; tag_latest "$tag"; return; fi
-  debs=$(deb_layer postgres "${postgres_debs[@]}")
-  ctx=$(mktemp -d); mkdir "$ctx/debs"; cp "$debs"/*.deb "$ctx/debs/"
-  cp "$root/cluster/images/postgres/entrypoint.sh" "$ctx/"
   # No cluster is made at install time (the entrypoint makes one in PGDATA),
-  # and no service is started. /alloc/data is in the image, writable by
-  # postgres, for Swarm volumes (see the Redis image).
-  build_ctx postgres "$tag" "FROM $(base_tag)
-COPY debs/ /tmp/debs/
-RUN mkdir -p /etc/postgresql-common && echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.conf \\
- && printf '#!/bin/sh\\nexit 101\\n' >/usr/sbin/policy-rc.d && chmod 0755 /usr/sbin/policy-rc.d \\
- && dpkg -i /tmp/debs/*.deb && rm -rf /tmp/debs /usr/sbin/policy-rc.d \\
- && mkdir -p /alloc/data && chmod 1777 /alloc/data
+  # and no service is started.
+  deb_image postgres "orchbench/postgres-debs:$key" \
+    "mkdir -p /etc/postgresql-common && echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.conf && printf '#!/bin/sh\\nexit 101\\n' >/usr/sbin/policy-rc.d && chmod 0755 /usr/sbin/policy-rc.d && trap 'rm -f /usr/sbin/policy-rc.d' EXIT" \
+    "${postgres_debs[@]}"
+  ctx=$(mktemp -d)
+  cp "$root/cluster/images/postgres/entrypoint.sh" "$ctx/"
+  # /alloc/data is in the image, writable by postgres, for Swarm volumes
+  # (see the Redis image).
+  build_ctx postgres "$tag" "FROM orchbench/postgres-debs:$key
 COPY entrypoint.sh /usr/local/bin/orchbench-postgres
-RUN chmod 0755 /usr/local/bin/orchbench-postgres
+RUN chmod 0755 /usr/local/bin/orchbench-postgres && mkdir -p /alloc/data && chmod 1777 /alloc/data
 USER postgres
-ENTRYPOINT [\"/usr/local/bin/orchbench-postgres\"]" "$ctx"
+ENTRYPOINT [\"/usr/local/bin/orchbench-postgres\"]
+CMD []" "$ctx"
   rm -rf "$ctx"
 }
 
@@ -193,12 +214,9 @@ build_jre() {
   build_base
   local tag; tag=$(jre_tag)
   if have "$tag"; then say "jre: $tag is up to date"; return; fi
-  local debs ctx; debs=$(deb_layer jre "${jre_debs[@]}")
-  ctx=$(mktemp -d); mkdir "$ctx/debs"; cp "$debs"/*.deb "$ctx/debs/"
-  build_ctx jre "$tag" "FROM $(base_tag)
-COPY debs/ /tmp/debs/
-RUN dpkg -i /tmp/debs/*.deb && rm -rf /tmp/debs && java -version" "$ctx"
-  rm -rf "$ctx"
+  deb_image jre "$tag" "true" "${jre_debs[@]}"
+  docker run --rm "$tag" java -version >/dev/null 2>&1 || { say "jre: java does not run in $tag"; exit 1; }
+  say "jre: built $tag"
 }
 
 build_books_node() {
