@@ -91,7 +91,7 @@ k8s-images:
 kubectl *args:
     nsenter --net=/run/netns/orchbench-k8s -- .tools/bin/kubectl --kubeconfig .state/kubernetes/admin.kubeconfig "$@"
 
-# Build the container images locally (base taewa orchbench by default; dsb for DeathStarBench)
+# Build the container images locally (base taewa orchbench by default; dsb for DeathStarBench; books for study 004's postgres, books-node, books-kotlin)
 images *targets:
     cluster/images.sh "$@"
 
@@ -128,10 +128,11 @@ test-unit:
     go vet -tags integration,e2e ./test/... ./deathstarbench/...
     ORCHBENCH_TEST_STRICT=1 go test ./...
     node --test apps/taewa
+    node --test apps/books-node
 
 # Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
 test-integration: tools tools-kubernetes build
-    cluster/images.sh pause base taewa orchbench dsb
+    cluster/images.sh pause base taewa orchbench dsb books
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/socialnetwork/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags integration -count=1 -timeout 50m -v ./test/integration/
 
