@@ -22,6 +22,7 @@ type booksTask struct {
 	meta                          map[string]string
 	hardLimit                     bool
 	templates                     []string
+	env                           map[string]string
 }
 
 type booksJob struct {
@@ -73,6 +74,12 @@ func renderBooks(t *testing.T, name string, vars map[string]string) (booksJob, e
 			if b.Type == "template" {
 				v, _ := b.Body.Attributes["data"].Expr.Value(nil)
 				bt.templates = append(bt.templates, v.AsString())
+			}
+		}
+		bt.env = map[string]string{}
+		for name, attr := range only(t, task.Body, "env").Body.Attributes {
+			if v, diags := attr.Expr.Value(nil); !diags.HasErrors() && v.Type() == cty.String {
+				bt.env[name] = v.AsString() // ${NOMAD_...} values are left out
 			}
 		}
 		out.tasks[task.Labels[0]] = bt
@@ -146,7 +153,7 @@ func TestBooksProbeIsTheSeededBook(t *testing.T) {
 		if j.meta["orchbench_probe_path"] != "/books/2" || j.meta["orchbench_load_path"] != "/books/2" {
 			t.Errorf("%s: probe %q, load %q", name, j.meta["orchbench_probe_path"], j.meta["orchbench_load_path"])
 		}
-		seed := j.tasks["postgres"].templates[0]
+		seed := j.tasks["postgres"].env["POSTGRES_INIT_SCRIPT"]
 		rows := regexp.MustCompile(`\('([^']*)', '([^']*)', ([0-9]+)\)`).FindAllStringSubmatch(seed, -1)
 		if len(rows) != 2 {
 			t.Fatalf("%s: the init SQL seeds %d books, want 2:\n%s", name, len(rows), seed)
@@ -220,6 +227,7 @@ func TestBooksRejectsBadValues(t *testing.T) {
 			{map[string]string{"resource_scale": "0"}, "resource_scale must be > 0"},
 			{map[string]string{"postgres_memory_mib": "64"}, "postgres_memory_mib must be a whole number >= 128"},
 			{map[string]string{"db_password": ""}, "db_password must not be empty"},
+			{map[string]string{"postgres_check": "http"}, "valid checks are: pg_isready, tcp"},
 		} {
 			_, err := renderBooks(t, name, c.vars)
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), name+":") {

@@ -64,6 +64,12 @@ variable "postgres_cores" {
   description = "Cores reserved for PostgreSQL (CPU shares, never capped: it may use any idle core)."
 }
 
+variable "postgres_check" {
+  type        = string
+  default     = "pg_isready"
+  description = "PostgreSQL's health check: pg_isready (a script check in the task: the server accepts connections) or tcp (its port is open; for orchestrators that cannot run script checks, such as Swarm and Kubernetes through orchbench's translation)."
+}
+
 variable "db_password" {
   type        = string
   default     = "books"

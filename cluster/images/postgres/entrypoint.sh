@@ -2,8 +2,9 @@
 # orchbench/postgres: Debian's PostgreSQL 15 with its data in PGDATA (the
 # pack puts it in the allocation's data dir, so a task restart keeps it).
 # On the first start it runs initdb, creates POSTGRES_USER (a superuser with
-# POSTGRES_PASSWORD) and POSTGRES_DB, and runs POSTGRES_INIT_SQL (a file) in
-# that database; a marker file says the whole of that finished, so a start
+# POSTGRES_PASSWORD) and POSTGRES_DB, and runs in that database the SQL of
+# POSTGRES_INIT_SCRIPT (the text; an env value crosses every orchestrator)
+# and of POSTGRES_INIT_SQL (a file); a marker file says the whole of that finished, so a start
 # interrupted half-way initialises again from scratch. Then it runs postgres
 # in the foreground with any arguments given (e.g. -p PORT).
 set -eu
@@ -33,6 +34,10 @@ if [ ! -f "$marker" ]; then
   "$bin/pg_ctl" -D "$PGDATA" -w -s -o "-c listen_addresses='' -k $sock" start
   if [ "$POSTGRES_DB" != postgres ]; then
     "$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$sock" -U "$POSTGRES_USER" -d postgres -c "CREATE DATABASE \"$POSTGRES_DB\""
+  fi
+  if [ -n "${POSTGRES_INIT_SCRIPT:-}" ]; then
+    echo "orchbench-postgres: running POSTGRES_INIT_SCRIPT in $POSTGRES_DB"
+    printf '%s\n' "$POSTGRES_INIT_SCRIPT" | "$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$sock" -U "$POSTGRES_USER" -d "$POSTGRES_DB" -f -
   fi
   if [ -n "${POSTGRES_INIT_SQL:-}" ]; then
     echo "orchbench-postgres: running $POSTGRES_INIT_SQL in $POSTGRES_DB"

@@ -55,11 +55,16 @@ job "[[ $job ]]" {
       tags     = ["orchbench-internal", "variant-[[ $variant ]]"]
 
       check {
+[[- if eq (var "postgres_check" .) "pg_isready" ]]
         name     = "pg_isready"
         type     = "script"
         task     = "postgres"
         command  = "/usr/lib/postgresql/15/bin/pg_isready"
         args     = ["-q", "-h", "${NOMAD_IP_db}", "-p", "${NOMAD_PORT_db}", "-d", "books", "-U", "books"]
+[[- else ]]
+        name     = "postgres-tcp"
+        type     = "tcp"
+[[- end ]]
         interval = "3s"
         timeout  = "2s"
       }
@@ -117,16 +122,12 @@ job "[[ $job ]]" {
         POSTGRES_USER     = "books"
         POSTGRES_DB       = "books"
         POSTGRES_PASSWORD = [[ var "db_password" . | quote ]]
-        POSTGRES_INIT_SQL = "/local/init.sql"
-      }
-
-      # The schema both apps share, and the books the study's requests and
-      # the probe need: book 1 is the one the study PATCHes and GETs, book 2
-      # the probe's.
-      template {
-        destination = "local/init.sql"
-        perms       = "0644"
-        data        = <<EOT
+        # The schema both apps share, and the books the study's requests
+        # and the probe need: book 1 is the one the study PATCHes and GETs,
+        # book 2 the probe's. Run once, when the data dir is initialised; an
+        # env value rather than a file template, so Swarm and Kubernetes can
+        # carry it too.
+        POSTGRES_INIT_SCRIPT = <<EOT
 CREATE TABLE books (
   id     serial PRIMARY KEY,
   title  text NOT NULL,
