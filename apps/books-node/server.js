@@ -12,9 +12,21 @@ const port = Number(env.PORT || 8080);
 const host = env.HOST || undefined;
 const waitSeconds = Number(env.DB_WAIT_SECONDS || 120);
 
+// dbAddress: DB_ADDR (host:port, as the pack's template renders it) or
+// DB_HOST and DB_PORT.
+function dbAddress() {
+  if (env.DB_ADDR) {
+    const i = env.DB_ADDR.lastIndexOf(':');
+    if (i <= 0) throw new Error(`DB_ADDR ${JSON.stringify(env.DB_ADDR)} is not host:port`);
+    return { host: env.DB_ADDR.slice(0, i), port: Number(env.DB_ADDR.slice(i + 1)) };
+  }
+  return { host: env.DB_HOST || '127.0.0.1', port: Number(env.DB_PORT || 5432) };
+}
+const db = dbAddress();
+
 const sequelize = new Sequelize(env.DB_NAME || 'books', env.DB_USER || 'books', env.DB_PASSWORD || 'books', {
-  host: env.DB_HOST || '127.0.0.1',
-  port: Number(env.DB_PORT || 5432),
+  host: db.host,
+  port: db.port,
   dialect: 'postgres',
   logging: false,
   // the same pool size as books-kotlin's Hikari pool

@@ -222,7 +222,7 @@ EOT
         DB_WAIT_SECONDS = "180"
       }
 
-      # PostgreSQL's address from Consul (registered, healthy or not: the
+      # PostgreSQL's host:port from Consul (registered, healthy or not: the
       # app retries until it answers). Before it is registered an
       # unreachable placeholder renders, and the task restarts once it is.
       template {
@@ -231,9 +231,7 @@ EOT
         change_mode = "restart"
         splay       = "1s"
         data        = <<EOT
-{{ with service "[[ $job ]]-postgres|any" }}{{ with index . 0 }}DB_HOST={{ .Address }}
-DB_PORT={{ .Port }}{{ end }}{{ else }}DB_HOST=127.0.0.1
-DB_PORT=1{{ end }}
+DB_ADDR={{ with service "[[ $job ]]-postgres|any" }}{{ with index . 0 }}{{ .Address }}:{{ .Port }}{{ end }}{{ else }}127.0.0.1:1{{ end }}
 EOT
       }
 

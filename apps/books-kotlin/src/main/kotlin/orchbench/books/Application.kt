@@ -34,9 +34,21 @@ fun waitForDatabase(url: String, user: String, password: String, waitSeconds: Lo
     }
 }
 
+/** DB_ADDR (host:port, as the pack's template renders it), or DB_HOST and DB_PORT. */
+fun dbAddress(env: Map<String, String>): String {
+    val addr = env["DB_ADDR"]
+    if (addr != null) {
+        require(addr.lastIndexOf(':') > 0) { "DB_ADDR \"$addr\" is not host:port" }
+        return addr
+    }
+    return "${env["DB_HOST"] ?: "127.0.0.1"}:${env["DB_PORT"] ?: "5432"}"
+}
+
 fun main(args: Array<String>) {
     val env = System.getenv()
-    val url = "jdbc:postgresql://${env["DB_HOST"] ?: "127.0.0.1"}:${env["DB_PORT"] ?: "5432"}/${env["DB_NAME"] ?: "books"}"
+    val url = "jdbc:postgresql://${dbAddress(env)}/${env["DB_NAME"] ?: "books"}"
+    // the one URL both the wait and Spring use (a system property outranks application.properties)
+    System.setProperty("spring.datasource.url", url)
     waitForDatabase(url, env["DB_USER"] ?: "books", env["DB_PASSWORD"] ?: "books", (env["DB_WAIT_SECONDS"] ?: "120").toLong())
     runApplication<Application>(*args)
 }
