@@ -192,14 +192,16 @@ build_postgres() {
   if have "$tag"; then say "postgres: $tag is up to date"; tag_latest "$tag"; return; fi
   # No cluster is made at install time (the entrypoint makes one in PGDATA),
   # and no service is started.
-  deb_image postgres "orchbench/postgres-debs:$key" \
+  # the installed packages depend on the base and the list only, not on the entrypoint
+  local debs_tag; debs_tag="orchbench/postgres-debs:$(printf '%s\n' "$(base_tag)" "${postgres_debs[@]}" | sha256sum | cut -c1-12)"
+  deb_image postgres "$debs_tag" \
     "mkdir -p /etc/postgresql-common && echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.conf && printf '#!/bin/sh\\nexit 101\\n' >/usr/sbin/policy-rc.d && chmod 0755 /usr/sbin/policy-rc.d && trap 'rm -f /usr/sbin/policy-rc.d' EXIT" \
     "${postgres_debs[@]}"
   ctx=$(mktemp -d)
   cp "$root/cluster/images/postgres/entrypoint.sh" "$ctx/"
   # /alloc/data is in the image, writable by postgres, for Swarm volumes
   # (see the Redis image).
-  build_ctx postgres "$tag" "FROM orchbench/postgres-debs:$key
+  build_ctx postgres "$tag" "FROM $debs_tag
 COPY entrypoint.sh /usr/local/bin/orchbench-postgres
 RUN chmod 0755 /usr/local/bin/orchbench-postgres && mkdir -p /alloc/data && chmod 1777 /alloc/data
 USER postgres
