@@ -91,7 +91,7 @@ k8s-images:
 kubectl *args:
     nsenter --net=/run/netns/orchbench-k8s -- .tools/bin/kubectl --kubeconfig .state/kubernetes/admin.kubeconfig "$@"
 
-# Build the container images locally (base taewa orchbench by default; riwai raupi apache for study 000; dsb for DeathStarBench)
+# Build the container images locally (base taewa orchbench by default; riwai raupi apache for study 000; books for study 004; fortio locust as load tools; dsb for DeathStarBench)
 images *targets:
     cluster/images.sh "$@"
 
@@ -135,10 +135,11 @@ test-unit:
     node --test apps/taewa
     NODE_PATH="$(cluster/vendor.sh dir riwai)/node_modules" node --test apps/riwai
     PYTHONPATH="$(cluster/vendor.sh dir raupi)/site" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m unittest discover -s apps/raupi
+    node --test apps/books-node
 
 # Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
 test-integration: tools tools-kubernetes build
-    cluster/images.sh pause base taewa riwai raupi apache orchbench dsb fortio locust
+    cluster/images.sh pause base taewa riwai raupi apache orchbench dsb fortio locust books
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/socialnetwork/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags integration -count=1 -timeout 50m -v ./test/integration/
 

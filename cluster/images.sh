@@ -11,6 +11,14 @@
 #   fortio    Fortio (study 000's load tool, cluster/versions.env) FROM scratch, an alternative load runner
 #   locust    Locust (study 001's load tool, cluster/images/locust/requirements.txt) on a Debian base with python3
 #   dsb       DeathStarBench social network: socialnet, ferretdb FROM scratch; redis, memcached on base
+#   postgres     Debian's PostgreSQL 15 on base (study 004's database)
+#   books-node   apps/books-node (Express + sequelize) on base, node_modules from `npm ci` on the host
+#   books-kotlin apps/books-kotlin (Spring Boot jar built by Maven on the host) on orchbench/jre,
+#                Debian's OpenJDK 17 JRE on base
+# Debian packages an image adds to the base are downloaded on the host (apt
+# resolves them against the base's own dpkg status) and installed with dpkg
+# in the build, so no build needs a registry; they are cached by the base
+# and the package list under ${ORCHBENCH_CACHE:-~/.cache/orchbench}/debs.
 # REGISTRY=host:port pushes every built image there, for real multi-host clusters.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +28,10 @@ say() { printf '[images] %s\n' "$*"; }
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 built=()
 
+cache="${ORCHBENCH_CACHE:-$HOME/.cache/orchbench}"
 content_hash() { (cd "$root" && find "$@" -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12); }
+# src_hash PATH...: content_hash without build outputs (node_modules, target).
+src_hash() { (cd "$root" && find "$@" \( -name node_modules -o -name target \) -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12); }
 have() { docker image inspect "$1" >/dev/null 2>&1; }
 # Every image also gets the tag "local" (IMAGE_TAG overrides it, so a
 # parallel build does not replace the images others deploy), which packs use
@@ -231,6 +242,151 @@ ENTRYPOINT [\"locust\"]" "$ctx"
   rm -rf "$ctx"
 }
 
+# deb_layer NAME PACKAGE...: the .deb files that PACKAGE... need beyond what
+# the base image holds, downloaded on the host into a cache dir keyed by the
+# base and the list; prints the dir.
+deb_layer() {
+  local name=$1; shift
+  local key dir tmp log="$root/.state/logs/debs-$name.log"
+  key=$(printf '%s\n' "$(base_tag)" "$@" | sha256sum | cut -c1-12)
+  dir="$cache/debs/$name-$key"
+  if [ -f "$dir/.complete" ]; then echo "$dir"; return; fi
+  tmp=$(mktemp -d); mkdir -p "$tmp/archives/partial"
+  docker run --rm "$(base_tag)" cat /var/lib/dpkg/status >"$tmp/status"
+  local get=(apt-get -q -o "Dir::State::status=$tmp/status" -o "Dir::Cache::archives=$tmp/archives" -o Debug::NoLocking=1
+    install --download-only -y --no-install-recommends "$@")
+  say "$name: downloading the Debian packages of $* the base lacks" >&2
+  # stale package lists name versions the mirror no longer has: update once
+  if ! "${get[@]}" >"$log" 2>&1; then
+    { apt-get -q update && "${get[@]}"; } >>"$log" 2>&1 || {
+      say "$name: apt-get download failed; last lines of .state/logs/debs-$name.log:" >&2
+      tail -n 20 "$log" | sed 's/^/    /' >&2; rm -rf "$tmp"; exit 1; }
+  fi
+  mkdir -p "$dir"; mv "$tmp"/archives/*.deb "$dir"/; rm -rf "$tmp"
+  touch "$dir/.complete"
+  echo "$dir"
+}
+
+# deb_image NAME TAG PREPARE PACKAGE...: TAG is the base with PACKAGE...
+# installed, made by dpkg in a container that sees the downloaded .debs
+# through a read-only bind mount, then committed: the image holds the
+# installed files only, not a layer of .deb files (the classic builder
+# here has no RUN --mount). PREPARE is a shell command run before dpkg.
+deb_image() {
+  local name=$1 tag=$2 prepare=$3; shift 3
+  if have "$tag"; then return; fi
+  local debs c="orchbench-debs-$name-$$"
+  debs=$(deb_layer "$name" "$@")
+  say "$name: installing $(find "$debs" -name '*.deb' | wc -l) Debian packages into $tag"
+  docker rm -f "$c" >/dev/null 2>&1 || true
+  docker run --name "$c" --network none --user 0 -v "$debs:/tmp/debs:ro" "$(base_tag)" /bin/sh -c \
+    "set -e; $prepare; dpkg -i /tmp/debs/*.deb; rm -rf /var/cache/apt/archives/*.deb" >"$root/.state/logs/debs-$name-install.log" 2>&1 || {
+    say "$name: dpkg failed; last lines of .state/logs/debs-$name-install.log:"; tail -n 20 "$root/.state/logs/debs-$name-install.log" | sed 's/^/    /'
+    docker rm -f "$c" >/dev/null 2>&1; exit 1; }
+  # the container ran dpkg through /bin/sh -c: the image keeps none of that
+  docker commit --change "CMD [\"/bin/sh\"]" --change "USER root" "$c" "$tag" >/dev/null
+  docker rm -f "$c" >/dev/null
+}
+
+# The Debian packages each layer adds (their versions are Debian bookworm's,
+# as the base's are).
+postgres_debs=(postgresql-15)
+jre_debs=(openjdk-17-jre-headless)
+
+build_postgres() {
+  build_base
+  local key tag ctx
+  key=$({ content_hash cluster/images/base-packages.txt cluster/images/postgres; echo "${postgres_debs[*]}"; } | sha256sum | cut -c1-12)
+  tag="orchbench/postgres:$key"
+  if have "$tag"; then say "postgres: $tag is up to date"; tag_latest "$tag"; return; fi
+  # No cluster is made at install time (the entrypoint makes one in PGDATA),
+  # and no service is started.
+  # the installed packages depend on the base and the list only, not on the entrypoint
+  local debs_tag; debs_tag="orchbench/postgres-debs:$(printf '%s\n' "$(base_tag)" "${postgres_debs[@]}" | sha256sum | cut -c1-12)"
+  deb_image postgres "$debs_tag" \
+    "mkdir -p /etc/postgresql-common && echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.conf && printf '#!/bin/sh\\nexit 101\\n' >/usr/sbin/policy-rc.d && chmod 0755 /usr/sbin/policy-rc.d && trap 'rm -f /usr/sbin/policy-rc.d' EXIT" \
+    "${postgres_debs[@]}"
+  ctx=$(mktemp -d)
+  cp "$root/cluster/images/postgres/entrypoint.sh" "$ctx/"
+  # /alloc/data is in the image, writable by postgres, for Swarm volumes
+  # (see the Redis image).
+  build_ctx postgres "$tag" "FROM $debs_tag
+COPY entrypoint.sh /usr/local/bin/orchbench-postgres
+RUN chmod 0755 /usr/local/bin/orchbench-postgres && mkdir -p /alloc/data && chmod 1777 /alloc/data
+USER postgres
+ENTRYPOINT [\"/usr/local/bin/orchbench-postgres\"]
+CMD []" "$ctx"
+  rm -rf "$ctx"
+}
+
+jre_tag() { echo "orchbench/jre:$(printf '%s\n' "$(base_tag)" "${jre_debs[@]}" | sha256sum | cut -c1-12)"; }
+
+build_jre() {
+  build_base
+  local tag; tag=$(jre_tag)
+  if have "$tag"; then say "jre: $tag is up to date"; return; fi
+  deb_image jre "$tag" "true" "${jre_debs[@]}"
+  docker run --rm "$tag" java -version >/dev/null 2>&1 || { say "jre: java does not run in $tag"; exit 1; }
+  say "jre: built $tag"
+}
+
+build_books_node() {
+  build_base
+  local tag ctx; tag="orchbench/books-node:$(src_hash apps/books-node cluster/images/base-packages.txt)"
+  if have "$tag"; then say "books-node: $tag is up to date"; tag_latest "$tag"; return; fi
+  command -v npm >/dev/null || { say "books-node: npm is missing (Debian's nodejs ships it here): run ./justw tools"; exit 1; }
+  ctx=$(mktemp -d); mkdir "$ctx/app"
+  (cd "$root/apps/books-node" && cp package.json package-lock.json server.js books.js "$ctx/app/")
+  say "books-node: npm ci (exact versions from package-lock.json)"
+  (cd "$ctx/app" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund) >"$root/.state/logs/npm-books-node.log" 2>&1 || {
+    say "books-node: npm ci failed; last lines of .state/logs/npm-books-node.log:"; tail -n 20 "$root/.state/logs/npm-books-node.log" | sed 's/^/    /'; exit 1; }
+  build_ctx books-node "$tag" "FROM $(base_tag)
+COPY app/ /opt/books-node/
+ENV PORT=8080
+EXPOSE 8080
+USER 65534
+CMD [\"node\", \"/opt/books-node/server.js\"]" "$ctx"
+  rm -rf "$ctx"
+}
+
+# kotlin_jar: the Spring Boot jar of apps/books-kotlin, built by Maven in a
+# copy of its sources and cached by their content hash, so unchanged sources
+# are never built again. MAVEN_REPO_LOCAL (default ~/.m2/repository) holds
+# the downloaded dependencies; prints the jar's path.
+kotlin_jar() {
+  local h jar log="$root/.state/logs/maven-books-kotlin.log"
+  h=$(src_hash apps/books-kotlin)
+  jar="$cache/books-kotlin/$h/books-kotlin.jar"
+  if [ -f "$jar" ]; then say "books-kotlin: jar $h from the build cache" >&2; echo "$jar"; return; fi
+  command -v mvn >/dev/null || { say "books-kotlin: mvn is missing (Debian's maven): run ./justw tools" >&2; exit 1; }
+  local src began; src=$(mktemp -d)
+  cp -r "$root/apps/books-kotlin/pom.xml" "$root/apps/books-kotlin/src" "$src/"
+  say "books-kotlin: mvn package (cold ~40 s with downloads, warm ~15 s)" >&2
+  began=$(date +%s)
+  (cd "$src" && mvn -B -q -DskipTests -Dmaven.repo.local="${MAVEN_REPO_LOCAL:-$HOME/.m2/repository}" package) >"$log" 2>&1 || {
+    say "books-kotlin: mvn failed; last lines of .state/logs/maven-books-kotlin.log:" >&2; tail -n 30 "$log" | sed 's/^/    /' >&2; rm -rf "$src"; exit 1; }
+  mkdir -p "$(dirname "$jar")"; cp "$src/target/books-kotlin.jar" "$jar.tmp"; mv "$jar.tmp" "$jar"
+  rm -rf "$src"
+  say "books-kotlin: jar $h built in $(( $(date +%s) - began )) s" >&2
+  echo "$jar"
+}
+
+build_books_kotlin() {
+  build_jre
+  local tag ctx jar; tag="orchbench/books-kotlin:$(printf '%s\n' "$(src_hash apps/books-kotlin)" "$(jre_tag)" | sha256sum | cut -c1-12)"
+  if have "$tag"; then say "books-kotlin: $tag is up to date"; tag_latest "$tag"; return; fi
+  jar=$(kotlin_jar)
+  ctx=$(mktemp -d); cp "$jar" "$ctx/books-kotlin.jar"
+  # The JVM sizes its heap from the container's memory limit.
+  build_ctx books-kotlin "$tag" "FROM $(jre_tag)
+COPY books-kotlin.jar /opt/books-kotlin/books-kotlin.jar
+ENV PORT=8080
+EXPOSE 8080
+USER 65534
+CMD [\"java\", \"-XX:MaxRAMPercentage=75\", \"-jar\", \"/opt/books-kotlin/books-kotlin.jar\"]" "$ctx"
+  rm -rf "$ctx"
+}
+
 mkdir -p "$root/.state/logs"
 "$root/cluster/dockerd.sh" up >/dev/null
 targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(pause base taewa orchbench)
@@ -246,7 +402,11 @@ for t in "${targets[@]}"; do
     dsb) build_dsb ;;
     fortio) build_fortio ;;
     locust) build_locust ;;
-    *) say "unknown image '$t' (known: pause base taewa riwai raupi apache orchbench dsb fortio locust)"; exit 2 ;;
+    postgres) build_postgres ;;
+    books-node) build_books_node ;;
+    books-kotlin) build_books_kotlin ;;
+    books) build_postgres; build_books_node; build_books_kotlin ;;
+    *) say "unknown image '$t' (known: pause base taewa riwai raupi apache orchbench dsb fortio locust postgres books-node books-kotlin books)"; exit 2 ;;
   esac
 done
 if [ -n "${REGISTRY:-}" ]; then

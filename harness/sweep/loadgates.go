@@ -178,6 +178,10 @@ func relay(ns netns.Path, addr string, instanceCgroups map[string]bool) (problem
 func ResponsesGate(p Probe, probeBody int, res *loadgen.Result) results.Gate {
 	g := results.Gate{Name: GateResponses, Breaks: true}
 	path := pathOnly(p.Path)
+	// the generator's default labels put {id} for identifier-like segments
+	// (/books/2 is counted as /books/{id}), so the probe's path matches
+	// its labelled form too
+	_, labelled, _ := strings.Cut(loadgen.EndpointLabel("GET", p.Path), " ")
 	if probeBody == 0 {
 		g.NotChecked = true
 		g.Detail = fmt.Sprintf("the probe's body (GET %s) is empty, so there is no size to hold responses to", p.Path)
@@ -190,7 +194,7 @@ func ResponsesGate(p Probe, probeBody int, res *loadgen.Result) results.Gate {
 			label = label[i+1:] // "GET /path" labels
 		}
 		seen = append(seen, e.Label)
-		if pathOnly(label) != path {
+		if l := pathOnly(label); l != path && l != labelled {
 			continue
 		}
 		if e.Completed == 0 {

@@ -109,6 +109,15 @@ func TestResponsesGateComparesBodies(t *testing.T) {
 	if g := ResponsesGate(Probe{Path: "/"}, 0, full); g.Passed || !g.NotChecked {
 		t.Fatalf("empty probe body: %+v", g)
 	}
+	// a probe of /books/2 covers the generator's "GET /books/{id}" label
+	books := &loadgen.Result{Endpoints: []loadgen.EndpointResult{{Label: loadgen.EndpointLabel("GET", "/books/2"), Count: 10, Completed: 10, BodyBytes: 10 * 76}}}
+	if g := ResponsesGate(Probe{Path: "/books/2"}, 76, books); !g.Passed {
+		t.Fatalf("books by id: %+v", g)
+	}
+	books.Endpoints[0].BodyBytes = 10 * 17 // {"error":"..."} is short
+	if g := ResponsesGate(Probe{Path: "/books/2"}, 76, books); g.Passed || g.NotChecked {
+		t.Fatalf("short book answers passed: %+v", g)
+	}
 }
 
 func TestGeneratorGate(t *testing.T) {
