@@ -81,8 +81,14 @@ func TestFortioRunnerMatchesOurClosedLoop(t *testing.T) {
 	mo, mf := results.MedianCI(rps["ours"]).Median, results.MedianCI(rps["fortio"]).Median
 	ratio := mo / mf
 	t.Logf("median over 3: orchbench %.1f rps %v, fortio %.1f rps %v: ratio %.3f", mo, rps["ours"], mf, rps["fortio"], ratio)
-	if ratio < 0.85 || ratio > 1.15 {
-		t.Fatalf("throughputs differ by more than 15 %%: ours %.1f, fortio %.1f rps", mo, mf)
+	// The 5 % agreement is TestClosedLoopMatchesFortio's, where both run at
+	// once on one pinned core. Here, one after the other on a shared
+	// 2-core node, repetitions of one runner spread from 1700 to 2950 rps,
+	// and medians over 3 were seen at ratios 0.77 to 1.09; what this test
+	// guards is the plumbing (units, counts, the parsed window), whose
+	// mistakes are factors, not percents.
+	if ratio < 0.67 || ratio > 1.5 {
+		t.Fatalf("throughputs differ by more than a factor 1.5: ours %.1f, fortio %.1f rps", mo, mf)
 	}
 }
 
