@@ -75,8 +75,13 @@ func join(rec *results.SweepRecord, steps []results.StepResult) sweep {
 	return out
 }
 
-// cpuCores is what the app's tasks used on average over the step.
+// cpuCores is what the measured service's instances used on average over
+// the step (their datastores left out); older archives have only per-task
+// figures, summed.
 func cpuCores(r results.StepResult) float64 {
+	if r.ServiceCores > 0 {
+		return r.ServiceCores
+	}
 	total := 0.0
 	for _, t := range results.TaskCPUOf(r) {
 		total += t.Cores

@@ -85,13 +85,17 @@ func TestStudy004LatencyPerReplicasAndCoreLimit(t *testing.T) {
 		steps = append(steps,
 			fakeStep{pack: "books-node", orchestrator: "nomad", variant: "unlimited", vars: map[string]any{"scale": 2.0}, rep: rep, outcome: results.OutcomeValid, meanMs: 178},
 			fakeStep{pack: "books-kotlin", orchestrator: "nomad", variant: "baseline", vars: map[string]any{"resource_scale": 1.0}, rep: rep, outcome: results.OutcomeBroken, meanMs: 238,
-				meta: map[string]any{"orchbench_cores": "1", "orchbench_count": "1"}, endpoints: cpuErrors},
+				endpoints: cpuErrors},
+			fakeStep{pack: "books-kotlin", orchestrator: "nomad", variant: "unlimited", vars: map[string]any{"scale": 1.0}, rep: rep, outcome: results.OutcomeValid, meanMs: 117},
 		)
 	}
 	tab := Headline(record("004", steps))
 	node := row(t, tab, "Node/Express + sequelize", "2 replicas, no limits", "nomad")
 	if node[3] != "178 (n=2)" || node[6] != "178" {
 		t.Errorf("node at 2 replicas: %v", node)
+	}
+	if r := row(t, tab, "Kotlin/Spring Boot + JPA", "1 replica, no limits", "nomad"); r[3] != "117 (n=2)" {
+		t.Errorf("kotlin at 1 replica: %v", r)
 	}
 	kotlin := row(t, tab, "Kotlin/Spring Boot + JPA", "1 replica, 1 core", "nomad")
 	if kotlin[3] != "238 (n=2)" || kotlin[5] != "92.0 (n=2)" || !strings.HasPrefix(kotlin[6], "238") {

@@ -89,26 +89,31 @@ func study004(s sweep) *Table {
 }
 
 // config004 names the step's shape: the replica count without limits, or
-// "1 core" for one replica with a CPU cap of one core.
+// "1 core" for one replica of the baseline variant (one core per replica,
+// times resource_scale) at full size.
 func config004(m measured) string {
 	replicas := "1"
 	if n := varString(m.plan.Vars, "scale"); n != "" && n != "0" {
 		replicas = n
-	} else if n, ok := m.result.Metadata["orchbench_count"].(string); ok && n != "" {
-		replicas = n
 	}
-	cores, _ := m.result.Metadata["orchbench_cores"].(string)
-	if c, err := strconv.ParseFloat(cores, 64); err == nil && c > 0 {
-		if replicas == "1" && c == 1 {
-			return "1 core"
-		}
-		return replicas + " x " + cores + " cores"
+	if m.plan.Variant == "unlimited" {
+		return replicas
 	}
-	return replicas
+	cores := varString(m.plan.Vars, "resource_scale")
+	if cores == "" {
+		cores = "1"
+	}
+	if replicas == "1" && cores == "1" {
+		return "1 core"
+	}
+	return replicas + " x " + cores + " cores"
 }
 
 func describeConfig(c string) string {
 	if _, err := strconv.Atoi(c); err == nil {
+		if c == "1" {
+			return "1 replica, no limits"
+		}
 		return c + " replicas, no limits"
 	}
 	if c == "1 core" {
