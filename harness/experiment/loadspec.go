@@ -32,16 +32,22 @@ func (p *parser) runner(block *hcl.Block, a hcl.Attributes, app *App) {
 	if _, set := a["timeout"]; set {
 		app.Load.Timeout = p.duration(a, "timeout", true)
 	}
-	if !p.decode(a, "runner", &app.Load.Runner) {
+	var rng hcl.Range
+	via := ""
+	switch {
+	case p.opts.Runner != "":
+		app.Load.Runner, rng, via = p.opts.Runner, block.DefRange, " (from --runner)"
+	case p.decode(a, "runner", &app.Load.Runner):
+		rng = a["runner"].Expr.Range()
+	default:
 		return
 	}
-	rng := a["runner"].Expr.Range()
 	if !slices.Contains(Runners, app.Load.Runner) {
 		why := ""
 		if app.Load.Runner == RunnerArtillery {
 			why = " (artillery, study 003's tool, is not built yet: its npm tree is not packaged)"
 		}
-		p.errorf(rng, "Invalid runner", "runner must be one of %s; got %q%s", strings.Join(Runners, ", "), app.Load.Runner, why)
+		p.errorf(rng, "Invalid runner", "runner must be one of %s; got %q%s%s", strings.Join(Runners, ", "), app.Load.Runner, why, via)
 		return
 	}
 	if app.Load.Runner == RunnerOrchbench {
@@ -50,11 +56,11 @@ func (p *parser) runner(block *hcl.Block, a hcl.Attributes, app *App) {
 	l := app.Load
 	switch {
 	case l.Kind != LoadClosed:
-		p.errorf(rng, "Unsupported load for runner", "runner %q runs only a closed loop of users (fortio: at its maximum rate, -qps -1): use a closed_loop block, not %s load", l.Runner, l.Kind)
+		p.errorf(rng, "Unsupported load for runner", "runner %q runs only a closed loop of users (fortio: at its maximum rate, -qps -1): use a closed_loop block, not %s load%s", l.Runner, l.Kind, via)
 	case l.Think > 0 && l.Runner == RunnerFortio:
-		p.errorf(rng, "Unsupported load for runner", "runner %q has no think time; drop think from closed_loop or use runner = \"orchbench\"", l.Runner)
+		p.errorf(rng, "Unsupported load for runner", "runner %q has no think time; drop think from closed_loop or use runner = \"orchbench\"%s", l.Runner, via)
 	case l.Script != "" || l.Workload != "":
-		p.errorf(rng, "Unsupported load for runner", "runner %q sends one request path; a script or workload needs runner = \"orchbench\"", l.Runner)
+		p.errorf(rng, "Unsupported load for runner", "runner %q sends one request path; a script or workload needs runner = \"orchbench\"%s", l.Runner, via)
 	}
 }
 

@@ -91,3 +91,23 @@ func TestFortioRunnerParses(t *testing.T) {
 		}
 	}
 }
+
+// sweep --runner measures a spec with another tool: every app block takes
+// it, the name says so, and a load the tool cannot run is refused naming
+// the flag.
+func TestRunnerOverride(t *testing.T) {
+	base := testBase(t)
+	src := "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n    variants = [\"baseline\"]\n    closed_loop {\n      users = 4\n    }\n  }\n}"
+	s, err := Parse([]byte(src), "x.hcl", Options{BaseDir: base, Runner: RunnerFortio})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "x-fortio" || s.Apps[0].Load.RunnerName() != RunnerFortio {
+		t.Errorf("name %q, runner %q", s.Name, s.Apps[0].Load.RunnerName())
+	}
+	open := "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n    variants = [\"baseline\"]\n    rates = [10]\n  }\n}"
+	_, err = Parse([]byte(open), "x.hcl", Options{BaseDir: base, Runner: RunnerFortio})
+	if err == nil || !strings.Contains(err.Error(), "x.hcl:3,3-14: Unsupported load for runner") || !strings.Contains(err.Error(), "(from --runner)") {
+		t.Errorf("open loop under --runner fortio: %v", err)
+	}
+}

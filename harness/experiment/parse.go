@@ -29,6 +29,10 @@ type Options struct {
 	ListVariants VariantLister
 	// Now supplies the clock for a generated seed; default time.Now.
 	Now func() time.Time
+	// Runner, when set, is the load runner of every app block, as if each
+	// said runner = Runner (sweep --runner): the same study measured by
+	// another tool without a second spec. The sweep's name gains it.
+	Runner string
 }
 
 // SpecError carries every problem found in a spec, each with file, line and
@@ -110,6 +114,10 @@ func Parse(src []byte, filename string, opts Options) (*Sweep, error) {
 	}
 	s.File = filename
 	s.Source = string(src)
+	if opts.Runner != "" {
+		s.Name += "-" + opts.Runner
+		s.Description = strings.TrimSpace(s.Description + " (runner " + opts.Runner + " for every app, from --runner)")
+	}
 	return s, nil
 }
 

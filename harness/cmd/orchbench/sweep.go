@@ -27,6 +27,7 @@ import (
 
 type sweepFlags struct {
 	file, resume, dir, reports, vm, loadRunner, image, jobPrefix string
+	runnerOverride                                               string
 	dryRun, keep                                                 bool
 }
 
@@ -51,6 +52,7 @@ any time: --resume continues without repeating or losing a step.`,
 	fl.StringVarP(&f.file, "file", "f", "", "experiment spec (HCL)")
 	fl.StringVar(&f.resume, "resume", "", "continue the archived sweep with this ID (or name: the newest)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan and exit")
+	fl.StringVar(&f.runnerOverride, "runner", "", "load runner for every app, replacing the spec's (one of "+strings.Join(experiment.Runners, ", ")+"); the sweep's name gains it")
 	f.registerExecution(fl)
 	fl.BoolVar(&f.keep, "keep", false, "leave the deployments running afterwards")
 	rootCmd.AddCommand(cmd)
@@ -83,7 +85,7 @@ func runSweep(cmd *cobra.Command, f sweepFlags) error {
 			return err
 		}
 	case f.file != "":
-		spec, err := experiment.ParseFile(f.file, experiment.Options{BaseDir: "."})
+		spec, err := experiment.ParseFile(f.file, experiment.Options{BaseDir: ".", Runner: f.runnerOverride})
 		if err != nil {
 			return err
 		}
