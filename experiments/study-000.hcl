@@ -20,7 +20,8 @@
 # configuration is stopped when its steps are done, so one core each fits;
 # each app block names its own job, so the configurations never replace
 # one another's deployment.
-# About 30 minutes: 20 configurations x 3 repetitions.
+# About 30 minutes: 20 configurations x 3 repetitions. With Fortio in place of
+# our generator: just sweep experiments/study-000.hcl --runner fortio
 sweep "study-000" {
   description = "Study 000: VM-like process (exec) vs container (docker), four runtimes x three difficulties, closed loop at max rate"
   study       = "000"
