@@ -8,9 +8,10 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/orchbench/orchbench/harness/pack"
@@ -148,7 +149,7 @@ func choices(p *pack.Pack, variable string, add func(string, string, ...any)) []
 			out = append(out, c)
 		}
 	}
-	if variable == "variant" && !contains(out, "baseline") {
+	if variable == "variant" && !slices.Contains(out, "baseline") {
 		add("variable variant", "the valid variants %v have no baseline", out)
 	}
 	return out
@@ -165,28 +166,10 @@ func checkBadValues(p *pack.Pack, add func(string, string, ...any)) {
 
 func describe(overrides map[string]string) string {
 	var parts []string
-	for _, k := range sortedKeys(overrides) {
+	for _, k := range slices.Sorted(maps.Keys(overrides)) {
 		if overrides[k] != "" {
 			parts = append(parts, "--var "+k+"="+overrides[k])
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

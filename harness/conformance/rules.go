@@ -1,7 +1,9 @@
 package conformance
 
 import (
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/pack"
@@ -33,7 +35,7 @@ func checkShape(s shape, variant string, add func(string, string, ...any)) {
 		add(s.where, "%d jobs declare %s; exactly one holds the measured service", measured, contract.KeyService)
 	}
 	services, checked := 0, 0
-	for _, key := range sortedKeys(s.tasks) {
+	for _, key := range slices.Sorted(maps.Keys(s.tasks)) {
 		t := s.tasks[key]
 		if t.service {
 			services++
@@ -68,7 +70,7 @@ func checkShape(s shape, variant string, add func(string, string, ...any)) {
 		add(s.where, "the measured service is registered without a health check")
 	}
 	if variant == "unlimited" {
-		for _, key := range sortedKeys(s.tasks) {
+		for _, key := range slices.Sorted(maps.Keys(s.tasks)) {
 			if t := s.tasks[key]; t.service && (t.intent.Cores != 0 || t.intent.CPUMode != contract.CPUModeShares) {
 				add(s.where, "task %s of the unlimited variant has a CPU cap (%s cores, %s)", key, cores(t.intent.Cores), t.intent.CPUMode)
 			}
@@ -84,7 +86,7 @@ func checkProportions(c Checker, p *pack.Pack, driver string, shapes map[string]
 	}
 	if vert, ok := shapes["vertical"]; ok {
 		capped := 0
-		for _, key := range sortedKeys(base.tasks) {
+		for _, key := range slices.Sorted(maps.Keys(base.tasks)) {
 			b, v := base.tasks[key], vert.tasks[key]
 			if b.intent.Cores == 0 {
 				continue
@@ -103,7 +105,7 @@ func checkProportions(c Checker, p *pack.Pack, driver string, shapes map[string]
 		}
 	}
 	if horiz, ok := shapes["horizontal"]; ok {
-		for _, key := range sortedKeys(base.tasks) {
+		for _, key := range slices.Sorted(maps.Keys(base.tasks)) {
 			b, h := base.tasks[key], horiz.tasks[key]
 			if !near(h.intent.Cores, b.intent.Cores) || h.intent.MemoryMiB != b.intent.MemoryMiB {
 				add(horiz.where, "task %s: horizontal instances (%s cores, %d MiB) differ from baseline's (%s cores, %d MiB)",
@@ -116,7 +118,7 @@ func checkProportions(c Checker, p *pack.Pack, driver string, shapes map[string]
 	}
 	// scale sets the measured service's instances
 	if scaled, ok := c.render(p, map[string]string{"variant": "baseline", "driver": driver, "scale": "3"}, add); ok {
-		for _, key := range sortedKeys(scaled.tasks) {
+		for _, key := range slices.Sorted(maps.Keys(scaled.tasks)) {
 			if t := scaled.tasks[key]; t.service && t.count != 3 {
 				add(scaled.where, "task %s runs %d instances", key, t.count)
 			}
@@ -126,7 +128,7 @@ func checkProportions(c Checker, p *pack.Pack, driver string, shapes map[string]
 	half, ok1 := c.render(p, map[string]string{"variant": "baseline", "driver": driver, "resource_scale": "0.5"}, add)
 	quarter, ok2 := c.render(p, map[string]string{"variant": "baseline", "driver": driver, "resource_scale": "0.25"}, add)
 	if ok1 && ok2 {
-		for _, key := range sortedKeys(half.tasks) {
+		for _, key := range slices.Sorted(maps.Keys(half.tasks)) {
 			h, q := half.tasks[key], quarter.tasks[key]
 			if h.intent.Cores > 0 && !near(h.intent.Cores, 2*q.intent.Cores) {
 				add(quarter.where, "task %s: %s cores at resource_scale 0.25 is not half of %s at 0.5", key, cores(q.intent.Cores), cores(h.intent.Cores))

@@ -178,7 +178,7 @@ func (p *parser) sweep(block *hcl.Block) *Sweep {
 	a := content.Attributes
 
 	p.decode(a, "description", &s.Description)
-	if p.decode(a, "study", &s.Study) && !contains(Studies, s.Study) {
+	if p.decode(a, "study", &s.Study) && !slices.Contains(Studies, s.Study) {
 		p.errorf(a["study"].Expr.Range(), "Unknown study", "%q is not a study whose headline table orchbench regenerates; valid: %s", s.Study, strings.Join(Studies, ", "))
 	}
 	if _, ok := a["seed"]; ok {
@@ -712,13 +712,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
