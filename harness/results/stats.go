@@ -57,6 +57,41 @@ func MedianCI(xs []float64) Estimate {
 	return e
 }
 
+// RatioCI is the ratio of the medians of num and den with a percentile
+// bootstrap 95 % interval, both samples resampled independently, seeded as
+// MedianCI is so a report is reproducible. N is the smaller sample.
+func RatioCI(num, den []float64) Estimate {
+	if len(num) == 0 || len(den) == 0 {
+		return Estimate{}
+	}
+	a, b := median(num), median(den)
+	if b == 0 {
+		return Estimate{}
+	}
+	e := Estimate{Median: a / b, Lo: a / b, Hi: a / b, N: min(len(num), len(den))}
+	if len(num) == 1 && len(den) == 1 {
+		return e
+	}
+	rng := rand.New(rand.NewPCG(BootstrapSeed, uint64(len(num))<<32|uint64(len(den))))
+	ratios := make([]float64, 0, BootstrapResamples)
+	sa, sb := make([]float64, len(num)), make([]float64, len(den))
+	for range BootstrapResamples {
+		for i := range sa {
+			sa[i] = num[rng.IntN(len(num))]
+		}
+		for i := range sb {
+			sb[i] = den[rng.IntN(len(den))]
+		}
+		if mb := median(sb); mb != 0 {
+			ratios = append(ratios, median(sa)/mb)
+		}
+	}
+	sort.Float64s(ratios)
+	e.Lo = quantileSorted(ratios, 0.025)
+	e.Hi = quantileSorted(ratios, 0.975)
+	return e
+}
+
 func median(xs []float64) float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)

@@ -96,8 +96,8 @@ func study000(s sweep) *Table {
 		}
 		t.Rows = append(t.Rows, []string{
 			k.app, difficultyLabel(k.difficulty), k.orchestrator,
-			fmtEstimate(results.MedianCI(c.qps), 0), fmtEstimate(results.MedianCI(p.qps), 0), fmtEstimate(ratioCI(c.qps, p.qps), 3),
-			fmtEstimate(results.MedianCI(c.perCore), 0), fmtEstimate(results.MedianCI(p.perCore), 0), fmtEstimate(ratioCI(c.perCore, p.perCore), 3),
+			fmtEstimate(results.MedianCI(c.qps), 0), fmtEstimate(results.MedianCI(p.qps), 0), fmtEstimate(results.RatioCI(c.qps, p.qps), 3),
+			fmtEstimate(results.MedianCI(c.perCore), 0), fmtEstimate(results.MedianCI(p.perCore), 0), fmtEstimate(results.RatioCI(c.perCore, p.perCore), 3),
 			pub,
 		})
 	}
