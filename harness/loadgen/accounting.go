@@ -75,6 +75,9 @@ type GeneratorStats struct {
 	LagP50Us   int64 `json:"lag_p50_us"`
 	LagP99Us   int64 `json:"lag_p99_us"`
 	LagMaxUs   int64 `json:"lag_max_us"`
+	// LagMeanUs is what a closed loop loses: each user's cycle is its
+	// response time plus this (plus think), so it sets the throughput lost.
+	LagMeanUs float64 `json:"lag_mean_us"`
 	// CPUSeconds is the process's user+system CPU over the measured window
 	// (from getrusage), and CPUCores that divided by the window's wall time.
 	CPUSeconds float64 `json:"cpu_seconds"`

@@ -70,6 +70,7 @@ func (r *run) generatorStats(meas *recorder) GeneratorStats {
 	if n := meas.lag.TotalCount(); n > 0 {
 		g.LagSamples = n
 		g.LagP50Us, g.LagP99Us, g.LagMaxUs = meas.lag.ValueAtPercentile(50), meas.lag.ValueAtPercentile(99), meas.lag.Max()
+		g.LagMeanUs = meas.lag.Mean()
 	}
 	m := &r.cpu
 	m.mu.Lock()

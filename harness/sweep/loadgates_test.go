@@ -120,6 +120,35 @@ func TestResponsesGateComparesBodies(t *testing.T) {
 	}
 }
 
+// In a closed loop the bound is the throughput the generator cost: the
+// same 6 ms lag p99 is nothing beside 500 ms responses and a fifth of the
+// rate beside 1 ms ones.
+func TestClosedLoopGeneratorGate(t *testing.T) {
+	slow := &loadgen.Result{
+		Generator:          loadgen.GeneratorStats{LagSamples: 900, LagMeanUs: 5000, LagP99Us: 6000, LagMaxUs: 9000, CPUCores: 0.2},
+		UncorrectedLatency: loadgen.LatencySummary{Count: 900, Mean: 500_000},
+	}
+	g := ClosedLoopGeneratorGate(slow, 0, DefaultMaxClosedLoopLagShare)
+	if !g.Passed || !strings.Contains(g.Detail, "1.0 % of its cycle") {
+		t.Fatalf("a 500 ms service refused for a 5 ms lag: %+v", g)
+	}
+	fast := &loadgen.Result{
+		Generator:          loadgen.GeneratorStats{LagSamples: 90000, LagMeanUs: 250, LagP99Us: 2000, LagMaxUs: 9000, CPUCores: 1},
+		UncorrectedLatency: loadgen.LatencySummary{Count: 90000, Mean: 1000},
+	}
+	g = ClosedLoopGeneratorGate(fast, 0, DefaultMaxClosedLoopLagShare)
+	if g.Passed || g.Breaks || !strings.Contains(g.Detail, "generator saturated: the generator held each user back 20.0 % of its cycle") {
+		t.Fatalf("a generator that cost a fifth of the rate passed, though its lag p99 is under 5 ms: %+v", g)
+	}
+	// think time is part of the cycle the lag is measured against
+	if g := ClosedLoopGeneratorGate(fast, 10*time.Millisecond, DefaultMaxClosedLoopLagShare); !g.Passed {
+		t.Fatalf("250 µs of an 11 ms cycle refused: %+v", g)
+	}
+	if g := ClosedLoopGeneratorGate(&loadgen.Result{}, 0, DefaultMaxClosedLoopLagShare); !g.NotChecked || g.Passed {
+		t.Fatalf("nothing completed: %+v", g)
+	}
+}
+
 func TestGeneratorGate(t *testing.T) {
 	res := &loadgen.Result{Generator: loadgen.GeneratorStats{LagSamples: 1000, LagP99Us: 300, LagMaxUs: 2000, CPUCores: 0.3}}
 	if g := GeneratorGate(res, DefaultMaxGeneratorLag); !g.Passed {

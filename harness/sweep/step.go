@@ -170,8 +170,10 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	sr.Metadata["generator"] = res.Generator
 	if tool != experiment.RunnerOrchbench {
 		gate(toolGeneratorGate(tool))
-	} else {
+	} else if st.Load.Kind == experiment.LoadOpen {
 		gate(GeneratorGate(res, bound))
+	} else {
+		gate(ClosedLoopGeneratorGate(res, st.Load.Think, DefaultMaxClosedLoopLagShare))
 	}
 	gate(ResponsesGate(probe, probed.Body, res))
 	gate(SLOGate(*sr, rec.Spec.SLO))
