@@ -12,17 +12,35 @@ function work(n) {
   return (PREFIX + result).slice(0, ANSWER_LENGTH);
 }
 
+// A bound on n keeps one request from pinning a core for minutes; the
+// study's heaviest difficulty is 80000.
+const MAX_N = 10000000;
+
+// iterations returns n from the query (missing or empty means 0) or throws
+// a message for the client. A typo such as n=2OOOO must not be served as
+// zero iterations: the step would measure a lighter difficulty than the
+// spec declares and still look valid.
 function iterations(url) {
-  const raw = new URL(url, 'http://taewa').searchParams.get('n');
-  if (raw === null || raw === '') return 0;
-  const n = Number(raw);
-  return Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+  const values = new URL(url, 'http://taewa').searchParams.getAll('n');
+  if (values.length === 0 || (values.length === 1 && values[0] === '')) return 0;
+  const raw = values.length === 1 ? values[0] : values;
+  if (typeof raw !== 'string' || !/^[0-9]+$/.test(raw) || Number(raw) > MAX_N) {
+    throw new Error(`taewa: query parameter n must be a whole number from 0 to ${MAX_N}, got ${JSON.stringify(raw)}`);
+  }
+  return Number(raw);
 }
 
 function createServer() {
   return http.createServer((req, res) => {
-    const body = work(iterations(req.url));
-    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(body) });
+    let body;
+    let status = 200;
+    try {
+      body = work(iterations(req.url));
+    } catch (e) {
+      status = 400;
+      body = e.message + '\n';
+    }
+    res.writeHead(status, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(body) });
     res.end(body);
   });
 }
@@ -37,4 +55,4 @@ if (require.main === module) {
   process.on('SIGINT', stop);
 }
 
-module.exports = { createServer, work, iterations, ANSWER_LENGTH };
+module.exports = { createServer, work, iterations, ANSWER_LENGTH, MAX_N };

@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');
-const { createServer, work, iterations } = require('./server');
+const { createServer, work, iterations, MAX_N } = require('./server');
 
 test('answers the first 44 characters of the result sentence', async () => {
   const server = createServer();
@@ -22,11 +22,24 @@ test('answers the first 44 characters of the result sentence', async () => {
   }
 });
 
-test('missing or bad n means zero iterations', () => {
+test('missing or empty n means zero iterations', () => {
   assert.strictEqual(iterations('/'), 0);
   assert.strictEqual(iterations('/?n='), 0);
-  assert.strictEqual(iterations('/?n=abc'), 0);
-  assert.strictEqual(iterations('/?n=-5'), 0);
   assert.strictEqual(iterations('/?n=12'), 12);
   assert.strictEqual(work(0), 'The result of this run is :  0');
+});
+
+test('bad n is a 400 naming the parameter and the value', async () => {
+  const server = createServer();
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const { port } = server.address();
+    for (const q of ['n=abc', 'n=2OOOO', 'n=-5', 'n=1.5', `n=${MAX_N + 1}`, 'n=1&n=2']) {
+      const res = await fetch(`http://127.0.0.1:${port}/?${q}`);
+      assert.strictEqual(res.status, 400, q);
+      assert.match(await res.text(), /^taewa: query parameter n must be a whole number/, q);
+    }
+  } finally {
+    server.close();
+  }
 });
