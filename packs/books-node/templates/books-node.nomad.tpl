@@ -35,7 +35,6 @@ job "[[ $job ]]" {
     orchbench_load_path       = "/books/2"
     # The study's JMeter plan (TestPlan.jmx): each thread loops over these
     # five requests in order, bodies with Content-Type application/json.
-    orchbench_load_sequence   = "[{\"method\":\"POST\",\"path\":\"/books\",\"body\":\"{\\\"title\\\":\\\"something\\\"}\"},{\"method\":\"PATCH\",\"path\":\"/books/1\",\"body\":\"{\\\"title\\\":\\\"new title\\\"}\"},{\"method\":\"GET\",\"path\":\"/books/1\"},{\"method\":\"GET\",\"path\":\"/books\"},{\"method\":\"GET\",\"path\":\"/cpu-intensive?num=8\"}]"
   }
 
   group "postgres" {
