@@ -2,6 +2,9 @@ package studies
 
 import (
 	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/orchbench/orchbench/harness/results"
 )
@@ -16,4 +19,25 @@ func fmtEstimate(e results.Estimate, decimals int) string {
 		return fmt.Sprintf(f+" (n=%d)", e.Median, e.N)
 	}
 	return fmt.Sprintf(f+" ["+f+"–"+f+"] (n=%d)", e.Median, e.Lo, e.Hi, e.N)
+}
+
+// WriteText prints the table for a terminal: the same rows as the report's
+// section, aligned, then its source and notes.
+func (t *Table) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "\n%s\n", t.Title)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(t.Columns, "\t"))
+	for _, r := range t.Rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if t.Source != "" {
+		fmt.Fprintf(w, "published: %s\n", t.Source)
+	}
+	for _, n := range t.Notes {
+		fmt.Fprintf(w, "- %s\n", n)
+	}
+	return nil
 }

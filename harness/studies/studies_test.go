@@ -76,6 +76,15 @@ func TestStudy000ContainerOverProcess(t *testing.T) {
 	if !strings.Contains(strings.Join(tab.Notes, " "), "1 invalid steps are left out") {
 		t.Errorf("notes %v", tab.Notes)
 	}
+	var text strings.Builder
+	if err := tab.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{tab.Title, "100 [90–110] (n=3)  ", "1.077 / 0.576", "published: Grigoryev 2022", "- 1 invalid steps are left out"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the terminal table lacks %q:\n%s", want, text.String())
+		}
+	}
 }
 
 func TestStudy004LatencyPerReplicasAndCoreLimit(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/results"
+	"github.com/orchbench/orchbench/harness/studies"
 )
 
 func init() {
@@ -57,7 +58,13 @@ func init() {
 				return err
 			}
 			if !asJSON {
-				return results.FormatShow(cmd.OutOrStdout(), rec, steps)
+				if err := results.FormatShow(cmd.OutOrStdout(), rec, steps); err != nil {
+					return err
+				}
+				if t := studies.Headline(rec, steps); t != nil {
+					return t.WriteText(cmd.OutOrStdout())
+				}
+				return nil
 			}
 			slo := experiment.SLO{}
 			if rec.Spec != nil {

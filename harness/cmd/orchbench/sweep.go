@@ -22,6 +22,7 @@ import (
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/report"
 	"github.com/orchbench/orchbench/harness/results"
+	"github.com/orchbench/orchbench/harness/studies"
 	"github.com/orchbench/orchbench/harness/sweep"
 )
 
@@ -141,6 +142,11 @@ func executeSweep(cmd *cobra.Command, f sweepFlags, rec *results.SweepRecord) er
 	}
 	if err := results.FormatShow(out, rec, steps); err != nil {
 		return err
+	}
+	if t := studies.Headline(rec, steps); t != nil {
+		if err := t.WriteText(out); err != nil {
+			return err
+		}
 	}
 	index, err := report.Write(archive, rec.ID, f.reports)
 	if err != nil {
