@@ -6,6 +6,7 @@
 package experiment
 
 import (
+	"encoding/json"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"strconv"
 	"time"
@@ -242,6 +243,25 @@ func levelLabel(rate float64, users int) string {
 
 // FormatRate prints a rate without a trailing ".0" so IDs stay short.
 func FormatRate(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
+
+// VarText writes a spec's pack variable value the way --var takes it (HCL
+// accepts JSON lists and objects): what the sweep passes to the renderer
+// and what a report groups configurations by.
+func VarText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case float64:
+		return FormatRate(x)
+	case bool:
+		return strconv.FormatBool(x)
+	default:
+		b, _ := json.Marshal(x)
+		return string(b)
+	}
+}
 
 // StepID is the stable identity of a step, e.g. taewa-nomad-vertical-r400-rep1.
 // It does not depend on the seed, so a resumed sweep finds its steps again.

@@ -90,12 +90,5 @@ func cpuCores(r results.StepResult) float64 {
 }
 
 func varString(vars map[string]any, name string) string {
-	v, ok := vars[name]
-	if !ok || v == nil {
-		return ""
-	}
-	if f, ok := v.(float64); ok {
-		return experiment.FormatRate(f)
-	}
-	return fmt.Sprint(v)
+	return experiment.VarText(vars[name])
 }

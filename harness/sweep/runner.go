@@ -5,7 +5,6 @@ package sweep
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -385,7 +384,7 @@ func (r *Runner) render(ctx context.Context, st experiment.Step, o orchestrator.
 	}
 	overrides := map[string]string{}
 	for k, v := range st.Vars {
-		overrides[k] = varText(v)
+		overrides[k] = experiment.VarText(v)
 	}
 	rendered, err := p.RenderSized(overrides, nil, func() (float64, error) {
 		c, err := r.capacityOf(ctx, o)
@@ -409,21 +408,6 @@ func (r *Runner) capacityOf(ctx context.Context, o orchestrator.Orchestrator) (o
 	}
 	r.capacity[o.Name()] = c
 	return c, nil
-}
-
-// varText writes a spec value the way --var takes it (HCL accepts JSON lists and objects).
-func varText(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case bool:
-		return strconv.FormatBool(x)
-	default:
-		b, _ := json.Marshal(x)
-		return string(b)
-	}
 }
 
 func (r *Runner) stop(d *deployment) {
