@@ -121,20 +121,42 @@ func window(us []limits.Usage, from, to time.Time) (first, last limits.Usage, ok
 // behind its endpoints, every task of each) used over the measured period,
 // and the throughput per core used: study 000's "weighted qps".
 func serviceCPU(sr *results.StepResult, cpu []results.TaskCPU, eps []orchestrator.Endpoint) {
+	sr.ServiceCores = serviceUse(cpu, eps).Used
+	if sr.ServiceCores > 0 {
+		sr.QPSPerCore = sr.AchievedRPS / sr.ServiceCores
+	}
+}
+
+// ServiceUse is the CPU the measured service's instances used over the
+// measured period and the quota they were held to (Limit 0 when any task
+// had none, so saturation cannot be told).
+type ServiceUse struct {
+	Used, Limit float64
+}
+
+// Saturated reports whether the service used at least share of its quota.
+func (u ServiceUse) Saturated(share float64) bool {
+	return u.Limit > 0 && u.Used >= share*u.Limit
+}
+
+func serviceUse(cpu []results.TaskCPU, eps []orchestrator.Endpoint) ServiceUse {
 	instances := map[string]bool{}
 	for _, ep := range eps {
 		if ep.Instance != "" {
 			instances[ep.Instance] = true
 		}
 	}
-	var cores float64
+	var u ServiceUse
+	capped := true
 	for _, t := range cpu {
 		if instances[t.AllocID] {
-			cores += t.Cores
+			u.Used += t.Cores
+			u.Limit += t.LimitCores
+			capped = capped && t.LimitCores > 0
 		}
 	}
-	sr.ServiceCores = cores
-	if cores > 0 {
-		sr.QPSPerCore = sr.AchievedRPS / cores
+	if !capped {
+		u.Limit = 0
 	}
+	return u
 }

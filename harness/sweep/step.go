@@ -173,7 +173,8 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	} else if st.Load.Kind == experiment.LoadOpen {
 		gate(GeneratorGate(res, bound))
 	} else {
-		gate(ClosedLoopGeneratorGate(res, st.Load.Think, DefaultMaxClosedLoopLagShare))
+		cpu, _ := sr.Metadata["task_cpu"].([]results.TaskCPU)
+		gate(ClosedLoopGeneratorGate(res, st.Load.Think, DefaultMaxClosedLoopLagShare, serviceUse(cpu, eps)))
 	}
 	gate(ResponsesGate(probe, probed.Body, res))
 	gate(SLOGate(*sr, rec.Spec.SLO))
