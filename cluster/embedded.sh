@@ -118,6 +118,20 @@ client {
     # the environment's AWS_CA_BUNDLE crashes the cloud fingerprinters
     "fingerprint.denylist" = "env_aws,env_gce,env_azure,env_digitalocean"
   }
+  # An exec task (study 000's "process" form) gets the base image's
+  # userland, unpacked by cluster/images.sh base, instead of the host's:
+  # the same runtime files as its container twin (the host's node may be
+  # another major version), so the comparison differs only in isolation.
+  # The study apps' vendored packages come from the host (cluster/tools.sh apps).
+  chroot_env {
+    "$state/exec-rootfs/bin"   = "/bin"
+    "$state/exec-rootfs/etc"   = "/etc"
+    "$state/exec-rootfs/lib"   = "/lib"
+    "$state/exec-rootfs/lib64" = "/lib64"
+    "$state/exec-rootfs/sbin"  = "/sbin"
+    "$state/exec-rootfs/usr"   = "/usr"
+    "/usr/local/lib/orchbench" = "/usr/local/lib/orchbench"
+  }
 }
 consul {
   address = "127.0.0.1:8500"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds every image locally; no image registry is needed on one machine.
 #   base      Debian bookworm made with debootstrap + docker import, rebuilt only when
-#             cluster/images/base-packages.txt changes
+#             cluster/images/base-packages.txt changes; also unpacked into
+#             .state/exec-rootfs, the exec driver's userland
 #   taewa     apps/taewa on the base image
 #   riwai     apps/riwai (Express) on the base image, node_modules vendored on the host
 #   raupi     apps/raupi (Flask + Waitress) on the base image, packages vendored on the host
@@ -41,7 +42,28 @@ tag_latest() { docker tag "$1" "${1%:*}:${IMAGE_TAG:-local}"; built+=("$1"); }
 
 base_tag() { echo "orchbench/debian-base:$(content_hash cluster/images/base-packages.txt)"; }
 
-build_base() { debootstrap_image base "$(base_tag)" cluster/images/base-packages.txt; }
+build_base() { debootstrap_image base "$(base_tag)" cluster/images/base-packages.txt; export_exec_rootfs; }
+
+# export_exec_rootfs unpacks the base image into .state/exec-rootfs, the
+# userland Nomad's exec driver puts in its chroot (cluster/embedded.sh
+# chroot_env). A task on exec (study 000's "process") then runs the very
+# node, python3 and apache2 files its container twin runs, not the host's
+# (which may be another major version), so the two forms differ only in
+# isolation. Redone only when the base image changes.
+export_exec_rootfs() {
+  local tag; tag=$(base_tag)
+  local dir="$root/.state/exec-rootfs" mark="$root/.state/exec-rootfs.image"
+  [ -d "$dir/usr" ] && [ "$(cat "$mark" 2>/dev/null)" = "$tag" ] && return
+  say "exec-rootfs: unpacking $tag into .state/exec-rootfs"
+  mkdir -p "$root/.state"
+  local tmp; tmp=$(mktemp -d "$root/.state/exec-rootfs.XXXXXX")
+  local c; c=$(docker create --network none "$tag" /bin/true)
+  docker export "$c" | tar -C "$tmp" -x
+  docker rm "$c" >/dev/null
+  # running tasks hold hard links, not the directory, so it can be replaced
+  rm -rf "$dir"; mv "$tmp" "$dir"; chmod 755 "$dir"
+  echo "$tag" >"$mark"
+}
 
 # debootstrap_image NAME TAG PACKAGE_LIST: a Debian bookworm image holding the
 # listed packages, made with debootstrap and docker import.

@@ -6,8 +6,8 @@
 #   raupi  pip install --require-hashes of requirements -> <dir>/site
 # `cluster/vendor.sh dir APP` prints the cached directory (vendoring first);
 # cluster/images.sh COPYs it into the image. `cluster/vendor.sh install APP`
-# copies it to /usr/local/lib/orchbench/APP, where the exec driver's chroot
-# (which holds the host's /usr) finds it: the same bytes in both drivers.
+# copies it to /usr/local/lib/orchbench/APP, which the exec driver's chroot
+# maps from the host (cluster/embedded.sh): the same bytes in both drivers.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache="${ORCHBENCH_CACHE:-$HOME/.cache/orchbench}/vendor"

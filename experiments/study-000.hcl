@@ -2,7 +2,8 @@
 # apps as a process per VM (AWS ASG) and as containers (EKS). Here "process" is
 # Nomad's exec driver (the runtime as a plain process on the node, no image,
 # a cpuset of one whole core) and "container" the docker driver with a CFS
-# quota of one core; everything else is equal.
+# quota of one core; everything else is equal, the runtime files included
+# (the exec chroot is the base image's userland, cluster/embedded.sh).
 #
 # Load as the study ran it: Fortio-style closed loop at maximum rate, a fixed
 # number of connections for a fixed time (the study: 15-25 connections, 60-70

@@ -43,7 +43,7 @@ variable "mhz_per_core" {
 variable "driver" {
   type        = string
   default     = "docker"
-  description = "Task driver: docker (image, CFS quota) or exec (the host's /usr/sbin/apache2 from Debian's apache2-bin, with config_source and page_source shipped in the job; whole cores become a cpuset)."
+  description = "Task driver: docker (image, CFS quota) or exec (the base image's /usr/sbin/apache2, the exec chroot's userland (cluster/embedded.sh), with config_source and page_source shipped in the job; whole cores become a cpuset)."
 }
 
 variable "image" {

@@ -43,7 +43,7 @@ variable "mhz_per_core" {
 variable "driver" {
   type        = string
   default     = "docker"
-  description = "Task driver: docker (image, CFS quota) or exec (the host's node running app_source, shipped in the job, with Express from vendor_dir; whole cores become a cpuset)."
+  description = "Task driver: docker (image, CFS quota) or exec (the base image's node, the exec chroot's userland (cluster/embedded.sh), running app_source, shipped in the job, with Express from vendor_dir; whole cores become a cpuset)."
 }
 
 variable "image" {
@@ -61,7 +61,7 @@ variable "app_source" {
 variable "vendor_dir" {
   type        = string
   default     = "/usr/local/lib/orchbench/riwai"
-  description = "For the exec driver: the host directory holding node_modules (Express, pinned by apps/riwai/package-lock.json), installed by `cluster/tools.sh apps`; it must be under a directory of the exec chroot (/usr)."
+  description = "For the exec driver: the host directory holding node_modules (Express, pinned by apps/riwai/package-lock.json), installed by `cluster/tools.sh apps`; the exec chroot maps /usr/local/lib/orchbench from the host."
 }
 
 variable "difficulty" {

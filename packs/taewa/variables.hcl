@@ -43,7 +43,7 @@ variable "mhz_per_core" {
 variable "driver" {
   type        = string
   default     = "docker"
-  description = "Task driver: docker (image, CFS quota) or exec (node with the app_source shipped in the job; whole cores become a cpuset)."
+  description = "Task driver: docker (image, CFS quota) or exec (the base image's node, the exec chroot's userland (cluster/embedded.sh), with the app_source shipped in the job; whole cores become a cpuset)."
 }
 
 variable "image" {

@@ -19,11 +19,13 @@ import (
 
 // TestStudy000Apps deploys study 000's Riwai (Express), Raupi (Flask on
 // Waitress) and Apache through `orchbench pack run` on both drivers the
-// study compares: docker (the container) and exec (a host process, the
-// VM-like side, whose runtime and vendored packages come from the host's
-// /usr). Each must come up healthy, pass its own correctness probe and show
-// the declared limits enforced; a request the app rejects and another app's
-// answer must fail the same probe, so the probe is shown to discriminate.
+// study compares: docker (the container) and exec (a process, the VM-like
+// side, in a chroot of the base image's userland). Each must come up
+// healthy, pass its own correctness probe and show the declared limits
+// enforced; a request the app rejects and another app's answer must fail
+// the same probe, so the probe is shown to discriminate. Both forms must
+// run the same runtime files: with the host's node 20 on exec and the
+// image's node 18 in docker, the comparison measured two runtimes.
 func TestStudy000Apps(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -40,7 +42,14 @@ func TestStudy000Apps(t *testing.T) {
 		cores  float64
 		memMiB int
 	}{{"docker", 0.25, 0.25, 256}, {"exec", 1, 1, 1024}}
+	// the files that are the app's runtime, hashed inside each form
+	runtime := map[string][]string{
+		"riwai":  {"/usr/bin/node", "/usr/lib/x86_64-linux-gnu/libnode.so.108"},
+		"raupi":  {"/usr/bin/python3.11", "/usr/lib/python3.11/os.py"},
+		"apache": {"/usr/sbin/apache2", "/usr/lib/apache2/modules/mod_mpm_event.so"},
+	}
 	for _, app := range []string{"riwai", "raupi", "apache"} {
+		hashes := map[string]string{}
 		for _, d := range drivers {
 			t.Run(app+"-"+d.driver, func(t *testing.T) {
 				// ORCHBENCH_IT_JOB_PREFIX keeps the jobs apart on a shared cluster
@@ -105,7 +114,16 @@ func TestStudy000Apps(t *testing.T) {
 					t.Fatalf("%d tasks; enforced %.3f cores / %d MiB, want one task with %.3f / %d", len(lims), l.EffectiveCores, l.MemoryLimitMiB, d.cores, d.memMiB)
 				}
 				t.Logf("limits: %s", g.Detail)
+
+				allocs, _, err := ad.Client.Jobs().Allocations(job, false, nil)
+				if err != nil || len(allocs) == 0 {
+					t.Fatalf("allocations of %s: %v (%d)", job, err, len(allocs))
+				}
+				hashes[d.driver] = must(t, "nomad", append([]string{"alloc", "exec", "-task", app, allocs[0].ID, "sha256sum"}, runtime[app]...)...)
 			})
+		}
+		if hashes["docker"] == "" || hashes["docker"] != hashes["exec"] {
+			t.Errorf("%s runs different runtime files as a container and as a process:\ndocker:\n%sexec:\n%s", app, hashes["docker"], hashes["exec"])
 		}
 	}
 }

@@ -123,7 +123,7 @@ EOT
 [[- else ]]
         PORT = "${NOMAD_PORT_http}"
         # Flask and Waitress, vendored on the host by cluster/tools.sh apps:
-        # the chroot holds the host's /usr, so the exec driver finds them there
+        # the exec chroot maps the host's /usr/local/lib/orchbench (cluster/embedded.sh)
         PYTHONPATH = "[[ var "vendor_dir" . ]]/site"
 [[- end ]]
       }

@@ -121,8 +121,8 @@ EOT
         PORT = "8080"
 [[- else ]]
         PORT = "${NOMAD_PORT_http}"
-        # Express, vendored on the host by cluster/tools.sh apps: the chroot
-        # holds the host's /usr, so the exec driver finds it there
+        # Express, vendored on the host by cluster/tools.sh apps: the exec
+        # chroot maps the host's /usr/local/lib/orchbench (cluster/embedded.sh)
         NODE_PATH = "[[ var "vendor_dir" . ]]/node_modules"
 [[- end ]]
       }
