@@ -235,10 +235,54 @@ func (a *Adapter) Revision(ctx context.Context, d *orchestrator.Deployment) (str
 	return strconv.FormatUint(*info.JobModifyIndex, 10), nil
 }
 
-// Stop deregisters and purges the job.
+// stopBound bounds the wait for a stopped job's tasks to exit.
+const stopBound = 90 * time.Second
+
+// Stop deregisters and purges the job, and returns once its allocations
+// have stopped on their clients. The scheduler frees a stopped job's
+// resources at once, so without the wait the next deployment is placed on
+// cores the old tasks still hold: an exclusive core then overlaps, and
+// Nomad's cgroup-v1 cpuset partition fails every allocation after it
+// ("unable to update reserve cpuset ... device or resource busy").
 func (a *Adapter) Stop(ctx context.Context, d *orchestrator.Deployment) error {
+	allocs, _, listErr := a.Client.Jobs().Allocations(d.Job, false, qo(ctx))
 	if _, _, err := a.Client.Jobs().Deregister(d.Job, true, wo(ctx)); err != nil {
 		return fmt.Errorf("nomad: stop %s: %w", d.Job, err)
 	}
+	if listErr != nil {
+		return nil // nothing known to wait for: the job was not there
+	}
+	return a.waitStopped(ctx, d.Job, allocs, stopBound)
+}
+
+// waitStopped polls the allocations until each has stopped on its client
+// or is gone.
+func (a *Adapter) waitStopped(ctx context.Context, job string, allocs []*api.AllocationListStub, bound time.Duration) error {
+	deadline := time.Now().Add(bound)
+	for _, stub := range allocs {
+		for !terminal(stub.ClientStatus) {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("nomad: stop %s: allocation %s still %s after %s", job, stub.ID, stub.ClientStatus, bound)
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(250 * time.Millisecond):
+			}
+			alloc, _, err := a.Client.Allocations().Info(stub.ID, qo(ctx))
+			if err != nil {
+				break // garbage-collected: stopped
+			}
+			stub.ClientStatus = alloc.ClientStatus
+		}
+	}
 	return nil
+}
+
+func terminal(clientStatus string) bool {
+	switch clientStatus {
+	case api.AllocClientStatusComplete, api.AllocClientStatusFailed, api.AllocClientStatusLost:
+		return true
+	}
+	return false
 }
