@@ -238,21 +238,30 @@ func (a *Adapter) Revision(ctx context.Context, d *orchestrator.Deployment) (str
 // stopBound bounds the wait for a stopped job's tasks to exit.
 const stopBound = 90 * time.Second
 
-// Stop deregisters and purges the job, and returns once its allocations
-// have stopped on their clients. The scheduler frees a stopped job's
+// Stop deregisters the job, waits until its allocations have stopped on
+// their clients, and purges it. The scheduler frees a stopped job's
 // resources at once, so without the wait the next deployment is placed on
 // cores the old tasks still hold: an exclusive core then overlaps, and
 // Nomad's cgroup-v1 cpuset partition fails every allocation after it
-// ("unable to update reserve cpuset ... device or resource busy").
+// ("unable to update reserve cpuset ... device or resource busy"). A purge
+// first would not do: the server forgets the allocations while the client
+// is still killing them.
 func (a *Adapter) Stop(ctx context.Context, d *orchestrator.Deployment) error {
 	allocs, _, listErr := a.Client.Jobs().Allocations(d.Job, false, qo(ctx))
-	if _, _, err := a.Client.Jobs().Deregister(d.Job, true, wo(ctx)); err != nil {
+	if _, _, err := a.Client.Jobs().Deregister(d.Job, false, wo(ctx)); err != nil {
 		return fmt.Errorf("nomad: stop %s: %w", d.Job, err)
 	}
-	if listErr != nil {
-		return nil // nothing known to wait for: the job was not there
+	var waitErr error
+	if listErr == nil {
+		waitErr = a.waitStopped(ctx, d.Job, allocs, stopBound)
+		// the client releases an exclusive core in a hook that runs just
+		// after it reports the allocation stopped
+		time.Sleep(time.Second)
 	}
-	return a.waitStopped(ctx, d.Job, allocs, stopBound)
+	if _, _, err := a.Client.Jobs().Deregister(d.Job, true, wo(ctx)); err != nil {
+		return fmt.Errorf("nomad: purge %s: %w", d.Job, err)
+	}
+	return waitErr
 }
 
 // waitStopped polls the allocations until each has stopped on its client
