@@ -12,7 +12,9 @@
 #
 # Miniature: one 2-core machine runs the replicas, PostgreSQL (0.1 core
 # reserved, never capped) and the generator; the study spread replicas over
-# GKE nodes. The report puts the regenerated table beside the published one.
+# GKE nodes. The unlimited replicas reserve 0.3 core each (resource_scale,
+# a scheduling reservation and CPU weight, no cap), so five of them, the
+# database and the generator fit the node's 2 cores. The report puts the regenerated table beside the published one.
 sweep "study-004" {
   description = "Study 004: Node vs Kotlin on Postgres, replicas 1/2/5 unlimited and 1 at 1 core, JMeter plan"
   study       = "004"
@@ -27,7 +29,7 @@ sweep "study-004" {
   app "node-r1" {
     pack     = "books-node"
     variants = ["unlimited"]
-    vars     = { job_name = "s004-node-r1", scale = 1 }
+    vars     = { job_name = "s004-node-r1", scale = 1, resource_scale = 0.3 }
     timeout  = "1s"
     iterations {
       threads      = 5
@@ -52,7 +54,7 @@ sweep "study-004" {
   app "node-r2" {
     pack     = "books-node"
     variants = ["unlimited"]
-    vars     = { job_name = "s004-node-r2", scale = 2 }
+    vars     = { job_name = "s004-node-r2", scale = 2, resource_scale = 0.3 }
     timeout  = "1s"
     iterations {
       threads      = 5
@@ -77,7 +79,7 @@ sweep "study-004" {
   app "node-r5" {
     pack     = "books-node"
     variants = ["unlimited"]
-    vars     = { job_name = "s004-node-r5", scale = 5 }
+    vars     = { job_name = "s004-node-r5", scale = 5, resource_scale = 0.3 }
     timeout  = "1s"
     iterations {
       threads      = 5
@@ -127,7 +129,7 @@ sweep "study-004" {
   app "kotlin-r1" {
     pack     = "books-kotlin"
     variants = ["unlimited"]
-    vars     = { job_name = "s004-kotlin-r1", scale = 1 }
+    vars     = { job_name = "s004-kotlin-r1", scale = 1, resource_scale = 0.3 }
     timeout  = "1s"
     iterations {
       threads      = 5
@@ -152,7 +154,7 @@ sweep "study-004" {
   app "kotlin-r2" {
     pack     = "books-kotlin"
     variants = ["unlimited"]
-    vars     = { job_name = "s004-kotlin-r2", scale = 2 }
+    vars     = { job_name = "s004-kotlin-r2", scale = 2, resource_scale = 0.3 }
     timeout  = "1s"
     iterations {
       threads      = 5
@@ -177,7 +179,7 @@ sweep "study-004" {
   app "kotlin-r5" {
     pack     = "books-kotlin"
     variants = ["unlimited"]
-    vars     = { job_name = "s004-kotlin-r5", scale = 5 }
+    vars     = { job_name = "s004-kotlin-r5", scale = 5, resource_scale = 0.3 }
     timeout  = "1s"
     iterations {
       threads      = 5

@@ -443,7 +443,9 @@ func (r *Runner) stopFinished(ctx context.Context, config string, rest []experim
 		mine[j.Job] = true
 	}
 	for _, st := range rest {
-		if done[st.ID] {
+		// a step that redeploys (deploy = "per-step") replaces whatever runs,
+		// so it needs nothing kept running for it
+		if done[st.ID] || st.Redeploy {
 			continue
 		}
 		if st.Configuration() == config {

@@ -50,10 +50,20 @@ func TestFinishedConfigurationIsStopped(t *testing.T) {
 	if len(o.stopped) != 1 || o.stopped[0] != "a" || r.deployments["a-nomad-baseline"] != nil {
 		t.Fatalf("stopped %v, deployments %v", o.stopped, r.deployments)
 	}
+	// deploy = "per-step": the configuration's next repetition redeploys, so
+	// keeping this one would only hold its reservation (study 004's five
+	// replicas could not be placed beside earlier steps' leftovers)
+	r.deployments["c-nomad-baseline"] = &deployment{orch: o, jobs: []*orchestrator.Deployment{{Job: "c"}}}
+	again := step("c2", "c")
+	again.Redeploy = true
+	r.stopFinished(ctx, "c-nomad-baseline", []experiment.Step{again}, map[string]bool{})
+	if len(o.stopped) != 2 || o.stopped[1] != "c" {
+		t.Fatalf("per-step: stopped %v", o.stopped)
+	}
 	r.deployments["b-nomad-baseline"] = &deployment{orch: o, jobs: []*orchestrator.Deployment{{Job: "b"}}}
 	r.Keep = true
 	r.stopFinished(ctx, "b-nomad-baseline", nil, nil)
-	if len(o.stopped) != 1 {
+	if len(o.stopped) != 2 {
 		t.Fatalf("--keep: stopped %v", o.stopped)
 	}
 }
