@@ -116,10 +116,11 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	sampler := startCPUSampler(lims, time.Second)
 	loadBegan := time.Now()
 	res, text, runErr := load.Run(ctx, req)
+	var taskCPU []results.TaskCPU
 	if res != nil {
-		if cpu := sampler.finish(res.Start, res.End); len(cpu) > 0 {
-			sr.Metadata["task_cpu"] = cpu
-			sr.Metadata["hottest_task"] = cpu[0].String()
+		if taskCPU = sampler.finish(res.Start, res.End); len(taskCPU) > 0 {
+			sr.Metadata["task_cpu"] = taskCPU
+			sr.Metadata["hottest_task"] = taskCPU[0].String()
 		}
 	} else {
 		sampler.finish(time.Time{}, time.Time{})
@@ -141,9 +142,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 			files["histogram.hdr"] = []byte(res.Latency.Histogram + "\n")
 		}
 		measurement(sr, res)
-		if cpu, ok := sr.Metadata["task_cpu"].([]results.TaskCPU); ok {
-			serviceCPU(sr, cpu, eps)
-		}
+		serviceCPU(sr, taskCPU, eps)
 	}
 	complete := CompleteGate(res, runErr, st.Duration-toolSlack(tool), load.Name())
 	if st.Load.Kind == experiment.LoadIterations {
@@ -173,8 +172,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	} else if st.Load.Kind == experiment.LoadOpen {
 		gate(GeneratorGate(res, bound))
 	} else {
-		cpu, _ := sr.Metadata["task_cpu"].([]results.TaskCPU)
-		gate(ClosedLoopGeneratorGate(res, st.Load.Think, DefaultMaxClosedLoopLagShare, serviceUse(cpu, eps)))
+		gate(ClosedLoopGeneratorGate(res, st.Load.Think, DefaultMaxClosedLoopLagShare, serviceUse(taskCPU, eps)))
 	}
 	gate(ResponsesGate(probe, probed.Body, res))
 	gate(SLOGate(*sr, rec.Spec.SLO))
