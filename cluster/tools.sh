@@ -156,6 +156,15 @@ build_victoriametrics() {
   say "victoriametrics $VICTORIAMETRICS_VERSION: built"
 }
 
+build_victorialogs() {
+  tool=victorialogs
+  installed victorialogs "$VICTORIALOGS_VERSION" victoria-logs && { say "victorialogs $VICTORIALOGS_VERSION: ok"; return; }
+  wrapper github.com/VictoriaMetrics/VictoriaLogs "$VICTORIALOGS_VERSION"
+  (cd "$work" && CGO_ENABLED=0 run "go build victoria-logs" go build -trimpath -o "$bin/victoria-logs" github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs)
+  finish victorialogs "$VICTORIALOGS_VERSION" victoria-logs
+  say "victorialogs $VICTORIALOGS_VERSION: built"
+}
+
 # Kubernetes' go.mod points its staging modules (k8s.io/api, client-go, ...) at
 # ./staging with version v0.0.0; outside the release tree they are the published
 # v0.MINOR.PATCH of the same release.
@@ -208,7 +217,7 @@ install_apps() {
 }
 
 start=$(date +%s)
-targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics levant hashi-up consul nomad fortio apps)
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics victorialogs levant hashi-up consul nomad fortio apps)
 for t in "${targets[@]}"; do
   case $t in
     apt) apt_install ;;
@@ -217,11 +226,12 @@ for t in "${targets[@]}"; do
     levant) build_levant ;;
     hashi-up) build_hashiup ;;
     victoriametrics) build_victoriametrics ;;
+    victorialogs) build_victorialogs ;;
     kubernetes) build_kubernetes ;;
     coredns) build_coredns ;;
     fortio) build_fortio ;;
     apps) install_apps ;;
-    *) say "unknown tool '$t' (known: apt nomad consul levant hashi-up victoriametrics kubernetes coredns fortio apps)"; exit 2 ;;
+    *) say "unknown tool '$t' (known: apt nomad consul levant hashi-up victoriametrics victorialogs kubernetes coredns fortio apps)"; exit 2 ;;
   esac
 done
 say "all tools ready in $(( $(date +%s) - start )) s"
