@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The embedded single-machine cluster: one Consul server, one Nomad server+client,
-# dockerd when needed (a single-node Docker Swarm), and VictoriaMetrics as a Nomad job. Everything binds to
+# dockerd when needed (a single-node Docker Swarm), and the infrastructure jobs
+# (VictoriaMetrics, VictoriaLogs, the node agent) rendered from jobs/*.nomad.tpl by levant. Everything binds to
 # 127.0.0.1; state lives in .state/; every process started is recorded by PID.
 #   embedded.sh up | status | down [--purge]
 set -euo pipefail
@@ -16,7 +17,7 @@ die() { say "$*"; exit 1; }
 source "$root/cluster/lib.sh"
 
 # port NUM PROTO: the port every agent needs, checked before anything starts.
-PORTS_TCP="4646 4647 4648 8300 8301 8302 8500 8600 8428"
+PORTS_TCP="4646 4647 4648 8300 8301 8302 8500 8600 8428 9428 8888 13133"
 PORTS_UDP="4648 8301 8302 8600"
 
 alive() { [ -f "$pids/$1" ] && kill -0 "$(cat "$pids/$1")" 2>/dev/null; }
@@ -40,7 +41,7 @@ check_ports() {
 }
 
 need_tools() {
-  for t in nomad consul victoria-metrics; do
+  for t in nomad consul victoria-metrics victoria-logs otelcol-orchbench levant; do
     [ -x "$bin/$t" ] || die "$bin/$t is missing: run ./justw tools first"
   done
 }
@@ -65,7 +66,7 @@ vm_healthy() { curl -sf http://127.0.0.1:8428/health | grep -q OK; }
 vm_running() { "$bin/nomad" job status -short victoriametrics 2>/dev/null | grep -q '^Status *= running'; }
 
 write_configs() {
-  mkdir -p "$state/consul/data" "$state/nomad/data" "$state/victoriametrics" "$pids" "$logs"
+  mkdir -p "$state/consul/data" "$state/nomad/data" "$pids" "$logs"
   cat >"$state/consul/config.hcl" <<HCL
 datacenter       = "dc1"
 data_dir         = "$state/consul/data"
@@ -79,7 +80,8 @@ ports {
   dns  = 8600
   grpc = -1
 }
-ui_config { enabled = false }
+# the web UI ships inside the Consul binary
+ui_config { enabled = true }
 log_level = "WARN"
 # the checkpoint service is not an address this cluster may talk to
 disable_update_check = true
@@ -189,23 +191,29 @@ start() { # start NAME COMMAND...
   say "started $name (pid $!)"
 }
 
-deploy_vm() {
-  say "deploying VictoriaMetrics (jobs/victoriametrics.nomad.hcl)"
-  "$bin/nomad" job run -detach -var "root=$root" "$root/jobs/victoriametrics.nomad.hcl" >"$logs/victoriametrics-deploy.log" 2>&1 \
-    || { cat "$logs/victoriametrics-deploy.log"; die "step 'deploy victoriametrics' failed"; }
+vl_healthy() { curl -sf http://127.0.0.1:9428/health | grep -q OK; }
+agent_running() { "$bin/nomad" job status -short orchbench-agent 2>/dev/null | grep -q '^Status *= running'; }
+agent_healthy() { curl -sf http://127.0.0.1:8888/metrics | grep -q '^otelcol_'; }
+
+# deploy_infra deploys the infrastructure jobs that are not running healthy
+# (all of them on a fresh cluster; the missing ones on a cluster already up).
+deploy_infra() {
+  vm_healthy || "$root/cluster/jobs.sh" deploy victoriametrics
   wait_for 90 "victoriametrics healthy on 127.0.0.1:8428" vm_healthy \
     || die "step 'victoriametrics health' failed: no answer on 127.0.0.1:8428/health within 90 s (see: nomad job status victoriametrics)"
+  vl_healthy || "$root/cluster/jobs.sh" deploy victorialogs
+  wait_for 90 "victorialogs healthy on 127.0.0.1:9428" vl_healthy \
+    || die "step 'victorialogs health' failed: no answer on 127.0.0.1:9428/health within 90 s (see: nomad job status victorialogs)"
+  { agent_running && agent_healthy; } || "$root/cluster/jobs.sh" deploy agent
+  wait_for 60 "node agent shipping (its metrics on 127.0.0.1:8888)" agent_healthy \
+    || die "step 'agent health' failed: the node agent's metrics did not answer on 127.0.0.1:8888 within 60 s (see: nomad job status orchbench-agent; nomad alloc logs -stderr -job orchbench-agent)"
 }
 
 up() {
   need_tools
   if alive consul && alive nomad; then
-    if vm_healthy; then
-      say "already up (consul pid $(cat "$pids/consul"), nomad pid $(cat "$pids/nomad"))"
-      return 0
-    fi
-    say "already up (consul pid $(cat "$pids/consul"), nomad pid $(cat "$pids/nomad")), but VictoriaMetrics is not answering"
-    deploy_vm
+    say "already up (consul pid $(cat "$pids/consul"), nomad pid $(cat "$pids/nomad")); checking the infrastructure jobs"
+    deploy_infra
     return 0
   fi
   if alive consul || alive nomad; then
@@ -226,8 +234,9 @@ up() {
   # .state/ from before it needs the setting too
   wait_for 30 "memory oversubscription on (memory_max is enforced)" memory_oversubscription \
     || die "step 'nomad scheduler config' failed: memory oversubscription (needed by memory_max) could not be turned on: $("$bin/nomad" operator scheduler set-config -memory-oversubscription=true 2>&1 | tail -n 1)"
-  deploy_vm
-  say "up in $(( $(date +%s) - t0 )) s: nomad http://127.0.0.1:4646, consul http://127.0.0.1:8500, vmui http://127.0.0.1:8428/vmui/"
+  deploy_infra
+  say "up in $(( $(date +%s) - t0 )) s"
+  urls
 }
 
 status() {
@@ -237,8 +246,26 @@ status() {
   alive nomad && "$bin/nomad" node status 2>/dev/null | sed 's/^/    /' || true
   alive consul && "$bin/consul" members 2>/dev/null | sed 's/^/    /' || true
   alive nomad && "$bin/nomad" job status 2>/dev/null | sed 's/^/    /' || true
-  if vm_healthy; then say "victoriametrics: healthy on http://127.0.0.1:8428/vmui/"; else say "victoriametrics: not answering"; fi
+  if vm_healthy; then say "victoriametrics: healthy"; else say "victoriametrics: not answering"; fi
+  if vl_healthy; then say "victorialogs: healthy"; else say "victorialogs: not answering"; fi
+  if agent_healthy; then say "node agent: shipping (metrics on 127.0.0.1:8888)"; else say "node agent: not answering"; fi
+  urls
   say "docker swarm: $(docker info --format '{{.Swarm.LocalNodeState}} ({{.Swarm.NodeAddr}})' 2>/dev/null || echo 'no docker daemon')"
+}
+
+# urls prints the web UIs that answer now, and says which do not.
+urls() {
+  local ui
+  # a Nomad built without its UI answers /ui/ with a page telling to run make dev-ui
+  if ui=$(curl -sf http://127.0.0.1:4646/ui/ 2>/dev/null) && ! grep -q 'dev-ui' <<<"$ui"; then
+    say "nomad ui:       http://127.0.0.1:4646/ui/"
+  else
+    say "nomad ui:       not in this nomad binary (./justw tools-nomad-ui builds it); API http://127.0.0.1:4646"
+  fi
+  if curl -sf -o /dev/null http://127.0.0.1:8500/ui/; then say "consul ui:      http://127.0.0.1:8500/ui/"; fi
+  if curl -sf -o /dev/null http://127.0.0.1:8428/vmui/; then say "metrics (vmui): http://127.0.0.1:8428/vmui/#/dashboards"; fi
+  if curl -sf -o /dev/null http://127.0.0.1:9428/select/vmui/; then say "logs (vmui):    http://127.0.0.1:9428/select/vmui/"; fi
+  return 0
 }
 
 stop_pid() { stop_pidfile "$pids/$1" "$1" INT; }
@@ -263,8 +290,10 @@ down() {
   # executors and logmons outlive the agent by design; ours run our binary
   local left; left=$(pgrep -f "^$bin/nomad " || true)
   if [ -n "$left" ]; then say "stopping leftover nomad processes: $(echo $left)"; kill $left 2>/dev/null || true; sleep 1; kill -9 $left 2>/dev/null || true; fi
-  left=$(pgrep -f "^$bin/victoria-metrics " || true)
-  if [ -n "$left" ]; then say "stopping leftover victoria-metrics: $(echo $left)"; kill $left 2>/dev/null || true; fi
+  for t in victoria-metrics victoria-logs otelcol-orchbench; do
+    left=$(pgrep -f "^$bin/$t " || true)
+    if [ -n "$left" ]; then say "stopping leftover $t: $(echo $left)"; kill $left 2>/dev/null || true; fi
+  done
   # containers Nomad started and could not stop because the agent went first
   if [ -f "$pids/dockerd" ] && docker info >/dev/null 2>&1; then
     local ctr; ctr=$(docker ps -q --filter label=com.hashicorp.nomad.alloc_id || true)

@@ -30,15 +30,45 @@ function iterations(url) {
   return Number(raw);
 }
 
-function createServer() {
+// At most this many bad requests a second are logged one by one; the rest
+// are counted in the next summary line, so a flood of bad requests cannot
+// turn the log into the bottleneck being measured.
+const ERROR_LINES_PER_SECOND = 10;
+
+// activityLog writes one summary line a second in which requests arrived
+// (stdout) and one line per bad request (stderr): what an operator reads
+// next to a step's latency, at a cost of a few lines a second.
+function activityLog(out, err) {
+  let requests = 0;
+  let bad = 0;
+  let logged = 0;
+  return {
+    request() { requests++; },
+    badRequest(url, message) {
+      bad++;
+      if (logged++ < ERROR_LINES_PER_SECOND) err(`taewa: error: 400 for ${url}: ${message}`);
+    },
+    flush() {
+      if (requests > 0) {
+        const suppressed = Math.max(0, logged - ERROR_LINES_PER_SECOND);
+        out(`taewa: ${requests} requests in the last second, ${bad} bad` + (suppressed > 0 ? ` (${suppressed} not logged)` : ''));
+      }
+      requests = bad = logged = 0;
+    },
+  };
+}
+
+function createServer(log = activityLog(() => {}, () => {})) {
   return http.createServer((req, res) => {
     let body;
     let status = 200;
+    log.request();
     try {
       body = work(iterations(req.url));
     } catch (e) {
       status = 400;
       body = e.message + '\n';
+      log.badRequest(req.url, e.message);
     }
     res.writeHead(status, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(body) });
     res.end(body);
@@ -47,7 +77,9 @@ function createServer() {
 
 if (require.main === module) {
   const port = Number(process.env.PORT || 8080);
-  const server = createServer();
+  const log = activityLog(console.log, console.error);
+  setInterval(log.flush, 1000).unref();
+  const server = createServer(log);
   server.keepAliveTimeout = 65000;
   server.listen(port, process.env.HOST || '0.0.0.0', () => console.log(`taewa listening on ${port}`));
   const stop = () => server.close(() => process.exit(0));
@@ -55,4 +87,4 @@ if (require.main === module) {
   process.on('SIGINT', stop);
 }
 
-module.exports = { createServer, work, iterations, ANSWER_LENGTH, MAX_N };
+module.exports = { createServer, activityLog, work, iterations, ANSWER_LENGTH, MAX_N, ERROR_LINES_PER_SECOND };

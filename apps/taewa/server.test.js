@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');
-const { createServer, work, iterations, MAX_N } = require('./server');
+const { createServer, activityLog, work, iterations, MAX_N, ERROR_LINES_PER_SECOND } = require('./server');
 
 test('answers the first 44 characters of the result sentence', async () => {
   const server = createServer();
@@ -39,6 +39,29 @@ test('bad n is a 400 naming the parameter and the value', async () => {
       assert.strictEqual(res.status, 400, q);
       assert.match(await res.text(), /^taewa: query parameter n must be a whole number/, q);
     }
+  } finally {
+    server.close();
+  }
+});
+
+test('the activity log sums each second and bounds its error lines', async () => {
+  const out = [];
+  const err = [];
+  const log = activityLog((l) => out.push(l), (l) => err.push(l));
+  const server = createServer(log);
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const { port } = server.address();
+    for (let i = 0; i < 3; i++) assert.strictEqual((await fetch(`http://127.0.0.1:${port}/?n=1`)).status, 200);
+    const bad = ERROR_LINES_PER_SECOND + 5;
+    for (let i = 0; i < bad; i++) assert.strictEqual((await fetch(`http://127.0.0.1:${port}/?n=x${i}`)).status, 400);
+    log.flush();
+    assert.deepStrictEqual(out, [`taewa: ${3 + bad} requests in the last second, ${bad} bad (5 not logged)`]);
+    assert.strictEqual(err.length, ERROR_LINES_PER_SECOND);
+    assert.match(err[0], /^taewa: error: 400 for \/\?n=x0: taewa: query parameter n must be a whole number/);
+    // a quiet second writes nothing
+    log.flush();
+    assert.strictEqual(out.length, 1);
   } finally {
     server.close();
   }

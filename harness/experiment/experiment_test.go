@@ -187,6 +187,8 @@ func TestParseErrorsNameFileLineField(t *testing.T) {
 			[]string{`bad.hcl:3,11-16: Unknown study`, `"002" is not a study whose headline table orchbench regenerates; valid: 000, 004`}},
 		{"negative rate", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n variants=[\"baseline\"]\n rates=[1, -5]\n }\n}",
 			[]string{`bad.hcl:5,8-15: Invalid rate`}},
+		{"bad shipping", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n variants=[\"baseline\"]\n rates=[1]\n shipping = \"of\"\n }\n}",
+			[]string{`bad.hcl:6,13-17: Invalid shipping`, `shipping must be "on" or "off", got "of"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

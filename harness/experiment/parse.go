@@ -268,6 +268,7 @@ var appSchema = &hcl.BodySchema{
 		{Name: "engine"},
 		{Name: "runner"},
 		{Name: "timeout"},
+		{Name: "shipping"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "closed_loop"}, {Type: "iterations"}, {Type: "probe"}, {Type: "fault"}},
 }
@@ -319,6 +320,9 @@ func (p *parser) app(block *hcl.Block) (App, bool) {
 		}
 	}
 
+	if p.decode(a, "shipping", &app.Shipping) && !slices.Contains(ShippingModes, app.Shipping) {
+		p.errorf(a["shipping"].Expr.Range(), "Invalid shipping", "shipping must be %q or %q, got %q", ShippingOn, ShippingOff, app.Shipping)
+	}
 	app.Vars = p.varsMap(a, "vars")
 	if attr, ok := a["variant_vars"]; ok {
 		val, d := attr.Expr.Value(nil)

@@ -117,6 +117,7 @@ func configurationSteps(s *Sweep, app App, orch, variant string) []Step {
 				Load:         app.Load,
 				Probe:        app.Probe,
 				Fault:        app.Fault,
+				Shipping:     app.Shipping,
 				Warmup:       warmup,
 				Duration:     duration,
 				Cooldown:     s.Cooldown,

@@ -51,6 +51,18 @@ const (
 // Runners are the load runners a spec may name.
 var Runners = []string{RunnerOrchbench, RunnerFortio, RunnerLocust}
 
+// Shipping modes: whether the node agent ships logs and metrics while a
+// step's load runs. "off" stops it for the app's steps (what the step's
+// services log is shipped afterwards, when it runs again), so a step can be
+// measured without the agent's CPU on the node.
+const (
+	ShippingOn  = "on"
+	ShippingOff = "off"
+)
+
+// ShippingModes are the values a spec's shipping may take.
+var ShippingModes = []string{ShippingOn, ShippingOff}
+
 // Studies are the published studies (../shared/STUDIES.md numbering) whose
 // headline tables the report regenerates: 000, VMs against containers with
 // four small HTTP apps; 004, Node/Express against Kotlin/Spring on Postgres.
@@ -101,6 +113,8 @@ type App struct {
 	Probe *Probe `json:"probe,omitempty"`
 	// Fault is injected into every step of this app during load (HA runs).
 	Fault *Fault `json:"fault,omitempty"`
+	// Shipping is ShippingOn or ShippingOff; empty means on.
+	Shipping string `json:"shipping,omitempty"`
 }
 
 // Fault is something done to one instance while load runs, to measure how
@@ -213,13 +227,15 @@ type Step struct {
 	// Rep counts repetitions from 1.
 	Rep int `json:"rep"`
 	// Vars are the pack variables to render with, including "variant".
-	Vars     map[string]any `json:"vars"`
-	Load     Load           `json:"load"`
-	Probe    *Probe         `json:"probe,omitempty"`
-	Fault    *Fault         `json:"fault,omitempty"`
-	Warmup   time.Duration  `json:"warmup_ns"`
-	Duration time.Duration  `json:"duration_ns"`
-	Cooldown time.Duration  `json:"cooldown_ns"`
+	Vars  map[string]any `json:"vars"`
+	Load  Load           `json:"load"`
+	Probe *Probe         `json:"probe,omitempty"`
+	Fault *Fault         `json:"fault,omitempty"`
+	// Shipping is the app's shipping mode; empty means on.
+	Shipping string        `json:"shipping,omitempty"`
+	Warmup   time.Duration `json:"warmup_ns"`
+	Duration time.Duration `json:"duration_ns"`
+	Cooldown time.Duration `json:"cooldown_ns"`
 	// Redeploy is true when this step must deploy before loading: always
 	// with DeployPerStep, on the first step of each configuration otherwise.
 	Redeploy bool `json:"redeploy"`
@@ -230,6 +246,9 @@ type Step struct {
 func (s Step) Configuration() string {
 	return s.App + "-" + s.Orchestrator + "-" + s.Variant
 }
+
+// ShippingOff says the node agent must not run during the step's load.
+func (s Step) ShippingOff() bool { return s.Shipping == ShippingOff }
 
 // Level is the load level label: "r400" (requests/s) or "u16" (users).
 func (s Step) Level() string { return levelLabel(s.OfferedRPS, s.Users) }

@@ -49,6 +49,13 @@ type Runner struct {
 	HealthTimeout time.Duration
 	// Orchbench is the binary setup hooks run (default: this process's own).
 	Orchbench string
+	// Agent is the node's log and metrics shipper; its cost is recorded in
+	// every step and it is stopped for steps with shipping = "off". Nil
+	// when the cluster runs none: steps then record only stray agents.
+	Agent ShippingAgent
+
+	// agentPaused is true while this sweep holds the agent stopped.
+	agentPaused bool
 
 	deployments map[string]*deployment
 	// capacity and facts are read once per orchestrator.
@@ -125,6 +132,14 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 			rec.ID, sum.Resumed, len(rec.Plan), sum.Rerun)
 	}
 	defer r.stopAll()
+	// the agent runs again whatever way the sweep ends
+	defer func() {
+		if r.agentPaused {
+			if err := r.resumeAgent(context.WithoutCancel(ctx)); err != nil {
+				fmt.Fprintf(r.Out, "warning: %v; run it again with: just cluster-up\n", err)
+			}
+		}
+	}()
 
 	started := time.Now()
 	ran := 0

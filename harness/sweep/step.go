@@ -24,6 +24,10 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		sr.Gates = append(sr.Gates, g)
 		return g.Passed || g.NotChecked
 	}
+	if g, ok := r.applyShipping(ctx, st); !ok {
+		gate(g)
+		return files
+	}
 	dep, err := r.deploy(ctx, st, sr)
 	if !gate(healthGate(dep, err)) {
 		return files
@@ -114,6 +118,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		fault = r.injectLater(ctx, o, app, st, req.Started)
 	}
 	sampler := startCPUSampler(lims, time.Second)
+	shipping := r.watchShipping(ctx, st)
 	loadBegan := time.Now()
 	res, text, runErr := load.Run(ctx, req)
 	var taskCPU []results.TaskCPU
@@ -122,8 +127,12 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 			sr.Metadata["task_cpu"] = taskCPU
 			sr.Metadata["hottest_task"] = taskCPU[0].String()
 		}
+		shipped := shipping.finish(res.Start, res.End)
+		sr.Metadata["shipping"] = shipped
+		gate(ShippingGate(shipped, shipping.err))
 	} else {
 		sampler.finish(time.Time{}, time.Time{})
+		shipping.sampler.finish(time.Time{}, time.Time{})
 	}
 	var injected *results.FaultRecord
 	if fault != nil {

@@ -182,6 +182,15 @@ func (f sweepFlags) runner(rec *results.SweepRecord, out io.Writer) (*sweep.Runn
 		}
 		runner.Orchestrators[st.Orchestrator] = o
 	}
+	// the node agent serves every orchestrator's steps: they share the node
+	agent := &nomad.NodeAgent{Client: parser.Client}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if deployed, err := agent.Deployed(ctx); err == nil && deployed {
+		runner.Agent = agent
+	} else if err != nil {
+		fmt.Fprintf(out, "warning: no node agent: %v (steps that declare shipping will be invalid)\n", err)
+	}
 	switch f.loadRunner {
 	case "local":
 		runner.Load = sweep.LocalRunner{}

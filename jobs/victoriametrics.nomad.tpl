@@ -1,30 +1,20 @@
 # VictoriaMetrics single-node for the embedded cluster: stores scraped cluster
-# metrics and the results the harness pushes. raw_exec because it is
-# infrastructure, not a measured service, and its data must survive restarts
-# in .state/victoriametrics.
-#   nomad job run -var root=$PWD jobs/victoriametrics.nomad.hcl
-variable "root" {
-  type        = string
-  description = "Absolute path of the orchbench checkout (binaries in .tools/bin, data in .state)."
-}
-
-variable "port" {
-  type    = number
-  default = 8428
-}
-
-variable "scrape_interval" {
-  type    = string
-  default = "5s"
-}
-
+# metrics, the node agent's host metrics and the results the harness pushes.
+# raw_exec because it is infrastructure, not a measured service, and its data
+# must survive restarts. A levant template (variables: jobs/cluster.vars.yml):
+#   cluster/jobs.sh render && nomad job run .state/jobs/victoriametrics.nomad.hcl
 job "victoriametrics" {
-  type = "service"
+  type        = "service"
+  datacenters = ["[[ .datacenter ]]"]
+
+  meta {
+    version = "[[ .versions.victoriametrics ]]"
+  }
 
   group "victoriametrics" {
     network {
       port "http" {
-        static = var.port
+        static = [[ .victoriametrics.port ]]
       }
     }
 
@@ -53,17 +43,17 @@ job "victoriametrics" {
       driver = "raw_exec"
 
       config {
-        command = "${var.root}/.tools/bin/victoria-metrics"
+        command = "[[ .root ]]/.tools/bin/victoria-metrics"
         args = [
-          "-httpListenAddr=127.0.0.1:${var.port}",
-          "-storageDataPath=${var.root}/.state/victoriametrics",
-          "-retentionPeriod=100y",
+          "-httpListenAddr=127.0.0.1:[[ .victoriametrics.port ]]",
+          "-storageDataPath=[[ .root ]]/[[ .victoriametrics.data_dir ]]",
+          "-retentionPeriod=[[ .victoriametrics.retention ]]",
           "-promscrape.config=${NOMAD_TASK_DIR}/scrape.yml",
           # identical samples pushed twice (results push after a partial push) collapse into one
           "-dedup.minScrapeInterval=1ms",
           # results pushed by the harness are queryable at once instead of after 30 s
           "-search.latencyOffset=1s",
-          "-vmui.customDashboardsPath=${var.root}/dashboards",
+          "-vmui.customDashboardsPath=[[ .root ]]/dashboards",
         ]
       }
 
@@ -71,7 +61,7 @@ job "victoriametrics" {
         destination = "local/scrape.yml"
         data        = <<-YAML
           global:
-            scrape_interval: ${var.scrape_interval}
+            scrape_interval: [[ .victoriametrics.scrape_interval ]]
           scrape_configs:
             # the Nomad agent (server and client in one) registers itself in Consul
             - job_name: nomad
@@ -115,8 +105,8 @@ job "victoriametrics" {
       }
 
       resources {
-        cpu    = 300
-        memory = 512
+        cpu    = [[ .victoriametrics.cpu_mhz ]]
+        memory = [[ .victoriametrics.memory_mib ]]
       }
     }
   }

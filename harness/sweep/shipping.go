@@ -1,0 +1,207 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/results"
+)
+
+// GateShipping checks that the node agent ran, or did not, as the step
+// declared: a step measured "without the agent" while it ran measured a
+// busier node than its label says.
+const GateShipping = "shipping"
+
+// ShippingAgent is the node's log and metrics shipper as the sweep uses it
+// (nomad.NodeAgent on the embedded cluster).
+type ShippingAgent interface {
+	Name() string
+	// Tasks are the agent's running tasks on this machine, with cgroups.
+	Tasks(ctx context.Context) ([]orchestrator.Limits, error)
+	Pause(ctx context.Context) error
+	Resume(ctx context.Context, bound time.Duration) error
+}
+
+// AgentBinaries are the executables of every shipper orchbench deploys
+// (jobs/agent.nomad.tpl, jobs/vector.nomad.tpl); any of them running on the
+// node is shipping, whoever started it.
+var AgentBinaries = []string{"otelcol-orchbench", "vector"}
+
+// agentProcesses lists running agent binaries as "name (pid N)", read from
+// /proc (limits.ProcRoot) so no agent escapes by not being a Nomad task.
+func agentProcesses() []string {
+	entries, err := os.ReadDir(limits.ProcRoot)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		exe, err := os.Readlink(filepath.Join(limits.ProcRoot, e.Name(), "exe"))
+		if err != nil {
+			continue
+		}
+		name := filepath.Base(strings.TrimSuffix(exe, " (deleted)"))
+		if slices.Contains(AgentBinaries, name) {
+			out = append(out, fmt.Sprintf("%s (pid %d)", name, pid))
+		}
+	}
+	return out
+}
+
+// resumeBound bounds how long the agent may take to run again.
+const resumeBound = 60 * time.Second
+
+// settleBound bounds the wait for a resumed agent to finish shipping what
+// the node logged while it was stopped; that catch-up is not the next
+// step's cost.
+const settleBound = 30 * time.Second
+
+// settledCores is the agent CPU below which it is idle again (the steady
+// cost of tailing files and scraping host metrics is a few hundredths).
+const settledCores = 0.1
+
+// applyShipping stops or starts the node agent as the step declares. It
+// returns a failed gate when that could not be done.
+func (r *Runner) applyShipping(ctx context.Context, st experiment.Step) (results.Gate, bool) {
+	if r.Agent == nil {
+		return results.Gate{}, true
+	}
+	if st.ShippingOff() && !r.agentPaused {
+		if err := r.Agent.Pause(ctx); err != nil {
+			return results.Gate{Name: GateShipping, Detail: "shipping = \"off\": stopping the node agent: " + err.Error()}, false
+		}
+		r.agentPaused = true
+		fmt.Fprintf(r.Out, "  node agent %s stopped for the steps with shipping = \"off\"\n", r.Agent.Name())
+	}
+	if !st.ShippingOff() && r.agentPaused {
+		if err := r.resumeAgent(ctx); err != nil {
+			return results.Gate{Name: GateShipping, Detail: err.Error()}, false
+		}
+	}
+	return results.Gate{}, true
+}
+
+// resumeAgent runs the paused agent again and waits until it has caught up.
+func (r *Runner) resumeAgent(ctx context.Context) error {
+	if err := r.Agent.Resume(ctx, resumeBound); err != nil {
+		return fmt.Errorf("node agent: %w", err)
+	}
+	r.agentPaused = false
+	began := time.Now()
+	settled := false
+	for time.Since(began) < settleBound && ctx.Err() == nil {
+		tasks, err := r.Agent.Tasks(ctx)
+		if err != nil || len(tasks) == 0 {
+			time.Sleep(500 * time.Millisecond)
+			continue
+		}
+		s := startCPUSampler(tasks, time.Second)
+		from := time.Now()
+		time.Sleep(2 * time.Second)
+		use := s.finish(from, time.Now())
+		cores := 0.0
+		for _, t := range use {
+			cores += t.Cores
+		}
+		if cores < settledCores {
+			settled = true
+			break
+		}
+	}
+	note := "caught up"
+	if !settled {
+		note = fmt.Sprintf("still busy after %s", settleBound)
+	}
+	fmt.Fprintf(r.Out, "  node agent %s running again (%s in %s)\n", r.Agent.Name(), note, time.Since(began).Round(100*time.Millisecond))
+	return nil
+}
+
+// shippingWatch observes the agent over one step's load: its tasks' CPU,
+// and every agent binary on the node at the load's start and end.
+type shippingWatch struct {
+	mode string
+	// undeclared: the spec left shipping unset and the cluster has no agent
+	undeclared bool
+	agent   string
+	tasks   []orchestrator.Limits
+	sampler *cpuSampler
+	procs   []string
+	err     error
+}
+
+func (r *Runner) watchShipping(ctx context.Context, st experiment.Step) *shippingWatch {
+	w := &shippingWatch{mode: st.Shipping, procs: agentProcesses()}
+	if w.mode == "" {
+		w.mode = experiment.ShippingOn
+		w.undeclared = r.Agent == nil
+	}
+	if r.Agent != nil {
+		w.agent = r.Agent.Name()
+		w.tasks, w.err = r.Agent.Tasks(ctx)
+	}
+	w.sampler = startCPUSampler(w.tasks, time.Second)
+	return w
+}
+
+// finish stops the watch and returns the step's shipping record over
+// [from, to]; a zero window (no load result) records processes only.
+func (w *shippingWatch) finish(from, to time.Time) results.Shipping {
+	rec := results.Shipping{Mode: w.mode, Undeclared: w.undeclared}
+	cpu := w.sampler.finish(from, to)
+	for _, p := range agentProcesses() {
+		if !slices.Contains(w.procs, p) {
+			w.procs = append(w.procs, p)
+		}
+	}
+	rec.Processes = w.procs
+	if len(w.tasks) > 0 {
+		rec.Agent = w.agent
+	}
+	for _, t := range cpu {
+		rec.Cores += t.Cores
+		rec.Tasks = append(rec.Tasks, t)
+	}
+	for _, l := range w.tasks {
+		if b, err := limits.ResidentBytes(l.MemoryCgroupPath); err == nil {
+			rec.ResidentBytes += b
+		}
+	}
+	return rec
+}
+
+// ShippingGate compares what ran with what the step declared. With
+// shipping off no agent binary may have run on the node at any point of the
+// load; with shipping on an agent task must have run, or the step measured a
+// quieter node than the sweep's other steps. agentErr is a failure to read
+// the agent's tasks.
+func ShippingGate(rec results.Shipping, agentErr error) results.Gate {
+	g := results.Gate{Name: GateShipping}
+	switch {
+	case rec.Undeclared:
+		g.NotChecked, g.Detail = true, "the spec sets no shipping and this cluster has no node agent"
+	case rec.Mode == experiment.ShippingOff && len(rec.Processes) > 0:
+		g.Detail = fmt.Sprintf("shipping = \"off\" was declared, but %s ran on the node during the load", strings.Join(rec.Processes, ", "))
+	case rec.Mode == experiment.ShippingOff:
+		g.Passed, g.Detail = true, "no node agent ran during the load"
+	case agentErr != nil:
+		g.Detail = fmt.Sprintf("shipping = \"on\": the node agent's tasks could not be read: %v", agentErr)
+	case len(rec.Tasks) == 0:
+		g.Detail = "shipping = \"on\", but no node agent task ran during the load (cluster-up deploys it: nomad job status orchbench-agent)"
+	default:
+		g.Passed, g.Detail = true, rec.String()
+	}
+	return g
+}

@@ -1,0 +1,81 @@
+# The node agent: the OpenTelemetry Collector built for orchbench
+# (cluster/otelcol/, `cluster/tools.sh otelcol`) on every client node. It tails
+# every allocation's task logs from Nomad's data directory into VictoriaLogs
+# (with the job, group, task and allocation as fields), sends the node's host
+# metrics to VictoriaMetrics, and queues on disk what either cannot take yet.
+# raw_exec: it must read the allocation directories Nomad owns. Its CPU and
+# memory are measured in every step like a task's (the sweep's agent cost).
+# A levant template (variables: jobs/cluster.vars.yml):
+#   cluster/jobs.sh render && nomad job run .state/jobs/agent.nomad.hcl
+job "orchbench-agent" {
+  type        = "system"
+  datacenters = ["[[ .datacenter ]]"]
+
+  meta {
+    version = "[[ .versions.otelcol ]]"
+  }
+
+  group "agent" {
+    network {
+      port "telemetry" {
+        static = [[ .agent.telemetry_port ]]
+      }
+      port "health" {
+        static = [[ .agent.health_port ]]
+      }
+    }
+
+    # tagged "metrics": VictoriaMetrics scrapes the agent's own metrics
+    # (records received, sent, queued, refused)
+    service {
+      name     = "orchbench-agent"
+      port     = "telemetry"
+      provider = "consul"
+      tags     = ["orchbench", "metrics"]
+
+      check {
+        type     = "http"
+        port     = "health"
+        path     = "/"
+        interval = "5s"
+        timeout  = "1s"
+      }
+    }
+
+    restart {
+      attempts = 5
+      interval = "5m"
+      delay    = "2s"
+      mode     = "delay"
+    }
+
+    task "otelcol" {
+      driver = "raw_exec"
+
+      config {
+        command = "[[ .root ]]/.tools/bin/otelcol-orchbench"
+        args    = ["--config=[[ .root ]]/cluster/otelcol/agent.yaml"]
+      }
+
+      env {
+        NOMAD_DATA_DIR       = "[[ .root ]]/.state/nomad/data"
+        NOMAD_ADDR           = "http://127.0.0.1:4646"
+        NODE_NAME            = "${node.unique.name}"
+        VICTORIALOGS_URL     = "http://127.0.0.1:[[ .victorialogs.port ]]"
+        VICTORIAMETRICS_URL  = "http://127.0.0.1:[[ .victoriametrics.port ]]"
+        OTELCOL_STORAGE_DIR  = "[[ .root ]]/[[ .agent.data_dir ]]"
+        OTELCOL_METRICS_HOST = "127.0.0.1"
+        OTELCOL_METRICS_PORT = "[[ .agent.telemetry_port ]]"
+        OTELCOL_HEALTH_ADDR  = "127.0.0.1:[[ .agent.health_port ]]"
+      }
+
+      # SIGTERM lets it flush what it holds into the disk queue
+      kill_timeout = "20s"
+
+      resources {
+        cpu    = [[ .agent.cpu_mhz ]]
+        memory = [[ .agent.memory_mib ]]
+      }
+    }
+  }
+}
