@@ -108,6 +108,7 @@ dt { font-weight: bold; }
 {{range .Figures}}<figure><a href="{{.File}}"><img src="{{.File}}" alt="{{.Caption}}"></a><figcaption>{{.Caption}}</figcaption></figure>
 {{end}}{{end}}
 
+` + shippingSection + `
 <h2>Verification gates</h2>
 <p>Every check of every step. A failed check of the application under load (slo, responses) makes the step <em>broken</em>, a measurement; any other failed gate makes it <em>invalid</em>: highlighted and left out of all statistics above.</p>
 <table id="gates">

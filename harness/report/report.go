@@ -114,6 +114,9 @@ type pageData struct {
 	Disruptions []DisruptionRow
 	GateNames   []string
 	Gates       []GateRow
+	// Shipping is the node agent's cost and the log links, per step.
+	Shipping        []ShippingRow
+	ShippingSummary *ShippingSummary
 	ToolVersion []string
 	// Study is the headline table of the study the spec names, or nil.
 	Study *studies.Table
@@ -134,6 +137,7 @@ func Build(rec *results.SweepRecord, steps []results.StepResult) ([]byte, map[st
 		Generated: time.Now().UTC().Format("2006-01-02 15:04:05Z"),
 	}
 	d.Disruptions = disruptions(steps)
+	d.Shipping, d.ShippingSummary = shippingRows(steps)
 	d.Study = studies.Headline(rec, steps)
 	d.Parity = results.Parity(steps)
 	d.ParityMismatches = results.Mismatches(d.Parity)

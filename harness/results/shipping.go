@@ -3,6 +3,10 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // Shipping is what the node agent (the log and metrics shipper) did during a
@@ -23,6 +27,10 @@ type Shipping struct {
 	ResidentBytes int64 `json:"resident_bytes"`
 	// Tasks are the agent's tasks, one per node it ran on here.
 	Tasks []TaskCPU `json:"tasks,omitempty"`
+	// LogsURL is the VictoriaLogs the agent shipped to, and Jobs the step's
+	// Nomad jobs whose task logs it holds: what a step's log link queries.
+	LogsURL string   `json:"logs_url,omitempty"`
+	Jobs    []string `json:"jobs,omitempty"`
 	// Processes are agent binaries found on the node during the load (any,
 	// whoever started them): with shipping off there must be none.
 	Processes []string `json:"processes,omitempty"`
@@ -55,4 +63,34 @@ func ShippingOf(r StepResult) (Shipping, bool) {
 		return Shipping{}, false
 	}
 	return s, true
+}
+
+// LogsQuery is the LogsQL query for the task logs of jobs over [from, to].
+func LogsQuery(jobs []string, from, to time.Time) string {
+	quoted := make([]string, len(jobs))
+	for i, j := range jobs {
+		quoted[i] = strconv.Quote(j)
+	}
+	return fmt.Sprintf("_time:[%s, %s] nomad.job:in(%s)", from.UTC().Format(time.RFC3339), to.UTC().Format(time.RFC3339), strings.Join(quoted, ", "))
+}
+
+// StepLogs returns the links to a step's task logs in VictoriaLogs: its web
+// UI over the step's time range, and the LogsQL API answering JSON lines.
+// ok is false when the step's logs were not shipped anywhere known.
+func StepLogs(r StepResult) (ui, api string, ok bool) {
+	s, found := ShippingOf(r)
+	if !found || s.LogsURL == "" || len(s.Jobs) == 0 || r.Start.IsZero() || r.End.IsZero() {
+		return "", "", false
+	}
+	base := strings.TrimRight(s.LogsURL, "/")
+	q := LogsQuery(s.Jobs, r.Start, r.End)
+	span := r.End.Sub(r.Start).Round(time.Second) + time.Minute
+	ui = base + "/select/vmui/#/?" + url.Values{
+		"query":            {q},
+		"g0.range_input":   {span.String()},
+		"g0.end_input":     {r.End.Add(30 * time.Second).UTC().Format("2006-01-02T15:04:05")},
+		"g0.relative_time": {"none"},
+	}.Encode()
+	api = base + "/select/logsql/query?" + url.Values{"query": {q}}.Encode()
+	return ui, api, true
 }

@@ -53,6 +53,8 @@ type Runner struct {
 	// every step and it is stopped for steps with shipping = "off". Nil
 	// when the cluster runs none: steps then record only stray agents.
 	Agent ShippingAgent
+	// LogsURL is the VictoriaLogs the agent ships to, for the steps' log links.
+	LogsURL string
 
 	// agentPaused is true while this sweep holds the agent stopped.
 	agentPaused bool

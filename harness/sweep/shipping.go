@@ -135,15 +135,24 @@ type shippingWatch struct {
 	mode string
 	// undeclared: the spec left shipping unset and the cluster has no agent
 	undeclared bool
-	agent   string
-	tasks   []orchestrator.Limits
-	sampler *cpuSampler
-	procs   []string
-	err     error
+	agent      string
+	tasks      []orchestrator.Limits
+	sampler    *cpuSampler
+	procs      []string
+	err        error
+	logsURL    string
+	jobs       []string
 }
 
-func (r *Runner) watchShipping(ctx context.Context, st experiment.Step) *shippingWatch {
+func (r *Runner) watchShipping(ctx context.Context, st experiment.Step, dep *deployment) *shippingWatch {
 	w := &shippingWatch{mode: st.Shipping, procs: agentProcesses()}
+	if r.Agent != nil && dep.orch.Name() == "nomad" {
+		// the agent tails Nomad's allocation logs; other orchestrators' are not shipped
+		w.logsURL = r.LogsURL
+		for _, d := range dep.jobs {
+			w.jobs = append(w.jobs, d.Job)
+		}
+	}
 	if w.mode == "" {
 		w.mode = experiment.ShippingOn
 		w.undeclared = r.Agent == nil
@@ -159,7 +168,7 @@ func (r *Runner) watchShipping(ctx context.Context, st experiment.Step) *shippin
 // finish stops the watch and returns the step's shipping record over
 // [from, to]; a zero window (no load result) records processes only.
 func (w *shippingWatch) finish(from, to time.Time) results.Shipping {
-	rec := results.Shipping{Mode: w.mode, Undeclared: w.undeclared}
+	rec := results.Shipping{Mode: w.mode, Undeclared: w.undeclared, LogsURL: w.logsURL, Jobs: w.jobs}
 	cpu := w.sampler.finish(from, to)
 	for _, p := range agentProcesses() {
 		if !slices.Contains(w.procs, p) {

@@ -47,11 +47,11 @@ func TestAgentProcessesFindsAgentsByExecutable(t *testing.T) {
 	t.Cleanup(func() { limits.ProcRoot = old })
 	limits.ProcRoot = t.TempDir()
 	procs := map[string]string{
-		"101": "/work/.tools/bin/otelcol-orchbench",
-		"102": "/usr/bin/vector (deleted)", // replaced on disk while it runs
-		"103": "/usr/bin/node",
-		"104": "/usr/local/bin/vectorizer", // a name that merely starts alike
-		"self": "/usr/bin/vector",          // not a pid
+		"101":  "/work/.tools/bin/otelcol-orchbench",
+		"102":  "/usr/bin/vector (deleted)", // replaced on disk while it runs
+		"103":  "/usr/bin/node",
+		"104":  "/usr/local/bin/vectorizer", // a name that merely starts alike
+		"self": "/usr/bin/vector",           // not a pid
 	}
 	for pid, exe := range procs {
 		dir := filepath.Join(limits.ProcRoot, pid)

@@ -118,7 +118,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		fault = r.injectLater(ctx, o, app, st, req.Started)
 	}
 	sampler := startCPUSampler(lims, time.Second)
-	shipping := r.watchShipping(ctx, st)
+	shipping := r.watchShipping(ctx, st, dep)
 	loadBegan := time.Now()
 	res, text, runErr := load.Run(ctx, req)
 	var taskCPU []results.TaskCPU

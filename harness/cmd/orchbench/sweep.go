@@ -27,9 +27,9 @@ import (
 )
 
 type sweepFlags struct {
-	file, resume, dir, reports, vm, loadRunner, image, jobPrefix string
-	runnerOverride                                               string
-	dryRun, keep                                                 bool
+	file, resume, dir, reports, vm, logs, loadRunner, image, jobPrefix string
+	runnerOverride                                                     string
+	dryRun, keep                                                       bool
 }
 
 func init() {
@@ -65,6 +65,7 @@ func (f *sweepFlags) registerExecution(fl *pflag.FlagSet) {
 	fl.StringVar(&f.dir, "dir", "results", "results archive `directory`")
 	fl.StringVar(&f.reports, "reports", "reports", "report output `directory`")
 	fl.StringVar(&f.vm, "vm", results.VMURL(), "VictoriaMetrics URL to push results to (empty: archive only)")
+	fl.StringVar(&f.logs, "logs", "http://127.0.0.1:9428", "VictoriaLogs URL the node agent ships task logs to (each step's report links to its logs there)")
 	fl.StringVar(&f.loadRunner, "load-runner", "orchestrator", "where load runs: orchestrator (each step's orchestrator's own one-shot job: on Nomad the batch job jobs/loadgen.nomad.hcl) or local (child process here)")
 	fl.StringVar(&f.image, "loadgen-image", orchestrator.DefaultLoadImage, "image of the load generator's one-shot job; a study tool's (runner = \"fortio\") is orchbench/<tool> with the same tag")
 	fl.StringVar(&f.jobPrefix, "load-job-prefix", orchestrator.DefaultLoadJobPrefix, "start of the IDs of the jobs that run a study tool (runner = \"fortio\"); another prefix also renames the generator's job to <prefix>-loadgen")
@@ -188,6 +189,7 @@ func (f sweepFlags) runner(rec *results.SweepRecord, out io.Writer) (*sweep.Runn
 	defer cancel()
 	if deployed, err := agent.Deployed(ctx); err == nil && deployed {
 		runner.Agent = agent
+		runner.LogsURL = f.logs
 	} else if err != nil {
 		fmt.Fprintf(out, "warning: no node agent: %v (steps that declare shipping will be invalid)\n", err)
 	}
