@@ -117,7 +117,7 @@ type pageData struct {
 	// Shipping is the node agent's cost and the log links, per step.
 	Shipping        []ShippingRow
 	ShippingSummary *ShippingSummary
-	ToolVersion []string
+	ToolVersion     []string
 	// Study is the headline table of the study the spec names, or nil.
 	Study *studies.Table
 }
