@@ -17,7 +17,7 @@ die() { say "$*"; exit 1; }
 source "$root/cluster/lib.sh"
 
 # port NUM PROTO: the port every agent needs, checked before anything starts.
-PORTS_TCP="4646 4647 4648 8300 8301 8302 8500 8600 8428 9428 8888 13133"
+PORTS_TCP="4646 4647 4648 8300 8301 8302 8500 8600 8428 9428 8888 8889"
 PORTS_UDP="4648 8301 8302 8600"
 
 alive() { [ -f "$pids/$1" ] && kill -0 "$(cat "$pids/$1")" 2>/dev/null; }

@@ -1,5 +1,8 @@
 # A small sweep to check the whole chain: Taewa, baseline against vertical
-# scaling, four offered rates, two repetitions each (16 steps, about 3.5 min of load).
+# scaling, four offered rates, two repetitions each; and the baseline again at
+# two rates with the node agent (log and metrics shipping) stopped, so the
+# report sets the agent's CPU beside steps measured without it (20 steps,
+# about 4.5 min of load).
 sweep "demo" {
   description = "Taewa baseline vs vertical, a few rates"
   seed        = 42                  # randomised step order, recorded
@@ -23,6 +26,20 @@ sweep "demo" {
     path         = ""    # default: the pack's orchbench_load_path meta
     workload     = ""    # optional named Go workload, e.g. "social-network:mixed@962"
     script       = ""    # optional wrk Lua script path
+  }
+
+  # The same baseline with shipping off: the node agent is stopped for these
+  # steps (their log lines are shipped when it runs again).
+  app "taewa-unshipped" {
+    pack     = "taewa"
+    variants = ["baseline"]
+    vars     = { resource_scale = 0.25, difficulty = 100000 }
+    rates    = [100, 200]
+    shipping = "off" # "on" (default) | "off"
+
+    threads      = 2
+    connections  = 16
+    distribution = "exp"
   }
 
   slo {

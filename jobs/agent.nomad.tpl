@@ -25,13 +25,13 @@ job "orchbench-agent" {
       }
     }
 
-    # tagged "metrics": VictoriaMetrics scrapes the agent's own metrics
-    # (records received, sent, queued, refused)
+    # Not tagged "metrics": the agent pushes its own metrics (records
+    # received, sent, queued, refused) to VictoriaMetrics itself.
     service {
       name     = "orchbench-agent"
       port     = "telemetry"
       provider = "consul"
-      tags     = ["orchbench", "metrics"]
+      tags     = ["orchbench"]
 
       check {
         type     = "http"

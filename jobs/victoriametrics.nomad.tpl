@@ -53,6 +53,9 @@ job "victoriametrics" {
           "-dedup.minScrapeInterval=1ms",
           # results pushed by the harness are queryable at once instead of after 30 s
           "-search.latencyOffset=1s",
+          # the node agent's OTLP metrics get Prometheus names (system_cpu_time_seconds_total,
+          # label host_name) that PromQL and the dashboards can select without quoting
+          "-opentelemetry.usePrometheusNaming",
           "-vmui.customDashboardsPath=[[ .root ]]/dashboards",
         ]
       }

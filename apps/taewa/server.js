@@ -37,21 +37,26 @@ const ERROR_LINES_PER_SECOND = 10;
 
 // activityLog writes one summary line a second in which requests arrived
 // (stdout) and one line per bad request (stderr): what an operator reads
-// next to a step's latency, at a cost of a few lines a second.
-function activityLog(out, err) {
+// next to a step's latency, at a cost of a few lines a second. Lines start
+// with their time (the shipper takes it as the line's time even when it
+// ships the line later) and summaries are numbered, so a gap is visible.
+function activityLog(out, err, now = () => new Date()) {
   let requests = 0;
   let bad = 0;
   let logged = 0;
+  let summaries = 0;
+  const stamp = () => now().toISOString();
   return {
     request() { requests++; },
     badRequest(url, message) {
       bad++;
-      if (logged++ < ERROR_LINES_PER_SECOND) err(`taewa: error: 400 for ${url}: ${message}`);
+      if (logged++ < ERROR_LINES_PER_SECOND) err(`${stamp()} taewa: error: 400 for ${url}: ${message}`);
     },
     flush() {
       if (requests > 0) {
         const suppressed = Math.max(0, logged - ERROR_LINES_PER_SECOND);
-        out(`taewa: ${requests} requests in the last second, ${bad} bad` + (suppressed > 0 ? ` (${suppressed} not logged)` : ''));
+        summaries++;
+        out(`${stamp()} taewa: summary #${summaries}: ${requests} requests in the last second, ${bad} bad` + (suppressed > 0 ? ` (${suppressed} not logged)` : ''));
       }
       requests = bad = logged = 0;
     },

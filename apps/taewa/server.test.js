@@ -47,7 +47,8 @@ test('bad n is a 400 naming the parameter and the value', async () => {
 test('the activity log sums each second and bounds its error lines', async () => {
   const out = [];
   const err = [];
-  const log = activityLog((l) => out.push(l), (l) => err.push(l));
+  const at = new Date('2026-11-26T05:00:00.000Z');
+  const log = activityLog((l) => out.push(l), (l) => err.push(l), () => at);
   const server = createServer(log);
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   try {
@@ -56,12 +57,15 @@ test('the activity log sums each second and bounds its error lines', async () =>
     const bad = ERROR_LINES_PER_SECOND + 5;
     for (let i = 0; i < bad; i++) assert.strictEqual((await fetch(`http://127.0.0.1:${port}/?n=x${i}`)).status, 400);
     log.flush();
-    assert.deepStrictEqual(out, [`taewa: ${3 + bad} requests in the last second, ${bad} bad (5 not logged)`]);
+    assert.deepStrictEqual(out, [`2026-11-26T05:00:00.000Z taewa: summary #1: ${3 + bad} requests in the last second, ${bad} bad (5 not logged)`]);
     assert.strictEqual(err.length, ERROR_LINES_PER_SECOND);
-    assert.match(err[0], /^taewa: error: 400 for \/\?n=x0: taewa: query parameter n must be a whole number/);
-    // a quiet second writes nothing
+    assert.match(err[0], /^2026-11-26T05:00:00.000Z taewa: error: 400 for \/\?n=x0: taewa: query parameter n must be a whole number/);
+    // a quiet second writes nothing, and the numbering counts written lines only
     log.flush();
     assert.strictEqual(out.length, 1);
+    await fetch(`http://127.0.0.1:${port}/?n=1`);
+    log.flush();
+    assert.match(out[1], /taewa: summary #2: 1 requests in the last second, 0 bad$/);
   } finally {
     server.close();
   }

@@ -66,8 +66,24 @@ func TestParseDemoSpec(t *testing.T) {
 	if want := (SLO{P99Ms: 250, MinAchievedRatio: 0.95, MaxErrorRatio: 0.01}); s.SLO != want {
 		t.Fatalf("slo = %+v, want %+v", s.SLO, want)
 	}
-	if len(s.Apps) != 1 {
+	if len(s.Apps) != 2 {
 		t.Fatalf("apps = %d", len(s.Apps))
+	}
+	// the second app measures the baseline with the node agent stopped
+	if q := s.Apps[1]; q.Pack != "taewa" || q.Shipping != ShippingOff || s.Apps[0].Shipping != "" {
+		t.Fatalf("shipping: %+v", s.Apps)
+	}
+	off := 0
+	for _, st := range Plan(s) {
+		if st.ShippingOff() != (st.App == "taewa-unshipped") {
+			t.Errorf("step %s: shipping %q", st.ID, st.Shipping)
+		}
+		if st.ShippingOff() {
+			off++
+		}
+	}
+	if off != 4 {
+		t.Errorf("%d steps with shipping off, want 4", off)
 	}
 	a := s.Apps[0]
 	if a.Pack != "taewa" || !reflect.DeepEqual(a.Variants, []string{"baseline", "vertical"}) ||

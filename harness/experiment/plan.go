@@ -181,7 +181,11 @@ func FormatPlan(w io.Writer, s *Sweep, steps []Step) error {
 		if st.Redeploy {
 			deploy = "yes"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", st.Index, st.ID, deploy, loadText(st), varsText(st.Vars))
+		load := loadText(st)
+		if st.ShippingOff() {
+			load += ", shipping off"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", st.Index, st.ID, deploy, load, varsText(st.Vars))
 	}
 	return tw.Flush()
 }
