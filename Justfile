@@ -51,12 +51,16 @@ tools *targets:
 build:
     mkdir -p .tools/bin && go build -o .tools/bin/orchbench ./harness/cmd/orchbench
 
-# Bring the embedded single-machine cluster up (Consul, Nomad, dockerd, VictoriaMetrics; Kubernetes too with ORCHBENCH_K8S=1); a no-op when it is up
+# Bring the embedded single-machine cluster up (Consul, Nomad, dockerd, VictoriaMetrics, VictoriaLogs, the node agent; Kubernetes too with ORCHBENCH_K8S=1); when it is up, redeploys only what is missing
 cluster-up: tools
     cluster/embedded.sh up
     if [ "${ORCHBENCH_K8S:-0}" = 1 ]; then cluster/tools.sh kubernetes coredns && cluster/images.sh pause orchbench && cluster/kubernetes.sh up; fi
 
-# Show the embedded cluster's agents, node, members, jobs and VictoriaMetrics
+# Render the infrastructure job templates (jobs/*.nomad.tpl, variables in jobs/cluster.vars.yml) into .state/jobs/ with levant; `nomad job run` takes the rendered files
+jobs *names:
+    cluster/jobs.sh render {{names}}
+
+# Show the embedded cluster's agents, node, members, jobs, VictoriaMetrics, VictoriaLogs, the node agent and the web UIs that answer
 cluster-status:
     cluster/embedded.sh status
 
@@ -136,6 +140,7 @@ test-unit:
     NODE_PATH="$(cluster/vendor.sh dir riwai)/node_modules" node --test apps/riwai
     PYTHONPATH="$(cluster/vendor.sh dir raupi)/site" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m unittest discover -s apps/raupi
     node --test apps/books-node
+    cluster/jobs.sh render && nomad fmt -check .state/jobs/*.nomad.hcl && for f in .state/jobs/*.nomad.hcl; do nomad job validate "$f" >/dev/null 2>&1 || { nomad job validate "$f"; exit 1; }; done
 
 # Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
 test-integration: tools tools-kubernetes build

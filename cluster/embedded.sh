@@ -41,7 +41,9 @@ check_ports() {
 }
 
 need_tools() {
-  for t in nomad consul victoria-metrics victoria-logs otelcol-orchbench levant; do
+  local need=(nomad consul victoria-metrics victoria-logs levant)
+  [ "$(agent_template)" = agent ] && need+=(otelcol-orchbench)
+  for t in "${need[@]}"; do
     [ -x "$bin/$t" ] || die "$bin/$t is missing: run ./justw tools first"
   done
 }
@@ -193,7 +195,10 @@ start() { # start NAME COMMAND...
 
 vl_healthy() { curl -sf http://127.0.0.1:9428/health | grep -q OK; }
 agent_running() { "$bin/nomad" job status -short orchbench-agent 2>/dev/null | grep -q '^Status *= running'; }
-agent_healthy() { curl -sf http://127.0.0.1:8888/metrics | grep -q '^otelcol_'; }
+agent_healthy() { curl -sf http://127.0.0.1:8888/metrics | grep -q '^[a-z]'; }
+# agent_template: Vector where the node has it (jobs/vector.nomad.tpl, untested
+# here), the OpenTelemetry Collector built by cluster/tools.sh otherwise
+agent_template() { if command -v vector >/dev/null 2>&1; then echo vector; else echo agent; fi; }
 
 # deploy_infra deploys the infrastructure jobs that are not running healthy
 # (all of them on a fresh cluster; the missing ones on a cluster already up).
@@ -204,7 +209,7 @@ deploy_infra() {
   vl_healthy || "$root/cluster/jobs.sh" deploy victorialogs
   wait_for 90 "victorialogs healthy on 127.0.0.1:9428" vl_healthy \
     || die "step 'victorialogs health' failed: no answer on 127.0.0.1:9428/health within 90 s (see: nomad job status victorialogs)"
-  { agent_running && agent_healthy; } || "$root/cluster/jobs.sh" deploy agent
+  { agent_running && agent_healthy; } || "$root/cluster/jobs.sh" deploy "$(agent_template)"
   wait_for 60 "node agent shipping (its metrics on 127.0.0.1:8888)" agent_healthy \
     || die "step 'agent health' failed: the node agent's metrics did not answer on 127.0.0.1:8888 within 60 s (see: nomad job status orchbench-agent; nomad alloc logs -stderr -job orchbench-agent)"
 }
