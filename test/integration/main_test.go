@@ -285,3 +285,20 @@ func cgroupProcs(dir string) func() []int {
 		return pids
 	}
 }
+
+// chromiumDOM renders url in headless Chromium and returns the DOM after the
+// page's scripts ran (15 s of virtual time).
+func chromiumDOM(t *testing.T, url string) string {
+	t.Helper()
+	if _, err := exec.LookPath("chromium"); err != nil {
+		t.Fatalf("chromium is missing (it is in cluster/versions.env APT_PACKAGES): %v", err)
+	}
+	out, err := exec.Command("chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+t.TempDir(), "--virtual-time-budget=15000", "--window-size=1400,2000",
+		"--dump-dom", url).Output()
+	if err != nil {
+		t.Fatalf("chromium --dump-dom %s: %v", url, err)
+	}
+	return string(out)
+}

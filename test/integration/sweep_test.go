@@ -227,13 +227,7 @@ func TestSweepResumeGatesAndPush(t *testing.T) {
 	})
 
 	// 4. the sweep dashboard renders the pushed series
-	if _, err := exec.LookPath("chromium"); err != nil {
-		t.Fatalf("chromium is missing (it is in cluster/versions.env APT_PACKAGES): %v", err)
-	}
-	dom := must(t, "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(work, "chromium"), "--virtual-time-budget=15000", "--window-size=1400,2000",
-		"--dump-dom", "http://127.0.0.1:8428/vmui/#/dashboards?g0.range_input=30m")
+	dom := chromiumDOM(t, "http://127.0.0.1:8428/vmui/#/dashboards?g0.range_input=30m")
 	if n := strings.Count(dom, "vm-graph-view"); n < 8 {
 		t.Errorf("sweep dashboard shows %d graphs, want 8", n)
 	}
