@@ -152,6 +152,9 @@ func Exposition(r StepResult) []byte {
 		w.sample("orchbench_step_outcome", []string{"outcome", string(o)}, boolValue(r.Outcome == o), end)
 	}
 	w.sample("orchbench_step_duration_seconds", nil, r.End.Sub(r.Start).Seconds(), end)
+	if s, ok := ShippingOf(r); ok && !s.Undeclared {
+		w.sample("orchbench_step_agent_cores", []string{"shipping", s.Mode}, s.Cores, end)
+	}
 	for _, g := range r.Gates {
 		w.sample("orchbench_step_gate_passed", []string{"gate", g.Name}, boolValue(g.Passed), end)
 	}

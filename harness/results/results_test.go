@@ -151,6 +151,10 @@ func TestExpositionFormat(t *testing.T) {
 	st := experiment.Step{ID: "taewa-nomad-vertical-r400-rep2", App: "taewa", Orchestrator: "nomad", Variant: "vertical", OfferedRPS: 400, Rep: 2}
 	r := fakeResult("sw", st, start)
 	r.Gates = append(r.Gates, Gate{Name: "probe\nline", Passed: false})
+	if r.Metadata == nil {
+		r.Metadata = map[string]any{}
+	}
+	r.Metadata["shipping"] = Shipping{Mode: "on", Cores: 0.025}
 	text := string(Exposition(r))
 	base := `sweep="sw",step="taewa-nomad-vertical-r400-rep2",app="taewa",orchestrator="nomad",variant="vertical",offered_rps="400",rep="2"`
 	for _, want := range []string{
@@ -159,6 +163,7 @@ func TestExpositionFormat(t *testing.T) {
 		`orchbench_step_latency_ms{` + base + `,kind="corrected",quantile="0.99"} 40 1700000008000`,
 		`orchbench_step_latency_ms{` + base + `,kind="uncorrected",quantile="1"} 6 1700000008000`,
 		`orchbench_step_valid{` + base + `} 1 1700000008000`,
+		`orchbench_step_agent_cores{` + base + `,shipping="on"} 0.025 1700000008000`,
 		`orchbench_step_bytes_per_response{` + base + `} 100 1700000008000`,
 		`orchbench_step_gate_passed{` + base + `,gate="probe\nline"} 0 `,
 		`orchbench_endpoint_latency_ms{` + base + `,endpoint="/api/\"quoted\"\\path",quantile="0.99"} 3 `,
