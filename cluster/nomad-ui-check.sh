@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Checks that a Nomad agent serves its web UI and that the UI renders, the way a
+# person would see it: the /ui/ index must be the Ember app (not the "make dev-ui"
+# stub of a binary built without the UI), and headless Chromium must render the
+# jobs page, with the nav and the jobs list read from the agent's API.
+#
+# usage: cluster/nomad-ui-check.sh [ADDR] [JOB...]
+#   ADDR  the agent's HTTP address (default $NOMAD_ADDR, else http://127.0.0.1:4646)
+#   JOB   job names the rendered jobs list must show (optional)
+# Prints what it found and exits 0 only when every check passed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+addr=${1:-${NOMAD_ADDR:-http://127.0.0.1:4646}}
+addr=${addr%/}
+shift || true
+wait_s=${NOMAD_UI_CHECK_SECONDS:-45}
+
+say() { printf '[nomad-ui-check] %s\n' "$*"; }
+fail() { say "FAIL: $*"; exit 1; }
+
+for cmd in curl node chromium; do
+  command -v "$cmd" >/dev/null || fail "$cmd is not installed (cluster/tools.sh apt installs it)"
+done
+
+# 1. the index: the Ember app's page, not the stub
+index=$(curl -fsS -m 10 "$addr/ui/") || fail "GET $addr/ui/ failed: is a Nomad agent listening at $addr?"
+if grep -q 'Nomad UI is not available in this binary' <<<"$index"; then
+  fail "GET $addr/ui/ returned the no-UI stub: this nomad was built without -tags ui (build it with: cluster/tools.sh nomad-ui)"
+fi
+grep -q 'name="nomad-ui/config/environment"' <<<"$index" \
+  || fail "GET $addr/ui/ is not the Ember index (no nomad-ui/config/environment meta); first bytes: $(head -c 200 <<<"$index")"
+scripts=$(grep -o '/ui/assets/[^"]*\.js' <<<"$index" | wc -l)
+say "GET $addr/ui/: the Ember index ($(wc -c <<<"$index") bytes, $scripts script assets)"
+
+# 2. the rendered jobs page
+out=$(node --experimental-websocket "$root/cluster/nomad-ui-render.mjs" "$addr/ui/jobs" "$wait_s") \
+  || fail "headless Chromium did not render $addr/ui/jobs: $out"
+say "rendered $addr/ui/jobs: $out"
+for job in "$@"; do
+  node -e 'const r = JSON.parse(process.argv[1]); process.exit(r.jobs.includes(process.argv[2]) ? 0 : 1)' "$out" "$job" \
+    || fail "the rendered jobs list does not show job '$job'"
+  say "the jobs list shows '$job'"
+done
+say "ok"
