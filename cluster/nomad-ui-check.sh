@@ -7,6 +7,7 @@
 # usage: cluster/nomad-ui-check.sh [ADDR] [JOB...]
 #   ADDR  the agent's HTTP address (default $NOMAD_ADDR, else http://127.0.0.1:4646)
 #   JOB   job names the rendered jobs list must show (optional)
+# NOMAD_UI_SCREENSHOT=FILE.png saves a screenshot of the rendered jobs page.
 # Prints what it found and exits 0 only when every check passed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -7,10 +7,11 @@
 // list has rendered, or the deadline passes.
 //
 // usage: node --experimental-websocket nomad-ui-render.mjs URL [SECONDS]
+// (NOMAD_UI_SCREENSHOT=FILE.png also saves a screenshot of the rendered page)
 // prints one JSON object ({ok, title, nav, header, jobs, empty, error}) and exits
 // 0 when the jobs page rendered, 1 when it did not.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -41,7 +42,7 @@ const profile = mkdtempSync(join(tmpdir(), "nomad-ui-render-"));
 const chrome = spawn(
   "chromium",
   [
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--window-size=1280,900",
     // port 0: Chromium picks a free port and writes it to DevToolsActivePort
     "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
     `--user-data-dir=${profile}`, "about:blank",
@@ -104,7 +105,12 @@ async function main() {
     last = JSON.parse(r.result.result.value);
     // rendered: the nav, the jobs header and either job rows or the empty state
     if (last.nav.length > 0 && last.header && (last.jobs.length > 0 || last.empty)) {
-      return finish(0, { ok: true, url, ...last });
+      const shot = process.env.NOMAD_UI_SCREENSHOT;
+      if (shot) {
+        const png = await call("Page.captureScreenshot", { format: "png" });
+        writeFileSync(shot, Buffer.from(png.result.data, "base64"));
+      }
+      return finish(0, { ok: true, url, ...last, ...(shot ? { screenshot: shot } : {}) });
     }
   }
   finish(1, { ok: false, url, reason: "the jobs page did not render before the deadline", ...last });
