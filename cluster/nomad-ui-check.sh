@@ -33,10 +33,22 @@ grep -q 'name="nomad-ui/config/environment"' <<<"$index" \
 scripts=$(grep -o '/ui/assets/[^"]*\.js' <<<"$index" | wc -l)
 say "GET $addr/ui/: the Ember index ($(wc -c <<<"$index") bytes, $scripts script assets)"
 
-# 2. the rendered jobs page
-out=$(node --experimental-websocket "$root/cluster/nomad-ui-render.mjs" "$addr/ui/jobs" "$wait_s") \
-  || fail "headless Chromium did not render $addr/ui/jobs: $out"
+# 2. the rendered jobs page, which must agree with the API: the empty state also
+# shows while the UI's job query is out (or when it failed), so with jobs
+# registered the page must list some, and only those
+api_jobs=$(curl -fsS -m 10 "$addr/v1/jobs?namespace=*") || fail "GET $addr/v1/jobs failed"
+n_api=$(node -e 'console.log(JSON.parse(process.argv[1]).length)' "$api_jobs")
+out=$(NOMAD_UI_EXPECT_JOBS=$n_api node --experimental-websocket "$root/cluster/nomad-ui-render.mjs" "$addr/ui/jobs" "$wait_s") \
+  || fail "headless Chromium did not render $addr/ui/jobs (the API lists $n_api jobs): $out"
 say "rendered $addr/ui/jobs: $out"
+verdict=$(node -e '
+  const [r, api] = [JSON.parse(process.argv[1]), JSON.parse(process.argv[2]).map((j) => j.Name)];
+  const stray = r.jobs.filter((j) => !api.includes(j));
+  if (stray.length) { console.log(`shows jobs the API does not have: ${stray.join(", ")}`); process.exit(1); }
+  if (api.length && !r.jobs.length) { console.log(`shows no job while the API has ${api.length}`); process.exit(1); }
+  console.log(`shows ${r.jobs.length} of the ${api.length} jobs the API lists`);
+' "$out" "$api_jobs") || fail "the rendered jobs list disagrees with $addr/v1/jobs: $verdict"
+say "$verdict"
 for job in "$@"; do
   node -e 'const r = JSON.parse(process.argv[1]); process.exit(r.jobs.includes(process.argv[2]) ? 0 : 1)' "$out" "$job" \
     || fail "the rendered jobs list does not show job '$job'"

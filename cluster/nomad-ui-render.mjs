@@ -7,7 +7,8 @@
 // list has rendered, or the deadline passes.
 //
 // usage: node --experimental-websocket nomad-ui-render.mjs URL [SECONDS]
-// (NOMAD_UI_SCREENSHOT=FILE.png also saves a screenshot of the rendered page)
+// (NOMAD_UI_SCREENSHOT=FILE.png also saves a screenshot of the rendered page;
+// NOMAD_UI_EXPECT_JOBS=N, the number of jobs the API lists, makes it wait for rows)
 // prints one JSON object ({ok, title, nav, header, jobs, empty, error}) and exits
 // 0 when the jobs page rendered, 1 when it did not.
 import { spawn } from "node:child_process";
@@ -20,6 +21,7 @@ if (!url) {
   console.error("usage: nomad-ui-render.mjs URL [SECONDS]");
   process.exit(2);
 }
+const expectJobs = Number(process.env.NOMAD_UI_EXPECT_JOBS || 0);
 const deadline = Date.now() + 1000 * Number(secondsArg || 45);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -103,8 +105,11 @@ async function main() {
     const r = await call("Runtime.evaluate", { expression: probe, returnByValue: true });
     if (!r.result?.result?.value) continue;
     last = JSON.parse(r.result.result.value);
-    // rendered: the nav, the jobs header and either job rows or the empty state
-    if (last.nav.length > 0 && last.header && (last.jobs.length > 0 || last.empty)) {
+    // rendered: the nav, the jobs header and either job rows or the empty state.
+    // The empty state shows while the jobs query is still out, so with
+    // NOMAD_UI_EXPECT_JOBS > 0 (the caller read the API) it waits for rows.
+    const listed = expectJobs > 0 ? last.jobs.length > 0 : last.jobs.length > 0 || last.empty;
+    if (last.nav.length > 0 && last.header && listed) {
       const shot = process.env.NOMAD_UI_SCREENSHOT;
       if (shot) {
         const png = await call("Page.captureScreenshot", { format: "png" });
