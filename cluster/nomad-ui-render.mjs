@@ -49,7 +49,8 @@ const chrome = spawn(
     "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
     `--user-data-dir=${profile}`, "about:blank",
   ],
-  { stdio: ["ignore", "ignore", "pipe"] },
+  // its own process group, so that finish() stops its helper processes too
+  { stdio: ["ignore", "ignore", "pipe"], detached: true },
 );
 let chromeErr = "";
 chrome.stderr.on("data", (d) => { chromeErr = (chromeErr + d).slice(-4000); });
@@ -59,11 +60,14 @@ async function finish(code, result) {
   if (finished) return;
   finished = true;
   console.log(JSON.stringify(result));
-  // wait for Chromium to exit before removing its profile, which it writes to until then
+  // stop the whole group and wait, before removing the profile: Chromium's helper
+  // processes write to it until they are gone
   const exited = new Promise((r) => (chrome.exitCode !== null ? r() : chrome.once("exit", r)));
-  chrome.kill("SIGTERM");
+  const signal = (sig) => { try { process.kill(-chrome.pid, sig); } catch { /* already gone */ } };
+  signal("SIGTERM");
   await Promise.race([exited, sleep(5000)]);
-  if (chrome.exitCode === null) chrome.kill("SIGKILL");
+  signal("SIGKILL");
+  await sleep(300);
   rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
   process.exit(code);
 }
