@@ -75,7 +75,7 @@ tools-nomad-ui:
 
 # Check that the Nomad agent at ADDR serves its web UI and that headless Chromium renders the jobs page (JOB...: names the list must show)
 nomad-ui-check addr="http://127.0.0.1:4646" *jobs:
-    cluster/nomad-ui-check.sh {{addr}} {{jobs}}
+    cluster/nomad-ui-check.sh "$@"
 
 # Bring up the embedded single-node Kubernetes in its own network namespace (needs dockerd and the images); a no-op when it is up
 k8s-up: tools-kubernetes
