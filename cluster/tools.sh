@@ -113,14 +113,62 @@ wrapper() {
   printf '\nrequire %s %s\n' "$mod" "$version" >>"$work/go.mod"
 }
 
-build_nomad() {
-  tool=nomad
-  installed nomad "$NOMAD_VERSION" nomad && { say "nomad $NOMAD_VERSION: ok"; return; }
+nomad_wrapper() {
   wrapper github.com/hashicorp/nomad "$NOMAD_VERSION"
   printf 'require github.com/hashicorp/nomad/api %s\n' "$NOMAD_API_VERSION" >>"$work/go.mod"
+}
+build_nomad() {
+  tool=nomad
+  # a UI build of the same version (target nomad-ui) is a nomad too: keep it
+  if [ "$(cat "$bin/.nomad.version" 2>/dev/null)" = "$NOMAD_VERSION+ui" ] && [ -x "$bin/nomad" ]; then
+    say "nomad $NOMAD_VERSION: ok (the build with the web UI; rm .tools/bin/.nomad.version for the plain one)"
+    return
+  fi
+  installed nomad "$NOMAD_VERSION" nomad && { say "nomad $NOMAD_VERSION: ok"; return; }
+  nomad_wrapper
   (cd "$work" && run "go build (several minutes cold)" go build -trimpath -o "$bin/nomad" github.com/hashicorp/nomad)
   finish nomad "$NOMAD_VERSION" nomad
   say "nomad $NOMAD_VERSION: built"
+}
+# Nomad with its web UI (optional target nomad-ui). The release module already holds
+# the built UI: command/agent/bindata_assetfs.go, go-bindata of the Ember app's
+# ui/dist, compiled in by the `ui` build tag (the Makefile's ember-dist and
+# static-assets steps make it; the release commits it). So the UI build is the plain
+# build with -tags ui and needs no Node.js. Rebuilding the dist from ui/ cannot work
+# here: the npm registry this project reaches does not serve versions that the
+# release's pnpm-lock.yaml and ui/package.json pin (@hashicorp/design-system-components
+# 4.13.0, @hashicorp/flight-icons 3.12.0), and one dev dependency is a GitHub tarball.
+# It replaces .tools/bin/nomad, stamped $NOMAD_VERSION+ui, which build_nomad accepts
+# (so a later default `cluster/tools.sh` keeps it), and is cached apart as
+# nomad-ui-$NOMAD_VERSION. `cluster/nomad-ui-check.sh ADDR` checks an agent's UI.
+build_nomad_ui() {
+  tool=nomad-ui
+  local version="$NOMAD_VERSION+ui" cached="$cache/nomad-ui-$NOMAD_VERSION"
+  if [ "$(cat "$bin/.nomad.version" 2>/dev/null)" = "$version" ] && [ -x "$bin/nomad" ]; then
+    say "nomad-ui $version: ok"
+    return
+  fi
+  if [ -x "$cached/nomad" ]; then
+    cp "$cached/nomad" "$bin/nomad"
+    echo "$version" >"$bin/.nomad.version"
+    say "nomad-ui $version: restored from cache"
+    return
+  fi
+  nomad_wrapper
+  step="find the built UI in the module"
+  local assets
+  assets="$(go env GOMODCACHE)/github.com/hashicorp/nomad@$NOMAD_VERSION/command/agent/bindata_assetfs.go"
+  grep -q '^// +build ui$' "$assets" 2>/dev/null && grep -q '^// ui/dist/index.html$' "$assets" \
+    || fail "no go-bindata of ui/dist with the ui build tag at $assets"
+  # the binary goes to the cache first, so an interrupted build leaves .tools/bin/nomad as it was
+  mkdir -p "$cached"
+  (cd "$work" && run "go build -tags ui (several minutes cold)" go build -trimpath -tags ui -o "$cached/nomad.tmp" github.com/hashicorp/nomad)
+  step="check the build tags"
+  go version -m "$cached/nomad.tmp" | grep -q -- '-tags=ui$' || fail go version -m "$cached/nomad.tmp"
+  mv "$cached/nomad.tmp" "$cached/nomad"
+  cp "$cached/nomad" "$bin/nomad"
+  echo "$version" >"$bin/.nomad.version"
+  say "nomad-ui $version: built"
 }
 build_consul() {
   tool=consul
@@ -222,6 +270,7 @@ for t in "${targets[@]}"; do
   case $t in
     apt) apt_install ;;
     nomad) build_nomad ;;
+    nomad-ui) build_nomad_ui ;;
     consul) build_consul ;;
     levant) build_levant ;;
     hashi-up) build_hashiup ;;
@@ -231,7 +280,7 @@ for t in "${targets[@]}"; do
     coredns) build_coredns ;;
     fortio) build_fortio ;;
     apps) install_apps ;;
-    *) say "unknown tool '$t' (known: apt nomad consul levant hashi-up victoriametrics victorialogs kubernetes coredns fortio apps)"; exit 2 ;;
+    *) say "unknown tool '$t' (known: apt nomad nomad-ui consul levant hashi-up victoriametrics victorialogs kubernetes coredns fortio apps)"; exit 2 ;;
   esac
 done
 say "all tools ready in $(( $(date +%s) - start )) s"
