@@ -73,10 +73,6 @@ cluster-down *flags:
 tools-kubernetes:
     cluster/tools.sh kubernetes coredns
 
-# Replace .tools/bin/nomad with the same Nomad built with its web UI (-tags ui; cached apart); a running agent keeps its old binary until restarted
-tools-nomad-ui:
-    cluster/tools.sh nomad-ui
-
 # Check that the Nomad agent at ADDR serves its web UI and that headless Chromium renders the jobs page (JOB...: names the list must show)
 nomad-ui-check addr="http://127.0.0.1:4646" *jobs:
     cluster/nomad-ui-check.sh "$@"

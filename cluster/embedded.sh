@@ -265,7 +265,7 @@ urls() {
   if ui=$(curl -sf http://127.0.0.1:4646/ui/ 2>/dev/null) && ! grep -q 'dev-ui' <<<"$ui"; then
     say "nomad ui:       http://127.0.0.1:4646/ui/"
   else
-    say "nomad ui:       not in this nomad binary (./justw tools-nomad-ui builds it); API http://127.0.0.1:4646"
+    say "nomad ui:       not in this nomad binary (cluster/tools.sh nomad-ui builds it; restart the cluster after); API http://127.0.0.1:4646"
   fi
   if curl -sf -o /dev/null http://127.0.0.1:8500/ui/; then say "consul ui:      http://127.0.0.1:8500/ui/"; fi
   if curl -sf -o /dev/null http://127.0.0.1:8428/vmui/; then say "metrics (vmui): http://127.0.0.1:8428/vmui/#/dashboards"; fi

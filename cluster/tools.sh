@@ -67,7 +67,7 @@ installed() {
     return 0
   fi
   if all_present "$cache/$name-$version" "$@"; then
-    for b in "$@"; do cp "$cache/$name-$version/$b" "$bin/$b"; done
+    for b in "$@"; do install_bin "$cache/$name-$version/$b" "$bin/$b"; done
     echo "$version" >"$stamp"
     say "$name $version: restored from cache"
     return 0
@@ -80,6 +80,10 @@ installed() {
   fi
   return 1
 }
+# install_bin SRC DST: a rename, not an overwrite, so a binary the running
+# cluster executes (nomad, victoria-metrics) can be replaced; the running
+# process keeps the old file until it restarts.
+install_bin() { cp "$1" "$2.new" && mv -f "$2.new" "$2"; }
 all_present() { local d=$1; shift; for b in "$@"; do [ -x "$d/$b" ] || return 1; done; }
 on_path_at() {
   local p; p=$(PATH="${PATH//$bin:/}" command -v "$1" 2>/dev/null) || return 1
@@ -130,7 +134,8 @@ build_nomad() {
   finish nomad "$NOMAD_VERSION" nomad
   say "nomad $NOMAD_VERSION: built"
 }
-# Nomad with its web UI (optional target nomad-ui). The release module already holds
+# Nomad with its web UI (target nomad-ui, the default; target nomad builds it
+# without). Every nomad command prints a link to the UI. The release module already holds
 # the built UI: command/agent/bindata_assetfs.go, go-bindata of the Ember app's
 # ui/dist, compiled in by the `ui` build tag (the Makefile's ember-dist and
 # static-assets steps make it; the release commits it). So the UI build is the plain
@@ -149,7 +154,7 @@ build_nomad_ui() {
     return
   fi
   if [ -x "$cached/nomad" ]; then
-    cp "$cached/nomad" "$bin/nomad"
+    install_bin "$cached/nomad" "$bin/nomad"
     echo "$version" >"$bin/.nomad.version"
     say "nomad-ui $version: restored from cache"
     return
@@ -166,7 +171,7 @@ build_nomad_ui() {
   step="check the build tags"
   go version -m "$cached/nomad.tmp" | grep -q -- '-tags=ui$' || fail go version -m "$cached/nomad.tmp"
   mv "$cached/nomad.tmp" "$cached/nomad"
-  cp "$cached/nomad" "$bin/nomad"
+  install_bin "$cached/nomad" "$bin/nomad"
   echo "$version" >"$bin/.nomad.version"
   say "nomad-ui $version: built"
 }
@@ -265,7 +270,7 @@ install_apps() {
 }
 
 start=$(date +%s)
-targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics victorialogs levant hashi-up consul nomad fortio apps)
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics victorialogs levant hashi-up consul nomad-ui fortio apps)
 for t in "${targets[@]}"; do
   case $t in
     apt) apt_install ;;

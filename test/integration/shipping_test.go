@@ -291,11 +291,14 @@ func TestShippingLogsMetricsAndCost(t *testing.T) {
 		t.Error("VictoriaLogs' web UI does not show the lines' Nomad fields")
 	}
 
-	// Consul's web UI lists the cluster's services
+	// Consul's web UI lists the cluster's services; Nomad's lists its jobs
+	// (cluster/nomad-ui-check.sh drives Chromium over the DevTools protocol:
+	// --dump-dom returns before Ember renders)
 	consul := chromiumDOM(t, "http://127.0.0.1:8500/ui/dc1/services")
 	for _, svc := range []string{"victorialogs", "victoriametrics", "orchbench-agent", "nomad-client"} {
 		if !strings.Contains(consul, svc) {
 			t.Errorf("Consul's web UI does not list %s", svc)
 		}
 	}
+	must(t, root+"/cluster/nomad-ui-check.sh", "http://127.0.0.1:4646", "victorialogs", "orchbench-agent")
 }
