@@ -31,7 +31,9 @@ const probe = `(() => {
   const text = (el) => (el ? el.textContent.replace(/\\s+/g, " ").trim() : null);
   const nav = [...document.querySelectorAll(".gutter .menu-list a")].map(text);
   const header = document.querySelector("#jobs-list-header");
-  const jobs = [...document.querySelectorAll("table tbody tr a[href^='/ui/jobs/']")].map(text);
+  // a row links its job's name first; later links (allocation counts) are not names
+  const jobs = [...document.querySelectorAll("table tbody tr")]
+    .map((row) => row.querySelector("a[href^='/ui/jobs/']")).filter(Boolean).map(text);
   const empty = document.querySelector(".hds-application-state");
   const error = document.querySelector(".error-container, .empty-message-headline");
   return JSON.stringify({
