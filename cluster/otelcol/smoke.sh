@@ -109,7 +109,9 @@ vm_has() { curl -sf "$vm/internal/force_flush" >/dev/null; curl -sf "$vm/api/v1/
 wait_for "system.cpu.time in VictoriaMetrics" 40 vm_has '{__name__=~"system.cpu.time.*",host.name="smoke-node"}'
 wait_for "orchbench.log.errors for job web" 40 vm_has 'max({__name__=~"orchbench.log.errors.*",nomad.job="web"}) >= 5'
 wait_for "orchbench.log.records for job web" 40 vm_has 'max({__name__=~"orchbench.log.records.*",nomad.job="web",log.stream="stdout"}) >= 50'
-wait_for "the agent's own metrics" 40 vm_has '{__name__=~"otelcol_exporter_sent_log_records.*"}'
+wait_for "the agent's own metrics" 40 vm_has '{__name__=~"otelcol_exporter_sent_log_records.*",host.name="smoke-node"}'
+pull=$(curl -sf "http://127.0.0.1:${OTELCOL_METRICS_PORT:-18888}/metrics" | grep -c '^otelcol_exporter_sent_log_records' || true)
+[ "$pull" -ge 1 ] || die "(b) the agent's Prometheus endpoint has no otelcol_exporter_sent_log_records"
 say "(b) ok: $(curl -sf "$vm/api/v1/label/__name__/values" | python3 -c 'import json,sys; n=json.load(sys.stdin)["data"]; print(len(n), "metric names, e.g.", [m for m in n if m.startswith(("system.cpu","orchbench","otelcol_exporter_sent"))][:6])')"
 
 # (c) VictoriaLogs down, N numbered lines across a rotation and an agent restart
