@@ -8,6 +8,7 @@
 #   (c) VictoriaLogs down, N lines written (across a rotation) and the agent
 #       restarted meanwhile: once VictoriaLogs is back all N arrive, each once;
 #   (d) the agent's CPU and RSS while shipping LOAD_RATE lines/s for LOAD_SECONDS.
+# RESTART_SIGNAL=KILL crashes the agent in (c) instead of stopping it.
 # SMOKE_BREAK=memqueue runs (c) with the sending queue in memory instead of on
 # disk: the check must then fail (the lines queued at the restart are lost).
 # Every port and the work dir can be moved by environment; all loops are bounded.
@@ -56,7 +57,7 @@ start_agent() {
   agent_pid=$!; pids+=("$agent_pid")
   wait_for otelcol-orchbench 30 curl -sf "http://127.0.0.1:${OTELCOL_HEALTH_PORT:-13133}/"
 }
-stop() { kill "$1"; for _ in $(seq 60); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.5; done; die "pid $1 did not stop in 30s"; }
+stop() { kill -s "${2:-TERM}" "$1"; for _ in $(seq 60); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.5; done; die "pid $1 did not stop in 30s"; }
 logsql() { curl -sf "$vl/select/logsql/query" --data-urlencode "query=$1"; }
 vl_count() { logsql "$1 | stats count() n" | python3 -c 'import json,sys; print(json.loads(sys.stdin.read() or "{\"n\":0}")["n"])'; }
 vl_has() { [ "$(vl_count "$2")" = "$1" ]; }  # vl_has N QUERY
@@ -120,7 +121,7 @@ say "(c) victoria-logs stopped; writing $N numbered lines, rotating to web.stdou
 half=$((N / 2))
 for i in $(seq 1 "$half"); do echo "outage seq=$i"; done >>"$logs/web.stdout.0"
 sleep 3
-stop "$agent_pid"; say "(c) agent restarted while victoria-logs is down"
+stop "$agent_pid" "${RESTART_SIGNAL:-TERM}"; say "(c) agent restarted (SIG${RESTART_SIGNAL:-TERM}) while victoria-logs is down"
 start_agent
 for i in $(seq $((half + 1)) "$N"); do echo "outage seq=$i"; done >>"$logs/web.stdout.1"
 sleep 5
