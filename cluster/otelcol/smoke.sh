@@ -7,6 +7,7 @@
 #   (b) host metrics and the log counters are queryable in VictoriaMetrics;
 #   (c) VictoriaLogs down, N lines written (across a rotation) and the agent
 #       restarted meanwhile: once VictoriaLogs is back all N arrive, each once;
+#   (e) two allocations writing identical lines both arrive, one unknown to Nomad;
 #   (d) the agent's CPU and RSS while shipping LOAD_RATE lines/s for LOAD_SECONDS.
 # RESTART_SIGNAL=KILL crashes the agent in (c) instead of stopping it.
 # SMOKE_BREAK=memqueue runs (c) with the sending queue in memory instead of on
@@ -134,6 +135,17 @@ uniq=$(logsql '"outage seq=" | fields _msg' | python3 -c 'import json,sys; print
 say "(c) written $N, stored $got, distinct $uniq"
 [ "$got" = "$N" ] && [ "$uniq" = "$N" ] || die "(c) lines lost or duplicated across the outage"
 say "(c) ok: all $N lines arrived exactly once"
+
+# (e) a replica writing the very same lines (the file reader tells files apart by
+# content) and unknown to Nomad: both allocations arrive in full, the unknown one
+# without nomad.job and with a warning in the agent's log
+alloc2=6a1f5c8b-4d3e-4f20-9bac-1d2e3f4a5b6c
+logs2="$dir/nomad/alloc/$alloc2/alloc/logs"; mkdir -p "$logs2"
+for i in $(seq 1 30); do echo "replica tick $i" | tee -a "$logs/web.stderr.0" >>"$logs2/web.stderr.0"; sleep 0.05; done
+wait_for "30 replica lines of each allocation" 30 vl_has 60 '"replica tick"'
+vl_has 30 "nomad.alloc_id:\"$alloc2\" -nomad.job:* \"replica tick\"" || die "(e) the unknown allocation's lines are not all there without nomad.job"
+grep -q "Nomad did not resolve the allocation.*$alloc2" "$dir/agent.log" || die "(e) no warning naming allocation $alloc2 in $dir/agent.log"
+say "(e) ok: identical lines from two allocations both arrive (30 + 30); the one Nomad does not know ships without nomad.job, with a warning"
 
 # (d) cost while shipping LOAD_RATE lines/s
 ticks() { awk '{print $14 + $15}' "/proc/$agent_pid/stat"; }
