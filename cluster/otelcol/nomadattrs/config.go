@@ -42,19 +42,19 @@ func createDefaultConfig() *Config {
 func (c *Config) Validate() error {
 	u, err := url.Parse(c.Endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("nomadattrs: endpoint %q is not an http(s) URL with a host", c.Endpoint)
+		return fmt.Errorf("endpoint %q is not an http(s) URL with a host", c.Endpoint)
 	}
 	if c.Timeout <= 0 {
-		return fmt.Errorf("nomadattrs: timeout must be > 0, got %s", c.Timeout)
+		return fmt.Errorf("timeout must be > 0, got %s", c.Timeout)
 	}
 	if c.CacheSize < 1 {
-		return fmt.Errorf("nomadattrs: cache_size must be >= 1, got %d", c.CacheSize)
+		return fmt.Errorf("cache_size must be >= 1, got %d", c.CacheSize)
 	}
 	if c.RetryAfter <= 0 {
-		return fmt.Errorf("nomadattrs: retry_after must be > 0, got %s", c.RetryAfter)
+		return fmt.Errorf("retry_after must be > 0, got %s", c.RetryAfter)
 	}
 	if c.PathAttribute == "" {
-		return errors.New("nomadattrs: path_attribute must not be empty")
+		return errors.New("path_attribute must not be empty")
 	}
 	return nil
 }
