@@ -218,6 +218,42 @@ build_victorialogs() {
   say "victorialogs $VICTORIALOGS_VERSION: built"
 }
 
+# The node shipping agent: the collector builder generates a main module from
+# cluster/otelcol/builder.yaml (which includes our nomadattrs processor by local
+# path), then go builds it. --skip-get-modules: the builder's `go mod tidy` and
+# version checks would need module listings the proxy refuses; go build -mod=mod
+# resolves everything from the exact versions in the components' go.mod files.
+# Cached by version plus a hash of the build inputs, so editing the manifest or
+# nomadattrs rebuilds (agent.yaml, smoke.sh and the README do not).
+otelcol_key() {
+  local h
+  h=$(cd "$root/cluster/otelcol" && find builder.yaml nomadattrs -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-12)
+  echo "$OTELCOL_VERSION-$h"
+}
+build_otelcol() {
+  tool=otelcol
+  local key src="$root/cluster/otelcol"; key=$(otelcol_key)
+  installed otelcol "$key" otelcol-orchbench && { say "otelcol $key: ok"; return; }
+  # every component must be at the pinned version: a stray one would pull a
+  # second copy of the core modules and fail late with an obscure type error
+  local stray
+  stray=$(grep -nE '^\s*- gomod: ' "$src/builder.yaml" | grep -vE "(opentelemetry-collector-contrib/.* $OTELCOL_CONTRIB_VERSION|go\.opentelemetry\.io/collector/.* ($OTELCOL_VERSION|$OTELCOL_STABLE_VERSION)|cluster/otelcol/nomadattrs v0\.0\.0)\$" || true)
+  if [ -n "$stray" ]; then
+    step="check cluster/otelcol/builder.yaml"
+    say "cluster/otelcol/builder.yaml: components not at OTELCOL_VERSION=$OTELCOL_VERSION / OTELCOL_STABLE_VERSION=$OTELCOL_STABLE_VERSION / OTELCOL_CONTRIB_VERSION=$OTELCOL_CONTRIB_VERSION (cluster/versions.env):"
+    printf '    line %s\n' "$stray"
+    exit 1
+  fi
+  wrapper go.opentelemetry.io/collector/cmd/builder "$OTELCOL_VERSION"
+  (cd "$work" && CGO_ENABLED=0 run "go build the collector builder" go build -trimpath -o "$work/ocb" go.opentelemetry.io/collector/cmd/builder)
+  mkdir -p "$work/src"
+  cp -r "$src/builder.yaml" "$src/nomadattrs" "$work/src/"
+  (cd "$work/src" && run "generate the collector sources" "$work/ocb" --config builder.yaml --skip-get-modules --skip-compilation)
+  (cd "$work/src/dist" && CGO_ENABLED=0 run "go build otelcol-orchbench (a few minutes cold)" go build -trimpath -ldflags="-s -w" -o "$bin/otelcol-orchbench" .)
+  finish otelcol "$key" otelcol-orchbench
+  say "otelcol $key: built"
+}
+
 # Kubernetes' go.mod points its staging modules (k8s.io/api, client-go, ...) at
 # ./staging with version v0.0.0; outside the release tree they are the published
 # v0.MINOR.PATCH of the same release.
@@ -270,7 +306,7 @@ install_apps() {
 }
 
 start=$(date +%s)
-targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics victorialogs levant hashi-up consul nomad-ui fortio apps)
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics victorialogs otelcol levant hashi-up consul nomad-ui fortio apps)
 for t in "${targets[@]}"; do
   case $t in
     apt) apt_install ;;
@@ -281,11 +317,12 @@ for t in "${targets[@]}"; do
     hashi-up) build_hashiup ;;
     victoriametrics) build_victoriametrics ;;
     victorialogs) build_victorialogs ;;
+    otelcol) build_otelcol ;;
     kubernetes) build_kubernetes ;;
     coredns) build_coredns ;;
     fortio) build_fortio ;;
     apps) install_apps ;;
-    *) say "unknown tool '$t' (known: apt nomad nomad-ui consul levant hashi-up victoriametrics victorialogs kubernetes coredns fortio apps)"; exit 2 ;;
+    *) say "unknown tool '$t' (known: apt nomad nomad-ui consul levant hashi-up victoriametrics victorialogs otelcol kubernetes coredns fortio apps)"; exit 2 ;;
   esac
 done
 say "all tools ready in $(( $(date +%s) - start )) s"
