@@ -144,6 +144,7 @@ test-unit:
     NODE_PATH="$(cluster/vendor.sh dir riwai)/node_modules" node --test apps/riwai
     PYTHONPATH="$(cluster/vendor.sh dir raupi)/site" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m unittest discover -s apps/raupi
     node --test apps/books-node
+    cd cluster/otelcol/nomadattrs && test -z "$(gofmt -l .)" && go vet ./... && go test ./...
     cluster/jobs.sh render && nomad fmt -check .state/jobs/*.nomad.hcl && for f in .state/jobs/*.nomad.hcl; do nomad job validate "$f" >/dev/null 2>&1 || { nomad job validate "$f"; exit 1; }; done
 
 # Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
