@@ -428,6 +428,13 @@ func (r *Runner) capacityOf(ctx context.Context, o orchestrator.Orchestrator) (o
 }
 
 func (r *Runner) stop(d *deployment) {
+	// Stopped allocations' directories, their log files with them, are
+	// removed by Nomad: a paused agent must ship them first.
+	if r.agentPaused {
+		if err := r.resumeAgent(context.Background()); err != nil {
+			fmt.Fprintf(r.Out, "  warning: %v; the stopped deployment's last log lines may not be shipped\n", err)
+		}
+	}
 	for _, j := range d.jobs {
 		if err := d.orch.Stop(context.Background(), j); err != nil {
 			fmt.Fprintf(r.Out, "  warning: %v\n", err)

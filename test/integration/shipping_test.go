@@ -240,26 +240,35 @@ func TestShippingLogsMetricsAndCost(t *testing.T) {
 			}
 			return fmt.Errorf("%d lines so far, none from the load's end (%s)", len(lines), c.step.End)
 		})
-		nums, err := summaries(lines)
-		if err != nil {
-			t.Errorf("%s: %v", c.job, err)
-		}
+		// the step's allocation is the one that logged during it (an earlier
+		// run of the test may have left lines of the same job)
+		byAlloc := map[string][]logLine{}
+		stepAlloc := ""
 		inStep := 0
 		for _, l := range lines {
 			if l.Group != "taewa" || l.Task != "taewa" || len(l.AllocID) != 36 || (l.Stream != "stdout" && l.Stream != "stderr") {
 				t.Errorf("%s: a line without its Nomad fields: %+v", c.job, l)
 				break
 			}
+			byAlloc[l.AllocID] = append(byAlloc[l.AllocID], l)
 			if !l.Time.Before(c.step.Start) && !l.Time.After(c.step.End) {
 				inStep++
+				if stepAlloc != "" && stepAlloc != l.AllocID {
+					t.Errorf("%s: two allocations logged during the step: %s and %s", c.job, stepAlloc, l.AllocID)
+				}
+				stepAlloc = l.AllocID
 			}
+		}
+		nums, err := summaries(byAlloc[stepAlloc])
+		if err != nil {
+			t.Errorf("%s, allocation %s: %v", c.job, stepAlloc, err)
 		}
 		// one summary a second under load, timed by the line itself: shipped
 		// late (VictoriaLogs down, or the agent stopped), it keeps its time
 		if want := int(c.step.End.Sub(c.step.Start).Seconds()) - 2; inStep < want {
 			t.Errorf("%s: %d lines timed inside the step's %s, want at least %d", c.job, inStep, c.step.End.Sub(c.step.Start), want)
 		}
-		t.Logf("%s: %d lines, summaries #1..#%d each once, %d inside the step", c.job, len(lines), len(nums), inStep)
+		t.Logf("%s: allocation %s wrote %d lines, summaries #1..#%d each once, %d inside the step", c.job, stepAlloc, len(byAlloc[stepAlloc]), len(nums), inStep)
 	}
 
 	// the node's metrics and the log counters reach VictoriaMetrics
