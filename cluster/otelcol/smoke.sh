@@ -85,7 +85,10 @@ class H(http.server.BaseHTTPRequestHandler):
 http.server.HTTPServer(("127.0.0.1", $nomad_port), H).serve_forever()
 EOF
 python3 "$dir/fakenomad.py" & pids+=($!)
-"$bin/victoria-metrics" -httpListenAddr="127.0.0.1:$vm_port" -storageDataPath="$dir/vm" -loggerLevel=WARN >>"$dir/vm.log" 2>&1 & pids+=($!)
+# VM_PROM_NAMING=1: VictoriaMetrics as the embedded cluster runs it, turning OTLP
+# names into Prometheus ones (system_cpu_time_seconds_total, label nomad_job)
+vm_flags=(); [ "${VM_PROM_NAMING:-}" = 1 ] && vm_flags=(-opentelemetry.usePrometheusNaming)
+"$bin/victoria-metrics" -httpListenAddr="127.0.0.1:$vm_port" -storageDataPath="$dir/vm" -loggerLevel=WARN "${vm_flags[@]}" >>"$dir/vm.log" 2>&1 & pids+=($!)
 wait_for victoria-metrics 30 curl -sf "$vm/health"
 wait_for fake-nomad 10 curl -sf "http://127.0.0.1:$nomad_port/v1/allocation/$alloc"
 start_vl
@@ -107,7 +110,12 @@ grep -q '"nomad.group":"frontend"' <<<"$line" || die "(a) nomad.group is not fro
 say "(a) ok: 55 lines, fields nomad.{job,group,task,alloc_id,namespace,node}, log.stream, host.name, _msg"
 
 # (b) host metrics and the log counters in VictoriaMetrics
-vm_has() { curl -sf "$vm/internal/force_flush" >/dev/null; curl -sf "$vm/api/v1/query" --data-urlencode "query=$1" | grep -q '"result":\[{'; }
+# vm_has QUERY: the query has a result; with VM_PROM_NAMING=1 the dotted label
+# names in QUERY are written with underscores
+vm_has() {
+  local q=$1; [ "${VM_PROM_NAMING:-}" = 1 ] && q=$(sed -E 's/(host|nomad|log)\.(name|job|stream)=/\1_\2=/g' <<<"$q")
+  curl -sf "$vm/internal/force_flush" >/dev/null; curl -sf "$vm/api/v1/query" --data-urlencode "query=$q" | grep -q '"result":\[{'
+}
 wait_for "system.cpu.time in VictoriaMetrics" 40 vm_has '{__name__=~"system.cpu.time.*",host.name="smoke-node"}'
 wait_for "orchbench.log.errors for job web" 40 vm_has 'max({__name__=~"orchbench.log.errors.*",nomad.job="web"}) >= 5'
 wait_for "orchbench.log.records for job web" 40 vm_has 'max({__name__=~"orchbench.log.records.*",nomad.job="web",log.stream="stdout"}) >= 50'
