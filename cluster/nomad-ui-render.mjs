@@ -1,20 +1,13 @@
-// Renders a page of Nomad's web UI in headless Chromium and prints what it shows.
-// Used by cluster/nomad-ui-check.sh. `chromium --dump-dom` cannot do this job: it
-// dumps the DOM at the load event, before Ember has rendered the route, and with
-// --virtual-time-budget it never returns, because the jobs page keeps a blocking
-// query open and virtual time stands still while a fetch is pending. So this
-// drives Chromium over the DevTools protocol and polls the page until the jobs
-// list has rendered, or the deadline passes.
+// Renders the jobs page of Nomad's web UI in headless Chromium and prints what it
+// shows. Used by cluster/nomad-ui-check.sh; see chromium-render.mjs for why it
+// cannot be `chromium --dump-dom`.
 //
 // usage: node --experimental-websocket nomad-ui-render.mjs URL [SECONDS]
 // (NOMAD_UI_SCREENSHOT=FILE.png also saves a screenshot of the rendered page;
 // NOMAD_UI_EXPECT_JOBS=N, the number of jobs the API lists, makes it wait for rows)
 // prints one JSON object ({ok, title, nav, header, jobs, empty, error}) and exits
 // 0 when the jobs page rendered, 1 when it did not.
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { renderUntil } from "./chromium-render.mjs";
 
 const [url, secondsArg] = process.argv.slice(2);
 if (!url) {
@@ -22,8 +15,6 @@ if (!url) {
   process.exit(2);
 }
 const expectJobs = Number(process.env.NOMAD_UI_EXPECT_JOBS || 0);
-const deadline = Date.now() + 1000 * Number(secondsArg || 45);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // What the page shows, read inside it. The production build strips the
 // data-test-* attributes, so this reads ids, classes and text.
@@ -42,89 +33,18 @@ const probe = `(() => {
   });
 })()`;
 
-const profile = mkdtempSync(join(tmpdir(), "nomad-ui-render-"));
-const chrome = spawn(
-  "chromium",
-  [
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--window-size=1280,900",
-    // port 0: Chromium picks a free port and writes it to DevToolsActivePort
-    "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-    `--user-data-dir=${profile}`, "about:blank",
-  ],
-  // its own process group, so that finish() stops its helper processes too
-  { stdio: ["ignore", "ignore", "pipe"], detached: true },
-);
-let chromeErr = "";
-chrome.stderr.on("data", (d) => { chromeErr = (chromeErr + d).slice(-4000); });
-
-let finished = false;
-async function finish(code, result) {
-  if (finished) return;
-  finished = true;
-  console.log(JSON.stringify(result));
-  // stop the whole group and wait, before removing the profile: Chromium's helper
-  // processes write to it until they are gone
-  const exited = new Promise((r) => (chrome.exitCode !== null ? r() : chrome.once("exit", r)));
-  const signal = (sig) => { try { process.kill(-chrome.pid, sig); } catch { /* already gone */ } };
-  signal("SIGTERM");
-  await Promise.race([exited, sleep(5000)]);
-  signal("SIGKILL");
-  await sleep(300);
-  rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
-  process.exit(code);
+// rendered: the nav, the jobs header and either job rows or the empty state.
+// The empty state shows while the jobs query is still out, so with
+// NOMAD_UI_EXPECT_JOBS > 0 (the caller read the API) it waits for rows.
+const rendered = (p) => p.nav.length > 0 && p.header && (expectJobs > 0 ? p.jobs.length > 0 : p.jobs.length > 0 || p.empty);
+const shot = process.env.NOMAD_UI_SCREENSHOT;
+try {
+  const { ok, value } = await renderUntil(url, probe, rendered, { seconds: Number(secondsArg || 45), screenshot: shot });
+  console.log(JSON.stringify(ok
+    ? { ok, url, ...value, ...(shot ? { screenshot: shot } : {}) }
+    : { ok, url, reason: "the jobs page did not render before the deadline", ...value }));
+  process.exit(ok ? 0 : 1);
+} catch (e) {
+  console.log(JSON.stringify({ ok: false, url, reason: String(e.message || e) }));
+  process.exit(1);
 }
-
-async function devtoolsPort() {
-  while (Date.now() < deadline) {
-    try {
-      return readFileSync(join(profile, "DevToolsActivePort"), "utf8").split("\n")[0];
-    } catch {
-      await sleep(200);
-    }
-  }
-  throw new Error(`chromium wrote no DevToolsActivePort; its stderr: ${chromeErr}`);
-}
-
-async function main() {
-  const port = await devtoolsPort();
-  const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
-  const page = targets.find((t) => t.type === "page");
-  if (!page) throw new Error("chromium has no page target");
-  const ws = new WebSocket(page.webSocketDebuggerUrl);
-  await new Promise((ok, bad) => { ws.onopen = ok; ws.onerror = () => bad(new Error("devtools websocket failed")); });
-  let id = 0;
-  const pending = new Map();
-  ws.onmessage = (m) => {
-    const msg = JSON.parse(m.data);
-    if (pending.has(msg.id)) { pending.get(msg.id)(msg); pending.delete(msg.id); }
-  };
-  const call = (method, params = {}) => new Promise((ok) => {
-    pending.set(++id, ok);
-    ws.send(JSON.stringify({ id, method, params }));
-  });
-
-  const nav = await call("Page.navigate", { url });
-  if (nav.result?.errorText) throw new Error(`navigating to ${url}: ${nav.result.errorText}`);
-  let last = null;
-  while (Date.now() < deadline) {
-    await sleep(500);
-    const r = await call("Runtime.evaluate", { expression: probe, returnByValue: true });
-    if (!r.result?.result?.value) continue;
-    last = JSON.parse(r.result.result.value);
-    // rendered: the nav, the jobs header and either job rows or the empty state.
-    // The empty state shows while the jobs query is still out, so with
-    // NOMAD_UI_EXPECT_JOBS > 0 (the caller read the API) it waits for rows.
-    const listed = expectJobs > 0 ? last.jobs.length > 0 : last.jobs.length > 0 || last.empty;
-    if (last.nav.length > 0 && last.header && listed) {
-      const shot = process.env.NOMAD_UI_SCREENSHOT;
-      if (shot) {
-        const png = await call("Page.captureScreenshot", { format: "png" });
-        writeFileSync(shot, Buffer.from(png.result.data, "base64"));
-      }
-      return finish(0, { ok: true, url, ...last, ...(shot ? { screenshot: shot } : {}) });
-    }
-  }
-  finish(1, { ok: false, url, reason: "the jobs page did not render before the deadline", ...last });
-}
-
-main().catch((e) => finish(1, { ok: false, url, reason: String(e.message || e) }));

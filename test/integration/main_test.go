@@ -11,6 +11,7 @@ package integration
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -284,6 +285,27 @@ func cgroupProcs(dir string) func() []int {
 		}
 		return pids
 	}
+}
+
+// uiText renders url in headless Chromium until its text shows every one of
+// texts (cluster/ui-text.mjs: web UIs with blocking queries never finish
+// loading for --dump-dom) and returns the page's text.
+func uiText(t *testing.T, url string, texts ...string) string {
+	t.Helper()
+	out, err := exec.Command("node", append([]string{"--experimental-websocket", filepath.Join(root, "cluster", "ui-text.mjs"), url, "60"}, texts...)...).Output()
+	var page struct {
+		OK      bool     `json:"ok"`
+		Missing []string `json:"missing"`
+		Text    string   `json:"text"`
+		Reason  string   `json:"reason"`
+	}
+	if jerr := json.Unmarshal(out, &page); jerr != nil {
+		t.Fatalf("cluster/ui-text.mjs %s: %v (%v): %s", url, err, jerr, out)
+	}
+	if !page.OK {
+		t.Errorf("%s does not show %q within 60 s %s; it shows:\n%.2000s", url, page.Missing, page.Reason, page.Text)
+	}
+	return page.Text
 }
 
 // chromiumDOM renders url in headless Chromium and returns the DOM after the

@@ -292,22 +292,12 @@ func TestShippingLogsMetricsAndCost(t *testing.T) {
 	if !ok {
 		t.Fatal("the shipped step has no log link")
 	}
-	dom := chromiumDOM(t, ui)
-	if n := len(summaryRE.FindAllString(dom, -1)); n < 10 {
+	page := uiText(t, ui, "taewa: summary #", `nomad.group="taewa"`)
+	if n := len(summaryRE.FindAllString(page, -1)); n < 10 {
 		t.Errorf("VictoriaLogs' web UI shows %d of the step's summary lines through the report's link, want at least 10", n)
-	}
-	if !strings.Contains(dom, `nomad.group="taewa"`) {
-		t.Error("VictoriaLogs' web UI does not show the lines' Nomad fields")
 	}
 
 	// Consul's web UI lists the cluster's services; Nomad's lists its jobs
-	// (cluster/nomad-ui-check.sh drives Chromium over the DevTools protocol:
-	// --dump-dom returns before Ember renders)
-	consul := chromiumDOM(t, "http://127.0.0.1:8500/ui/dc1/services")
-	for _, svc := range []string{"victorialogs", "victoriametrics", "orchbench-agent", "nomad-client"} {
-		if !strings.Contains(consul, svc) {
-			t.Errorf("Consul's web UI does not list %s", svc)
-		}
-	}
+	uiText(t, "http://127.0.0.1:8500/ui/dc1/services", "victorialogs", "victoriametrics", "orchbench-agent", "nomad-client")
 	must(t, root+"/cluster/nomad-ui-check.sh", "http://127.0.0.1:4646", "victorialogs", "orchbench-agent")
 }
