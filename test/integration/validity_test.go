@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -34,6 +35,7 @@ import (
 //	killed             the load job killed mid-step            invalid (load)
 //	quota              the unlimited variant with a CPU quota  invalid (limits)
 //	oom                a leak to the memory limit under load   broken  (task-events: OOM kill)
+//	shipping-stray     shipping off, a stray shipper running   invalid (shipping)
 //
 // The faulty servers are test/integration/testdata/faulty-server.js, run
 // by the taewa pack's exec driver, so they are scheduled, registered and
@@ -96,6 +98,10 @@ var wrongSetups = []wrongSetup{
 	// unlimited keeps a memory ceiling (8x the reservation): reached in ~2 s
 	{"oom", faulty("faulty-oom", "/?fault=hog", 20, lenientLag+"threads = 1\n    connections = 2"),
 		results.OutcomeBroken, "task-events", "oom-killed"},
+	// the sweep stops the node agent, but another shipper (one a user
+	// started by hand) runs on the node the whole time
+	{"shipping-stray", taewa("baseline", "taewa-unshipped", lenientLag+`shipping = "off"`),
+		results.OutcomeInvalid, "shipping", "vector (pid"},
 }
 
 // validitySpec is one sweep with an app per wrong setup.
@@ -150,6 +156,15 @@ func TestEveryGateCanFail(t *testing.T) {
 		sh(root, orchbench, "pack", "destroy", "taewa", "--var", "variant=unlimited", "--var", "job_name=taewa-quota")
 	})
 	must(t, "docker", "update", "--cpus", "0.5", containerOf(t, "taewa-quota", "taewa"))
+
+	// a stray log shipper: any executable named vector is one to the gate
+	stray := filepath.Join(work, "vector")
+	must(t, "cp", "/bin/sleep", stray)
+	shipper := exec.Command(stray, "900")
+	if err := shipper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = shipper.Process.Kill(); _ = shipper.Wait() })
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
