@@ -242,6 +242,16 @@ func TestSweepResumeGatesAndPush(t *testing.T) {
 		t.Errorf("the dashboard legends show none of the sweep's measured steps")
 	}
 	t.Logf("dashboard: %d graphs, %d of 4 measured steps in the legends", strings.Count(dom, "vm-graph-view"), shown)
+	// beside them, the log panel: lines each job wrote, shipped by the node
+	// agent (a job name appears in no other panel's legend)
+	if !strings.Contains(dom, "Log lines shipped per second, by job") {
+		t.Error("the sweep dashboard has no log panel")
+	} else if !strings.Contains(dom, "taewa-badlimits") && !strings.Contains(dom, "taewa-emptyprobe") {
+		t.Error("the dashboard's log panel shows none of the sweep's jobs")
+	}
+	if !strings.Contains(dom, "Node CPU by state (cores)") {
+		t.Error("the sweep dashboard has no node panel")
+	}
 }
 
 // vmValues runs an instant query and maps each series' step label to its value.
