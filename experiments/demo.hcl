@@ -34,7 +34,7 @@ sweep "demo" {
     pack     = "taewa"
     variants = ["baseline"]
     vars     = { resource_scale = 0.25, difficulty = 100000 }
-    rates    = [100, 200]
+    rates    = [50, 100]
     shipping = "off" # "on" (default) | "off"
 
     threads      = 2
