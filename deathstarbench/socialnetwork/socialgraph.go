@@ -80,7 +80,7 @@ type SocialGraphService struct {
 	mu       sync.Mutex
 	pending  map[string]listChanges // queued, not yet taken by the writer
 	writing  map[string]listChanges // being written now
-	versions map[string]uint64      // bumped per list write, so a read racing it does not cache the old list
+	versions map[string]uint64      // bumped as a list write starts and as it ends: a read that saw it change raced the write
 	kick     chan struct{}
 }
 
@@ -94,32 +94,45 @@ func (s *SocialGraphService) GetFollowees(ctx context.Context, _ int64, userID i
 	return s.list(ctx, followeesKey(userID))
 }
 
+// listAttempts bounds how often a read that raced a list write starts over.
+const listAttempts = 5
+
 // list reads an adjacency list and applies the queued changes; the cache
-// and the document share its key.
+// and the document share its key. While a write is under way its changes
+// stay in s.writing, so applying them is right whether the read saw the
+// list before or after the write. A read during which a write started or
+// ended cannot tell which changes it saw, so it reads again: one that read
+// the old list and applied nothing (the write ended in between) would miss
+// a follower.
 func (s *SocialGraphService) list(ctx context.Context, key string) ([]int64, error) {
-	s.mu.Lock()
-	version := s.versions[key]
-	s.mu.Unlock()
-	ids, cached := s.cachedList(ctx, key)
-	if !cached {
-		var err error
-		if ids, err = s.storedList(ctx, key); err != nil {
-			return nil, internalError("read social graph", err)
+	for attempt := 1; ; attempt++ {
+		s.mu.Lock()
+		version := s.versions[key]
+		s.mu.Unlock()
+		ids, cached := s.cachedList(ctx, key)
+		if !cached {
+			var err error
+			if ids, err = s.storedList(ctx, key); err != nil {
+				return nil, internalError("read social graph", err)
+			}
 		}
 		s.mu.Lock()
-		unchanged := s.versions[key] == version
-		s.mu.Unlock()
-		if unchanged {
+		raced := s.versions[key] != version
+		if !raced && !cached {
+			// under the lock, so that no write starts between the check and
+			// the Set: a write that starts after it deletes the entry
 			_ = s.Cache.Set(ctx, key, store.EncodeIDs(ids), graphCacheTTL)
 		}
+		ids = applyChanges(applyChanges(ids, s.writing[key]), s.pending[key])
+		s.mu.Unlock()
+		if raced && attempt < listAttempts {
+			continue
+		}
+		if ids == nil {
+			ids = []int64{}
+		}
+		return ids, nil
 	}
-	s.mu.Lock()
-	ids = applyChanges(applyChanges(ids, s.writing[key]), s.pending[key])
-	s.mu.Unlock()
-	if ids == nil {
-		ids = []int64{}
-	}
-	return ids, nil
 }
 
 func (s *SocialGraphService) cachedList(ctx context.Context, key string) ([]int64, bool) {
@@ -241,6 +254,7 @@ func (s *SocialGraphService) writeLoop() {
 			for key, changes := range batch {
 				keys = append(keys, key)
 				s.writing[key] = changes
+				s.versions[key]++
 			}
 			s.mu.Unlock()
 			if len(keys) == 0 {
@@ -283,6 +297,9 @@ func (s *SocialGraphService) writeList(ctx context.Context, key string, changes 
 	if err == nil {
 		err = s.Graph.Put(callCtx, adjacencyDoc{ID: key, UserIDs: formatIDList(applyChanges(ids, changes))})
 	}
+	// before the changes leave s.writing: from then on readers take the
+	// list as stored, so no cached copy of the old one may remain
+	_ = s.Cache.Delete(ctx, key)
 	s.mu.Lock()
 	delete(s.writing, key)
 	s.versions[key]++
@@ -301,7 +318,6 @@ func (s *SocialGraphService) writeList(ctx context.Context, key string, changes 
 		slog.Warn("social graph: list write failed, retrying", "key", key, "err", err)
 		return false
 	}
-	_ = s.Cache.Delete(ctx, key)
 	return true
 }
 
