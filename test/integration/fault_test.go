@@ -95,13 +95,17 @@ func checkFaultStep(t *testing.T, s results.StepResult, kind string) {
 	switch {
 	case errorsBefore != 0:
 		t.Errorf("errors before the fault %d (want 0): %+v", errorsBefore, s.Series)
-	case kind == "kill-task" && errorsAfter == 0:
-		// a killed process drops its connections mid-request
+	case kind == "kill-task" && errorsAfter == 0 && s.Metadata["entry"] != "node-port":
+		// a killed process drops its connections, and the generator's
+		// connections to that instance fail until it is back
 		t.Errorf("no errors after the kill: %+v", s.Series)
 	default:
-		// a removed instance may be stopped gracefully (Kubernetes sends
-		// SIGTERM, and the server closes its idle connections), so its
-		// replacement costs no error: recorded, not required
+		// Behind a node port a dropped connection reconnects through
+		// kube-proxy to the other pod: only a request in flight at the kill
+		// fails (at 100 rps and under 1 ms, rarely one). A removed instance
+		// may be stopped gracefully (Kubernetes sends SIGTERM, and the
+		// server closes its idle connections), so its replacement costs no
+		// error either: recorded, not required
 		t.Logf("%s: %d errors after the fault", kind, errorsAfter)
 	}
 }
