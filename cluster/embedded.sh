@@ -195,7 +195,9 @@ start() { # start NAME COMMAND...
 
 vl_healthy() { curl -sf http://127.0.0.1:9428/health | grep -q OK; }
 agent_running() { "$bin/nomad" job status -short orchbench-agent 2>/dev/null | grep -q '^Status *= running'; }
-agent_healthy() { curl -sf http://127.0.0.1:8888/metrics | grep -q '^[a-z]'; }
+# read whole, not piped into grep -q: grep would stop at its first match and
+# curl, still writing the long metrics page, fail on the closed pipe
+agent_healthy() { local m; m=$(curl -sf -m 5 http://127.0.0.1:8888/metrics) && [[ $m == *otelcol_* || $m == *vector_* ]]; }
 # agent_template: Vector where the node has it (jobs/vector.nomad.tpl, untested
 # here), the OpenTelemetry Collector built by cluster/tools.sh otherwise
 agent_template() { if command -v vector >/dev/null 2>&1; then echo vector; else echo agent; fi; }
