@@ -2,7 +2,7 @@ package report
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/orchbench/orchbench/harness/results"
 )
@@ -54,9 +54,8 @@ func shippingRows(steps []results.StepResult) ([]ShippingRow, *ShippingSummary) 
 		return nil, nil
 	}
 	if len(cores) > 0 {
-		sort.Float64s(cores)
-		sum.MedianCores = fmt.Sprintf("%.3f", cores[len(cores)/2])
-		sum.MaxCores = fmt.Sprintf("%.3f", cores[len(cores)-1])
+		sum.MedianCores = fmt.Sprintf("%.3f", results.MedianCI(cores).Median)
+		sum.MaxCores = fmt.Sprintf("%.3f", slices.Max(cores))
 	}
 	return rows, sum
 }

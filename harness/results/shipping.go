@@ -1,7 +1,6 @@
 package results
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -47,22 +46,11 @@ func (s Shipping) String() string {
 // this process or read back from the archive; false for a step without one
 // (measured before shipping existed, or on no node with an agent).
 func ShippingOf(r StepResult) (Shipping, bool) {
-	raw, ok := r.Metadata["shipping"]
-	if !ok {
-		return Shipping{}, false
-	}
-	if s, ok := raw.(Shipping); ok {
+	if s, ok := r.Metadata["shipping"].(Shipping); ok {
 		return s, true
 	}
-	b, err := json.Marshal(raw)
-	if err != nil {
-		return Shipping{}, false
-	}
 	var s Shipping
-	if json.Unmarshal(b, &s) != nil {
-		return Shipping{}, false
-	}
-	return s, true
+	return s, decodeMeta(r.Metadata["shipping"], &s)
 }
 
 // LogsQuery is the LogsQL query for the task logs of jobs over [from, to].

@@ -47,7 +47,7 @@ func TestAgentProcessesFindsAgentsByExecutable(t *testing.T) {
 	t.Cleanup(func() { limits.ProcRoot = old })
 	limits.ProcRoot = t.TempDir()
 	procs := map[string]string{
-		"101":  "/work/.tools/bin/otelcol-orchbench",
+		"101":  ".tools/bin/otelcol-orchbench",
 		"102":  "/usr/bin/vector (deleted)", // replaced on disk while it runs
 		"103":  "/usr/bin/node",
 		"104":  "/usr/local/bin/vectorizer", // a name that merely starts alike

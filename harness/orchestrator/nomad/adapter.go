@@ -253,7 +253,7 @@ func (a *Adapter) Stop(ctx context.Context, d *orchestrator.Deployment) error {
 	}
 	var waitErr error
 	if listErr == nil {
-		waitErr = a.waitStopped(ctx, d.Job, allocs, stopBound)
+		waitErr = waitStopped(ctx, a.Client, d.Job, allocs, stopBound)
 		// the client releases an exclusive core in a hook that runs just
 		// after it reports the allocation stopped
 		time.Sleep(time.Second)
@@ -266,7 +266,7 @@ func (a *Adapter) Stop(ctx context.Context, d *orchestrator.Deployment) error {
 
 // waitStopped polls the allocations until each has stopped on its client
 // or is gone.
-func (a *Adapter) waitStopped(ctx context.Context, job string, allocs []*api.AllocationListStub, bound time.Duration) error {
+func waitStopped(ctx context.Context, client *api.Client, job string, allocs []*api.AllocationListStub, bound time.Duration) error {
 	deadline := time.Now().Add(bound)
 	for _, stub := range allocs {
 		for !terminal(stub.ClientStatus) {
@@ -278,7 +278,7 @@ func (a *Adapter) waitStopped(ctx context.Context, job string, allocs []*api.All
 				return ctx.Err()
 			case <-time.After(250 * time.Millisecond):
 			}
-			alloc, _, err := a.Client.Allocations().Info(stub.ID, qo(ctx))
+			alloc, _, err := client.Allocations().Info(stub.ID, qo(ctx))
 			if err != nil {
 				break // garbage-collected: stopped
 			}

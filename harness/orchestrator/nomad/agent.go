@@ -87,8 +87,7 @@ func (n *NodeAgent) Pause(ctx context.Context) error {
 	if _, _, err := n.Client.Jobs().Deregister(n.job(), false, wo(ctx)); err != nil {
 		return fmt.Errorf("nomad: stop %s: %w", n.job(), err)
 	}
-	a := &Adapter{Client: n.Client}
-	return a.waitStopped(ctx, n.job(), allocs, stopBound)
+	return waitStopped(ctx, n.Client, n.job(), allocs, stopBound)
 }
 
 // Resume registers the stopped agent job again and waits, up to bound, until
