@@ -29,11 +29,13 @@ versions:
 YML
 }
 
+# the variables every levant call takes: the file, the versions, the checkout
+levant_vars=(-var-file="$root/jobs/cluster.vars.yml" -var-file="$out/versions.yml" -var "root=$root")
+
 render() { # render NAME: .state/jobs/NAME.nomad.hcl
   local name=$1 tpl="$root/jobs/$1.nomad.tpl"
   [ -f "$tpl" ] || die "no template jobs/$name.nomad.tpl (templates: $(cd "$root/jobs" && ls ./*.nomad.tpl | sed 's#^\./##; s#\.nomad\.tpl$##' | paste -sd' '))"
-  "$bin/levant" render -log-level=WARN -var-file="$root/jobs/cluster.vars.yml" -var-file="$out/versions.yml" \
-    -var "root=$root" -out="$out/$name.nomad.hcl" "$tpl" >"$out/$name.render.log" 2>&1 \
+  "$bin/levant" render -log-level=WARN "${levant_vars[@]}" -out="$out/$name.nomad.hcl" "$tpl" >"$out/$name.render.log" 2>&1 \
     || die "step 'render jobs/$name.nomad.tpl' failed: $(tail -n 3 "$out/$name.render.log")"
 }
 
@@ -42,8 +44,7 @@ deploy() { # deploy NAME: registers the rendered job and waits for levant's verd
   render "$name"
   say "deploying $name (.state/jobs/$name.nomad.hcl)"
   "$bin/levant" deploy -log-level=WARN -ignore-no-changes -address="${NOMAD_ADDR:-http://127.0.0.1:4646}" \
-    -var-file="$root/jobs/cluster.vars.yml" -var-file="$out/versions.yml" -var "root=$root" \
-    "$root/jobs/$name.nomad.tpl" >"$out/$name.deploy.log" 2>&1 \
+    "${levant_vars[@]}" "$root/jobs/$name.nomad.tpl" >"$out/$name.deploy.log" 2>&1 \
     || die "step 'deploy $name' failed (levant, .state/jobs/$name.deploy.log): $(tail -n 5 "$out/$name.deploy.log")"
 }
 
