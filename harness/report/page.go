@@ -39,7 +39,7 @@ dt { font-weight: bold; }
 </dl>
 
 {{with .Study}}<h2>{{.Title}}</h2>
-<p>Regenerated from this sweep's measured steps (valid and broken; invalid ones left out), medians over repetitions with 95 % bootstrap intervals, beside the published figures. Source: {{.Source}}.</p>
+<p>Regenerated from this sweep's measured steps (valid and broken; invalid ones left out), medians over repetitions with intervals that state their coverage (the exact order-statistic interval of the median; with too few repetitions for 95 %, the observed range and what it covers; a ratio's interval divides the two medians' intervals and covers at least the product of their coverages), beside the published figures. Source: {{.Source}}.</p>
 <table id="study-{{.Study}}">
 <tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
@@ -48,7 +48,7 @@ dt { font-weight: bold; }
 {{end}}
 
 <h2>Breaking points</h2>
-<p>Lowest load level at which the median over valid repetitions broke the SLO. Figures are medians with 95 % bootstrap confidence intervals (corrected latency, ms). <em>Sustained</em> is, per repetition, the highest level met before that repetition's own first break, with its median and interval.</p>
+<p>Lowest load level at which the median over valid repetitions broke the SLO. Figures are medians over repetitions (corrected latency, ms) with an interval and its coverage beside it: from 6 repetitions the exact order-statistic interval of the median (at least 95 %); with fewer, the observed range, which covers the median only 50 % of the time with 2 repetitions, 75 % with 3, 87.5 % with 4 and 93.8 % with 5. <em>Sustained</em> is, per repetition, the highest level met before that repetition's own first break, with its median and interval.</p>
 <table id="breaking-points">
 <tr><th>configuration</th><th>breaking point</th><th>rule</th><th>why</th><th>p50 there</th><th>p99 there</th><th>achieved there</th><th>last good level</th><th>p99 at last good</th><th>achieved at last good</th><th>sustained per repetition</th></tr>
 {{range .Breaking}}<tr{{if .Reached}} class="broken"{{end}}>

@@ -1,6 +1,7 @@
 // Package report turns an archived sweep into a static HTML page with SVG
 // charts: latency and throughput against offered load, percentile spectra,
-// breaking points with confidence intervals, and every verification gate.
+// breaking points with intervals and their coverage, and every verification
+// gate.
 // It reads only the archive, so a report can be rebuilt at any time.
 package report
 
@@ -257,7 +258,7 @@ func loadFigures(app string, levels []results.LevelStats, slo experiment.SLO) []
 		}
 		out = append(out, figure{
 			file:    fmt.Sprintf("latency-%s-%s.svg", app, p.key),
-			caption: fmt.Sprintf("Median %s over valid repetitions; bars are 95 %% bootstrap intervals.", p.label),
+			caption: fmt.Sprintf("Median %s over measured repetitions; bars are the exact interval of the median from 6 repetitions, the observed range with fewer (coverage in the table of statistics per load level).", p.label),
 			chart:   c,
 		})
 	}

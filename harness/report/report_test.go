@@ -177,11 +177,11 @@ func TestWriteReport(t *testing.T) {
 		"synthetic &lt;sweep&gt; &amp; co",
 		"<td>taewa-nomad-baseline</td>\n<td>r400</td><td>p99</td>",
 		"met the SLO up to r400",
-		"<td>r200</td><td class=\"num\">40.0 [40.0–40.0]</td>",
+		"<td>r200</td><td class=\"num\">40.0 (range 40.0–40.0, n=2, 50 %)</td>", // two repetitions: a range, and its coverage
 		"enforced 2 cores, declared 0.25",
 		"deadbeef",
 		"<td>taewa-nomad-baseline</td><td>r400</td><td>taewa 100% of 0.25 cores, throttled in 10% of periods</td>",
-		"200.0 [200.0–200.0] (200 200)", // sustained per repetition: both broke at 400
+		"200.0 (range 200.0–200.0, n=2, 50 %) (200 200)", // sustained per repetition: both broke at 400
 	} {
 		if !strings.Contains(html, w) {
 			t.Errorf("page lacks %q", w)

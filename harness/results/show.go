@@ -32,7 +32,7 @@ func FormatShow(w io.Writer, rec *SweepRecord, steps []StepResult) error {
 	fmt.Fprintf(w, "%d of %d planned steps done: %d valid, %d broken, %d invalid, %d skipped above a break\n",
 		len(steps), len(rec.Plan), count[OutcomeValid], count[OutcomeBroken], invalid, skipped)
 	fmt.Fprintf(w, "SLO: p99 <= %s ms, achieved >= %g x offered, errors <= %g\n", p99Text(slo.P99Ms), slo.MinAchievedRatio, slo.MaxErrorRatio)
-	fmt.Fprintln(w, "figures: median over measured (valid or broken) repetitions [95% bootstrap CI], corrected latency in ms")
+	fmt.Fprintln(w, "figures: corrected latency in ms; "+IntervalLegend+"; measured repetitions are the valid and broken ones")
 	fmt.Fprintln(w)
 
 	levels := Summarize(steps, slo)

@@ -3,115 +3,12 @@ package results
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/orchbench/orchbench/harness/experiment"
 )
-
-// Estimate is a median over repetitions with a 95 % confidence interval.
-//
-// The interval is a percentile bootstrap: BootstrapResamples resamples with
-// replacement, drawn from a PCG generator with a fixed seed so the same
-// archive always yields the same interval. With one repetition the interval
-// collapses to the value; with two or three it is at most the observed
-// range — treat it as indicative, and add repetitions when it matters.
-type Estimate struct {
-	Median float64 `json:"median"`
-	Lo     float64 `json:"ci_lo"`
-	Hi     float64 `json:"ci_hi"`
-	N      int     `json:"n"`
-}
-
-// BootstrapResamples and BootstrapSeed fix the bootstrap so results are reproducible.
-const (
-	BootstrapResamples = 2000
-	BootstrapSeed      = 20240611
-)
-
-// MedianCI returns the median of xs and its bootstrap 95 % interval.
-func MedianCI(xs []float64) Estimate {
-	n := len(xs)
-	if n == 0 {
-		return Estimate{}
-	}
-	e := Estimate{Median: median(xs), N: n}
-	if n == 1 {
-		e.Lo, e.Hi = e.Median, e.Median
-		return e
-	}
-	rng := rand.New(rand.NewPCG(BootstrapSeed, uint64(n)))
-	meds := make([]float64, BootstrapResamples)
-	sample := make([]float64, n)
-	for i := range meds {
-		for j := range sample {
-			sample[j] = xs[rng.IntN(n)]
-		}
-		meds[i] = median(sample)
-	}
-	sort.Float64s(meds)
-	e.Lo = quantileSorted(meds, 0.025)
-	e.Hi = quantileSorted(meds, 0.975)
-	return e
-}
-
-// RatioCI is the ratio of the medians of num and den with a percentile
-// bootstrap 95 % interval, both samples resampled independently, seeded as
-// MedianCI is so a report is reproducible. N is the smaller sample.
-func RatioCI(num, den []float64) Estimate {
-	if len(num) == 0 || len(den) == 0 {
-		return Estimate{}
-	}
-	a, b := median(num), median(den)
-	if b == 0 {
-		return Estimate{}
-	}
-	e := Estimate{Median: a / b, Lo: a / b, Hi: a / b, N: min(len(num), len(den))}
-	if len(num) == 1 && len(den) == 1 {
-		return e
-	}
-	rng := rand.New(rand.NewPCG(BootstrapSeed, uint64(len(num))<<32|uint64(len(den))))
-	ratios := make([]float64, 0, BootstrapResamples)
-	sa, sb := make([]float64, len(num)), make([]float64, len(den))
-	for range BootstrapResamples {
-		for i := range sa {
-			sa[i] = num[rng.IntN(len(num))]
-		}
-		for i := range sb {
-			sb[i] = den[rng.IntN(len(den))]
-		}
-		if mb := median(sb); mb != 0 {
-			ratios = append(ratios, median(sa)/mb)
-		}
-	}
-	sort.Float64s(ratios)
-	e.Lo = quantileSorted(ratios, 0.025)
-	e.Hi = quantileSorted(ratios, 0.975)
-	return e
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// quantileSorted interpolates linearly between order statistics.
-func quantileSorted(s []float64, q float64) float64 {
-	pos := q * float64(len(s)-1)
-	i := int(pos)
-	if i+1 >= len(s) {
-		return s[len(s)-1]
-	}
-	f := pos - float64(i)
-	return s[i]*(1-f) + s[i+1]*f
-}
 
 // Rules of the SLO, as reported in LevelStats.Rules and BreakingPoint.Rules.
 const (
@@ -394,17 +291,6 @@ func BreakingPoints(levels []LevelStats) []BreakingPoint {
 		}
 	}
 	return out
-}
-
-// Estimate formatting for tables: "12.3 [11.9–13.0]".
-func (e Estimate) String() string {
-	if e.N == 0 {
-		return "-"
-	}
-	if e.N == 1 {
-		return fmt.Sprintf("%.1f", e.Median)
-	}
-	return fmt.Sprintf("%.1f [%.1f–%.1f]", e.Median, e.Lo, e.Hi)
 }
 
 // SustainedText is the per-repetition sustained level for tables:

@@ -9,16 +9,20 @@ import (
 	"github.com/orchbench/orchbench/harness/results"
 )
 
-// fmtEstimate prints an estimate with the given decimals: "1.08 [0.97–1.20]".
+// fmtEstimate prints an estimate with the given decimals and its
+// interval's coverage (results.Estimate.Format), and the sample size when
+// the interval does not already say it: "1.08 [0.97–1.20] 97.9 % (n=10)".
 func fmtEstimate(e results.Estimate, decimals int) string {
-	if e.N == 0 {
-		return "-"
+	text := e.Format(decimals)
+	switch e.Method {
+	case results.IntervalExact:
+		text += fmt.Sprintf(" (n=%d)", e.N)
+	case results.IntervalRatio:
+		if e.Coverage >= results.TargetCoverage {
+			text += fmt.Sprintf(" (n=%d/%d)", e.N, e.NDen)
+		}
 	}
-	f := fmt.Sprintf("%%.%df", decimals)
-	if e.N == 1 || e.Lo == e.Hi {
-		return fmt.Sprintf(f+" (n=%d)", e.Median, e.N)
-	}
-	return fmt.Sprintf(f+" ["+f+"–"+f+"] (n=%d)", e.Median, e.Lo, e.Hi, e.N)
+	return text
 }
 
 // WriteText prints the table for a terminal: the same rows as the report's

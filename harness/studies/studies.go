@@ -1,8 +1,9 @@
 // Package studies regenerates the headline tables of the published studies
 // orchbench reproduces, from a sweep's archived steps, and sets the
 // published figures beside them. A sweep names its study in the spec
-// (study = "000"); the report shows the table with 95 % intervals over the
-// repetitions, and says where our miniature differs from the original.
+// (study = "000"); the report shows the table with intervals over the
+// repetitions that state their coverage (results.Estimate.Format), and
+// says where our miniature differs from the original.
 package studies
 
 import (

@@ -65,12 +65,13 @@ func TestStudy000ContainerOverProcess(t *testing.T) {
 	steps = append(steps, fakeStep{pack: "taewa", orchestrator: "nomad", variant: "baseline", vars: map[string]any{"driver": "exec", "difficulty": 20000.0}, rep: 4, outcome: results.OutcomeInvalid, qps: 1e6, cores: 1})
 	tab := Headline(record("000", steps))
 	r := row(t, tab, "taewa", "normal (n=20000)", "nomad")
-	for i, want := range map[int]string{3: "100 [90–110] (n=3)", 4: "50 [45–55] (n=3)", 6: "200 [180–220] (n=3)", 7: "50 [45–55] (n=3)", 9: "1.077 / 0.576"} {
+	for i, want := range map[int]string{3: "100 (range 90–110, n=3, 75 %)", 4: "50 (range 45–55, n=3, 75 %)", 6: "200 (range 180–220, n=3, 75 %)", 7: "50 (range 45–55, n=3, 75 %)", 9: "1.077 / 0.576"} {
 		if r[i] != want {
 			t.Errorf("%s = %q, want %q", tab.Columns[i], r[i], want)
 		}
 	}
-	if !strings.HasPrefix(r[5], "2.000 [") || !strings.HasPrefix(r[8], "4.000 [") {
+	// three repetitions each: the ratio's bounds are the ranges', and cover at least 0.75² of the time
+	if r[5] != "2.000 (ranges 1.636–2.444, n=3, ≥ 56.2 %)" || !strings.HasPrefix(r[8], "4.000 (ranges ") {
 		t.Errorf("ratios: qps %q, per core %q; want 2 and 4", r[5], r[8])
 	}
 	if !strings.Contains(strings.Join(tab.Notes, " "), "1 invalid steps are left out") {
@@ -80,7 +81,7 @@ func TestStudy000ContainerOverProcess(t *testing.T) {
 	if err := tab.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{tab.Title, "100 [90–110] (n=3)  ", "1.077 / 0.576", "published: Grigoryev 2022", "- 1 invalid steps are left out"} {
+	for _, want := range []string{tab.Title, "100 (range 90–110, n=3, 75 %)  ", "1.077 / 0.576", "published: Grigoryev 2022", "- 1 invalid steps are left out"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the terminal table lacks %q:\n%s", want, text.String())
 		}
@@ -100,14 +101,14 @@ func TestStudy004LatencyPerReplicasAndCoreLimit(t *testing.T) {
 	}
 	tab := Headline(record("004", steps))
 	node := row(t, tab, "Node/Express + sequelize", "2 replicas, no limits", "nomad")
-	if node[3] != "178 (n=2)" || node[6] != "178" {
+	if node[3] != "178 (range 178–178, n=2, 50 %)" || node[6] != "178" {
 		t.Errorf("node at 2 replicas: %v", node)
 	}
-	if r := row(t, tab, "Kotlin/Spring Boot + JPA", "1 replica, no limits", "nomad"); r[3] != "117 (n=2)" {
+	if r := row(t, tab, "Kotlin/Spring Boot + JPA", "1 replica, no limits", "nomad"); r[3] != "117 (range 117–117, n=2, 50 %)" {
 		t.Errorf("kotlin at 1 replica: %v", r)
 	}
 	kotlin := row(t, tab, "Kotlin/Spring Boot + JPA", "1 replica, 1 core", "nomad")
-	if kotlin[3] != "238 (n=2)" || kotlin[5] != "92.0 (n=2)" || !strings.HasPrefix(kotlin[6], "238") {
+	if kotlin[3] != "238 (range 238–238, n=2, 50 %)" || kotlin[5] != "92.0 (range 92.0–92.0, n=2, 50 %)" || !strings.HasPrefix(kotlin[6], "238") {
 		t.Errorf("kotlin at 1 core: %v", kotlin)
 	}
 }

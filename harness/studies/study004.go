@@ -133,6 +133,7 @@ func percent(e results.Estimate) string {
 	if e.N == 0 {
 		return "-"
 	}
-	scaled := results.Estimate{Median: 100 * e.Median, Lo: 100 * e.Lo, Hi: 100 * e.Hi, N: e.N}
+	scaled := e // the interval's method and coverage carry over
+	scaled.Median, scaled.Lo, scaled.Hi = 100*e.Median, 100*e.Lo, 100*e.Hi
 	return fmtEstimate(scaled, 1)
 }
