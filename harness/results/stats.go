@@ -16,10 +16,25 @@ const (
 	RuleThroughput = "throughput" // median achieved below min_achieved_ratio × offered
 	RuleErrors     = "errors"     // errors/requests above max_error_ratio
 	RuleResponses  = "responses"  // responses shrank under load in most repetitions
+	// RuleGates: most repetitions were broken by a gate other than the
+	// SLO's and the responses' (task events: an OOM kill, a restart), the
+	// ones that broke at a lower level counting with them. Early stop and
+	// the sustained levels already count such a repetition as broken.
+	RuleGates = "gates"
+	// RuleBrokenReps: most repetitions were broken, here by any gate or at
+	// a lower level, though no rule above holds for the level: each broke
+	// for its own reason, or they all broke below under an SLO that has no
+	// rule the missing figures could break (closed loop without p99).
+	RuleBrokenReps = "broken-reps"
 )
 
-// GateResponses is the check that responses under load keep the probe's size.
-const GateResponses = "responses"
+// GateResponses is the check that responses under load keep the probe's
+// size; GateSLO the check of one step against the SLO. Both are judged
+// again on the level's medians, so RuleGates leaves them out.
+const (
+	GateResponses = "responses"
+	GateSLO       = "slo"
+)
 
 // LevelStats aggregates the repetitions of one configuration at one load
 // level.
@@ -106,6 +121,7 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 		var p50, p90, p99, p999, ach, due, perCore []float64
 		var reqs, errs int64
 		shrank := 0
+		var gates gateBreaks
 		for _, r := range groups[k] {
 			switch {
 			case r.Skipped:
@@ -122,6 +138,7 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 			if r.failed(GateResponses) {
 				shrank++
 			}
+			gates.add(r)
 			p50 = append(p50, r.Corrected.P50)
 			p90 = append(p90, r.Corrected.P90)
 			p99 = append(p99, r.Corrected.P99)
@@ -142,7 +159,7 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 			l.ErrorRatio = float64(errs) / float64(reqs)
 		}
 		if l.HasData() {
-			l.Rules, l.Details = l.check(slo, due, p99, ach, shrank)
+			l.Rules, l.Details = l.check(slo, due, p99, ach, shrank, gates)
 		}
 		out = append(out, l)
 	}
@@ -153,7 +170,7 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 // break enters the medians as the worst case (infinite p99, nothing
 // achieved): dropping it would leave only the repetitions that held, and
 // the median breaking point would come out a level too high.
-func (l LevelStats) check(slo experiment.SLO, due, p99, achieved []float64, shrank int) (rules, details []string) {
+func (l LevelStats) check(slo experiment.SLO, due, p99, achieved []float64, shrank int, gates gateBreaks) (rules, details []string) {
 	var dueRate float64
 	if len(due) > 0 {
 		dueRate = median(due)
@@ -166,8 +183,14 @@ func (l LevelStats) check(slo experiment.SLO, due, p99, achieved []float64, shra
 		censoredAch = append(censoredAch, 0)
 	}
 	rules, details = check(slo, dueRate, median(censoredP99), median(censoredAch), l.ErrorRatio)
+	reps := l.Measured + l.Skipped
 	if l.Measured == 0 {
-		// nothing ran here: the figures above are the worst case by construction
+		// nothing ran here: the figures above are the worst case by
+		// construction, and when the SLO has no rule they could break
+		// (closed loop without p99) the level breaks all the same
+		if len(rules) == 0 {
+			rules = []string{RuleBrokenReps}
+		}
 		return rules, []string{fmt.Sprintf("all %d repetitions broke at a lower level", l.Skipped)}
 	}
 	if l.Skipped > 0 {
@@ -175,9 +198,19 @@ func (l LevelStats) check(slo experiment.SLO, due, p99, achieved []float64, shra
 			details[i] += fmt.Sprintf(" (%d of %d repetitions broke at a lower level)", l.Skipped, l.Skipped+l.Measured)
 		}
 	}
-	if 2*shrank > l.Measured+l.Skipped {
+	if 2*shrank > reps {
 		rules = append(rules, RuleResponses)
-		details = append(details, fmt.Sprintf("responses shrank under load in %d of %d repetitions", shrank, l.Measured+l.Skipped))
+		details = append(details, fmt.Sprintf("responses shrank under load in %d of %d repetitions", shrank, reps))
+	}
+	if gates.other > 0 && 2*(gates.other+l.Skipped) > reps {
+		rules = append(rules, RuleGates)
+		details = append(details, gates.otherDetail(reps, l.Skipped))
+	}
+	// Early stop and the sustained levels count every broken repetition;
+	// so does the level, when nothing above has said it broke.
+	if len(rules) == 0 && 2*(gates.broken+l.Skipped) > reps {
+		rules = append(rules, RuleBrokenReps)
+		details = append(details, gates.brokenDetail(reps, l.Skipped))
 	}
 	return rules, details
 }

@@ -25,7 +25,7 @@ const (
 	GateEarly     = results.GateEarlyStop
 	GateFault     = "fault"
 	GateResponses = results.GateResponses
-	GateSLO       = "slo"
+	GateSLO       = results.GateSLO
 	GateGenerator = "generator"
 	GateDataset   = "dataset"
 )
