@@ -36,6 +36,7 @@ const (
 	KeyCores         = "orchbench_cores"
 	KeyMemoryMiB     = "orchbench_memory_mib"
 	KeyCPUMode       = "orchbench_cpu_mode"
+	KeyRole          = "orchbench_role"
 )
 
 // The prepare hook's keys: it runs on the harness's host before the job is
@@ -215,6 +216,18 @@ const (
 	CPUModeUnenforced CPUMode = "unenforced"
 )
 
+// Role is what a task is to the application, so figures per core can
+// count the application's services apart from its datastores.
+type Role string
+
+const (
+	// RoleService is a task of the application proper; a task that
+	// declares no role is one.
+	RoleService Role = "service"
+	// RoleDatastore keeps the application's state (a database, a cache).
+	RoleDatastore Role = "datastore"
+)
+
 // Task is what a pack intends to be enforced on one task.
 type Task struct {
 	// Cores is the CPU cap in cores; 0 means no cap was intended.
@@ -222,7 +235,12 @@ type Task struct {
 	// MemoryMiB is the hard memory limit; 0 means none.
 	MemoryMiB int     `json:"memory_mib"`
 	CPUMode   CPUMode `json:"cpu_mode,omitempty"`
+	// Role is empty when the pack declares none (a service).
+	Role Role `json:"role,omitempty"`
 }
+
+// Datastore reports whether the task keeps the application's state.
+func (t Task) Datastore() bool { return t.Role == RoleDatastore }
 
 // ParseTask reads a task's intent: the orchbench_ meta (task, then group,
 // then job) when present, since the intent is what must hold; else what the
@@ -280,6 +298,14 @@ func ParseTask(job *api.Job, g *api.TaskGroup, t *api.Task, mhzPerCore float64) 
 		}
 	} else {
 		d.CPUMode = inferCPUMode(t, d.Cores)
+	}
+	if v, level, ok := lookup(KeyRole); ok {
+		switch r := Role(v); r {
+		case RoleService, RoleDatastore:
+			d.Role = r
+		default:
+			return d, fmt.Errorf("%s: %s meta %s = %q is not a role (valid: service, datastore)", where(), level, KeyRole, v)
+		}
 	}
 	return d, nil
 }

@@ -117,12 +117,12 @@ func TestBooksVariants(t *testing.T) {
 			if j.name != c.job || app.count != c.count || app.cpu != c.cpu || app.memory != c.mem || app.memoryMax != c.max || app.hardLimit != c.hard {
 				t.Errorf("%s %v: job %s, app %+v", name, c.vars, j.name, app)
 			}
-			if app.meta["orchbench_cores"] != c.cores || app.meta["orchbench_memory_mib"] != c.memMeta || app.meta["orchbench_cpu_mode"] != c.mode {
+			if app.meta["orchbench_cores"] != c.cores || app.meta["orchbench_memory_mib"] != c.memMeta || app.meta["orchbench_cpu_mode"] != c.mode || app.meta["orchbench_role"] != "" {
 				t.Errorf("%s %v: app meta %v", name, c.vars, app.meta)
 			}
 			// PostgreSQL is not scaled with the app and is never capped
 			if pg.count != 1 || pg.memory != 512 || pg.cpu != 200 || pg.hardLimit || pg.meta["orchbench_cores"] != "0" ||
-				pg.meta["orchbench_cpu_mode"] != "shares" || pg.meta["orchbench_memory_mib"] != "512" {
+				pg.meta["orchbench_cpu_mode"] != "shares" || pg.meta["orchbench_memory_mib"] != "512" || pg.meta["orchbench_role"] != "datastore" {
 				t.Errorf("%s %v: postgres %+v", name, c.vars, pg)
 			}
 			if j.meta["orchbench_service"] != c.job || j.meta["orchbench_count"] != itoa(c.count) {

@@ -130,6 +130,9 @@ func TestSocialNetworkBaselineShapeAndMeta(t *testing.T) {
 		if task.cpu != 1000 || task.memory != 512 || !task.hardLimit || task.meta["orchbench_cores"] != "0.5" || task.count != 1 {
 			t.Errorf("%s at 0.5: want 1000 MHz, 512 MiB, hard limit, cores 0.5, one instance; got %+v", name, task)
 		}
+		if task.meta["orchbench_role"] != "service" {
+			t.Errorf("%s: role %q, want service (only the stores are datastores)", name, task.meta["orchbench_role"])
+		}
 		if task.serviceChecks != "tcp" || task.serviceName != "social-network-baseline-"+name {
 			t.Errorf("%s: service %q check %q", name, task.serviceName, task.serviceChecks)
 		}
@@ -139,7 +142,7 @@ func TestSocialNetworkBaselineShapeAndMeta(t *testing.T) {
 	}
 	for _, store := range []string{"ferretdb", "redis", "memcached"} {
 		task := job.tasks[store]
-		if task.memory != 2048 || task.hardLimit || task.meta["orchbench_cores"] != "0" || task.meta["orchbench_cpu_mode"] != "shares" {
+		if task.memory != 2048 || task.hardLimit || task.meta["orchbench_cores"] != "0" || task.meta["orchbench_cpu_mode"] != "shares" || task.meta["orchbench_role"] != "datastore" {
 			t.Errorf("%s: 4 GiB x 0.5 and CPU shares without a cap by default; got %+v", store, task)
 		}
 	}

@@ -106,6 +106,7 @@ job "[[ $job ]]" {
         orchbench_cores      = "0"
         orchbench_memory_mib = "[[ var "postgres_memory_mib" . ]]"
         orchbench_cpu_mode   = "shares"
+        orchbench_role       = "datastore"
       }
 
       config {

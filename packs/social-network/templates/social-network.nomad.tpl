@@ -173,6 +173,7 @@ job "[[ $job ]]" {
         orchbench_memory_mib = "[[ $size.memory ]]"
         orchbench_cpu_mhz    = "[[ $size.cpu ]]"
         orchbench_cpu_mode   = "[[ ternary "quota" "shares" $capped ]]"
+        orchbench_role       = "[[ ternary "service" "datastore" $stateless ]]"
       }
 
       config {
