@@ -48,7 +48,7 @@ dt { font-weight: bold; }
 {{end}}
 
 <h2>Breaking points</h2>
-<p>Lowest load level at which the median over valid repetitions broke the SLO. Figures are medians over repetitions (corrected latency, ms) with an interval and its coverage beside it: from 6 repetitions the exact order-statistic interval of the median (at least 95 %); with fewer, the observed range, which covers the median only 50 % of the time with 2 repetitions, 75 % with 3, 87.5 % with 4 and 93.8 % with 5. <em>Sustained</em> is, per repetition, the highest level met before that repetition's own first break, with its median and interval.</p>
+<p>Lowest load level at which the repetitions' medians broke the SLO, or at which most repetitions were broken (by a gate such as task-events, or at a lower level: rules <code>gates</code> and <code>broken-reps</code>). Figures are medians over repetitions (corrected latency, ms) with an interval and its coverage beside it: from 6 repetitions the exact order-statistic interval of the median (at least 95 %); with fewer, the observed range, which covers the median only 50 % of the time with 2 repetitions, 75 % with 3, 87.5 % with 4 and 93.8 % with 5. <em>Sustained</em> is, per repetition, the highest level met before that repetition's own first break, with its median and interval.</p>
 <table id="breaking-points">
 <tr><th>configuration</th><th>breaking point</th><th>rule</th><th>why</th><th>p50 there</th><th>p99 there</th><th>achieved there</th><th>last good level</th><th>p99 at last good</th><th>achieved at last good</th><th>sustained per repetition</th></tr>
 {{range .Breaking}}<tr{{if .Reached}} class="broken"{{end}}>
@@ -94,11 +94,12 @@ dt { font-weight: bold; }
 {{end}}{{end}}
 
 <h2>Statistics per load level</h2>
+<p>Medians over the measured repetitions, each with its interval and coverage (an exact interval of the median needs 6 repetitions; with fewer, the observed range and what it covers). Rps per core divides the achieved throughput by the CPU the tasks used over the measured period (their cgroups): the measured service's instances, or every task of the application, whose datastores' share is shown beside it. No ratio is printed over less than 0.01 cores.</p>
 <table id="levels">
-<tr><th>configuration</th><th>level</th><th>measured reps</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>achieved rps</th><th>rps per core used</th><th>error ratio</th><th>SLO</th></tr>
+<tr><th>configuration</th><th>level</th><th>measured reps</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>achieved rps</th><th>rps per core of the measured service</th><th>rps per core of the application (all its tasks; datastores' share)</th><th>error ratio</th><th>SLO</th></tr>
 {{range .Levels}}<tr{{if .Breaks}} class="broken"{{end}}>
 <td>{{.Configuration}}</td><td>{{.Level}}</td><td class="num">{{.Measured}}/{{add .Measured (add .Skipped .Invalid)}}</td>
-<td class="num">{{.P50}}</td><td class="num">{{.P90}}</td><td class="num">{{.P99}}</td><td class="num">{{.P999}}</td><td class="num">{{.Achieved}}</td><td class="num">{{.QPSPerCore}}</td><td class="num">{{pct .ErrorRatio}}</td>
+<td class="num">{{.P50}}</td><td class="num">{{.P90}}</td><td class="num">{{.P99}}</td><td class="num">{{.P999}}</td><td class="num">{{.Achieved}}</td><td class="num">{{.ServicePerCoreText}}</td><td class="num">{{.AppPerCoreText}}</td><td class="num">{{pct .ErrorRatio}}</td>
 <td>{{if not .HasData}}no valid data{{else if .Breaks}}{{join .Details "; "}}{{else}}ok{{end}}</td>
 </tr>
 {{end}}</table>

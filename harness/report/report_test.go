@@ -181,7 +181,8 @@ func TestWriteReport(t *testing.T) {
 		"enforced 2 cores, declared 0.25",
 		"deadbeef",
 		"<td>taewa-nomad-baseline</td><td>r400</td><td>taewa 100% of 0.25 cores, throttled in 10% of periods</td>",
-		"200.0 (range 200.0–200.0, n=2, 50 %) (200 200)", // sustained per repetition: both broke at 400
+		"200.0 (range 200.0–200.0, n=2, 50 %) (200 200)",
+		"<th>rps per core of the measured service</th><th>rps per core of the application (all its tasks; datastores' share)</th>", // sustained per repetition: both broke at 400
 	} {
 		if !strings.Contains(html, w) {
 			t.Errorf("page lacks %q", w)

@@ -37,7 +37,7 @@ func FormatShow(w io.Writer, rec *SweepRecord, steps []StepResult) error {
 
 	levels := Summarize(steps, slo)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONFIGURATION\tLOAD\tMEASURED\tP50\tP99\tACHIEVED RPS\tRPS/CORE USED\tERRORS\tSLO")
+	fmt.Fprintln(tw, "CONFIGURATION\tLOAD\tMEASURED\tP50\tP99\tACHIEVED RPS\tRPS PER CORE OF THE MEASURED SERVICE\tRPS PER CORE OF THE APPLICATION (ALL ITS TASKS)\tERRORS\tSLO")
 	for _, l := range levels {
 		status := "ok"
 		switch {
@@ -46,8 +46,8 @@ func FormatShow(w io.Writer, rec *SweepRecord, steps []StepResult) error {
 		case l.Breaks():
 			status = "BROKEN: " + joinOr(l.Details, "")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\t%.2f%%\t%s\n", l.Configuration(), l.Level(), l.Measured, l.Measured+l.Skipped+l.Invalid,
-			l.P50, l.P99, l.Achieved, l.QPSPerCore, 100*l.ErrorRatio, status)
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%.2f%%\t%s\n", l.Configuration(), l.Level(), l.Measured, l.Measured+l.Skipped+l.Invalid,
+			l.P50, l.P99, l.Achieved, l.ServicePerCoreText(), l.AppPerCoreText(), 100*l.ErrorRatio, status)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -60,8 +60,16 @@ type LevelStats struct {
 	P999     Estimate `json:"p999_ms"`
 	Achieved Estimate `json:"achieved_rps"`
 	// QPSPerCore is achieved rps per core the measured service used, over
-	// the repetitions that know it.
-	QPSPerCore Estimate `json:"qps_per_core"`
+	// the repetitions that know it and in which the service used at least
+	// MinRatioCores; ServiceCores is what it used.
+	QPSPerCore   Estimate `json:"qps_per_core"`
+	ServiceCores Estimate `json:"service_cores"`
+	// QPSPerAppCore is achieved rps per core every task of the application
+	// used (AppCores, of which DatastoreCores in its datastores), over the
+	// repetitions in which they used at least MinRatioCores.
+	QPSPerAppCore  Estimate `json:"qps_per_app_core"`
+	AppCores       Estimate `json:"app_cores"`
+	DatastoreCores Estimate `json:"datastore_cores"`
 	// ErrorRatio pools the measured repetitions: Σerrors / Σrequests.
 	ErrorRatio float64 `json:"error_ratio"`
 	// Rules lists the SLO rules this level breaks, with Details explaining each.
@@ -118,7 +126,8 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 	out := make([]LevelStats, 0, len(keys))
 	for _, k := range keys {
 		l := LevelStats{App: k.app, Orchestrator: k.orch, Variant: k.variant, OfferedRPS: k.rate, Users: k.users}
-		var p50, p90, p99, p999, ach, due, perCore []float64
+		var p50, p90, p99, p999, ach, due []float64
+		var perCore perCoreFigures
 		var reqs, errs int64
 		shrank := 0
 		var gates gateBreaks
@@ -145,16 +154,12 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 			p999 = append(p999, r.Corrected.P999)
 			ach = append(ach, r.AchievedRPS)
 			due = append(due, r.dueRPS())
-			if r.QPSPerCore > 0 {
-				perCore = append(perCore, r.QPSPerCore)
-			}
+			perCore.add(r)
 			reqs += r.Requests
 			errs += r.Errors
 		}
 		l.P50, l.P90, l.P99, l.P999, l.Achieved = MedianCI(p50), MedianCI(p90), MedianCI(p99), MedianCI(p999), MedianCI(ach)
-		if len(perCore) > 0 {
-			l.QPSPerCore = MedianCI(perCore)
-		}
+		perCore.fill(&l)
 		if reqs > 0 {
 			l.ErrorRatio = float64(errs) / float64(reqs)
 		}

@@ -22,6 +22,8 @@ type TaskCPU struct {
 	ThrottledRatio float64 `json:"throttled_ratio"`
 	// WindowSeconds is the span the figures cover.
 	WindowSeconds float64 `json:"window_seconds"`
+	// Datastore marks a task the pack declares a datastore (contract.RoleDatastore).
+	Datastore bool `json:"datastore,omitempty"`
 }
 
 func (t TaskCPU) String() string {

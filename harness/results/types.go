@@ -130,6 +130,15 @@ type StepResult struct {
 	// core actually used rather than per core allowed. 0 when unknown.
 	ServiceCores float64 `json:"service_cores,omitempty"`
 	QPSPerCore   float64 `json:"qps_per_core,omitempty"`
+	// AppCores is the CPU every task of the application's deployment used
+	// over the measured period (the load generator is not one), its
+	// datastores' share in DatastoreCores, and QPSPerAppCore is
+	// AchievedRPS over AppCores: the figure per core of an application of
+	// many services, where the measured one (a front end) uses little.
+	// A ratio is recorded only over at least MinRatioCores.
+	AppCores       float64 `json:"app_cores,omitempty"`
+	DatastoreCores float64 `json:"datastore_cores,omitempty"`
+	QPSPerAppCore  float64 `json:"qps_per_app_core,omitempty"`
 
 	// Corrected latency accounts for coordinated omission (measured from
 	// the intended send time); Uncorrected from the actual send time.

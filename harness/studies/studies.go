@@ -83,11 +83,14 @@ func cpuCores(r results.StepResult) float64 {
 	if r.ServiceCores > 0 {
 		return r.ServiceCores
 	}
-	total := 0.0
-	for _, t := range results.TaskCPUOf(r) {
-		total += t.Cores
-	}
+	total, _ := results.AppCPUOf(r)
 	return total
+}
+
+// perCore is the step's throughput per core its service used, false when
+// unknown or under results.MinRatioCores.
+func perCore(r results.StepResult) (float64, bool) {
+	return results.PerCore(r.AchievedRPS, cpuCores(r))
 }
 
 func varString(vars map[string]any, name string) string {

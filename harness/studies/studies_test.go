@@ -118,3 +118,19 @@ func TestNoStudyNoTable(t *testing.T) {
 		t.Errorf("a sweep without a study got %+v", tab)
 	}
 }
+
+// A step whose service used less than 0.01 cores gives no figure per core:
+// its ratio would be thousands of requests per idle core.
+func TestStudy000LeavesOutPerCoreUnderAHundredthOfACore(t *testing.T) {
+	var steps []fakeStep
+	for rep, q := range []float64{100, 110, 90} {
+		steps = append(steps,
+			fakeStep{pack: "apache", orchestrator: "nomad", variant: "baseline", vars: map[string]any{"driver": "docker"}, rep: rep + 1, outcome: results.OutcomeValid, qps: q, cores: 0.005},
+			fakeStep{pack: "apache", orchestrator: "nomad", variant: "baseline", vars: map[string]any{"driver": "exec"}, rep: rep + 1, outcome: results.OutcomeValid, qps: q, cores: 0.5},
+		)
+	}
+	r := row(t, Headline(record("000", steps)), "apache", "static", "nomad")
+	if r[6] != "-" || r[8] != "-" || !strings.HasPrefix(r[7], "200 (range 180–220") {
+		t.Errorf("container qps/core %q, process %q, ratio %q: want none for the container under 0.01 cores", r[6], r[7], r[8])
+	}
+}

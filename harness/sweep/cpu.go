@@ -1,6 +1,8 @@
 package sweep
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/limits"
@@ -66,7 +68,8 @@ func (s *cpuSampler) finish(from, to time.Time) []results.TaskCPU {
 		}
 		cores, throttled := first.Between(last)
 		t := results.TaskCPU{Task: l.Task, Group: l.Group, AllocID: l.ID, Cores: cores,
-			LimitCores: l.EffectiveCores, ThrottledRatio: throttled, WindowSeconds: last.At.Sub(first.At).Seconds()}
+			LimitCores: l.EffectiveCores, ThrottledRatio: throttled, WindowSeconds: last.At.Sub(first.At).Seconds(),
+			Datastore: l.Declared.Datastore()}
 		// Only a declared limit is one the task can hit (the limits gate has
 		// checked it is enforced); an uncapped task's "effective cores" is
 		// just the node's cpuset.
@@ -119,12 +122,21 @@ func window(us []limits.Usage, from, to time.Time) (first, last limits.Usage, ok
 
 // serviceCPU fills in the cores the measured service's instances (those
 // behind its endpoints, every task of each) used over the measured period,
-// and the throughput per core used: study 000's "weighted qps".
+// and the throughput per core used: study 000's "weighted qps". It fills
+// in the application's figures too (appCPU).
 func serviceCPU(sr *results.StepResult, cpu []results.TaskCPU, eps []orchestrator.Endpoint) {
 	sr.ServiceCores = serviceUse(cpu, eps).Used
-	if sr.ServiceCores > 0 {
-		sr.QPSPerCore = sr.AchievedRPS / sr.ServiceCores
-	}
+	sr.QPSPerCore, _ = results.PerCore(sr.AchievedRPS, sr.ServiceCores)
+	appCPU(sr, cpu)
+}
+
+// appCPU fills in the cores every task of the application used (the
+// measured service's alone can be a front end that does little, or unknown
+// behind a Kubernetes node port), its datastores' share, and the
+// throughput per core of the whole.
+func appCPU(sr *results.StepResult, cpu []results.TaskCPU) {
+	sr.AppCores, sr.DatastoreCores = results.AppCPU(cpu)
+	sr.QPSPerAppCore, _ = results.PerCore(sr.AchievedRPS, sr.AppCores)
 }
 
 // ServiceUse is the CPU the measured service's instances used over the
@@ -159,4 +171,26 @@ func serviceUse(cpu []results.TaskCPU, eps []orchestrator.Endpoint) ServiceUse {
 		u.Limit = 0
 	}
 	return u
+}
+
+// perCoreLine is the step line's throughput per core, saying which cores
+// each figure divides by, and none over fewer than results.MinRatioCores.
+func perCoreLine(sr results.StepResult) string {
+	var text string
+	ratio := func(q, cores float64, whose string) string {
+		if q > 0 {
+			return fmt.Sprintf(", %.0f rps per core of %s (%.2f cores)", q, whose, cores)
+		}
+		return fmt.Sprintf(", rps per core of %s n/a (%.3f cores)", whose, cores)
+	}
+	if sr.ServiceCores > 0 {
+		text += ratio(sr.QPSPerCore, sr.ServiceCores, "the measured service")
+	}
+	if sr.AppCores > 0 {
+		text += ratio(sr.QPSPerAppCore, sr.AppCores, "the application")
+		if sr.DatastoreCores > 0 {
+			text = strings.TrimSuffix(text, ")") + fmt.Sprintf(", %.2f in datastores)", sr.DatastoreCores)
+		}
+	}
+	return text
 }

@@ -230,9 +230,7 @@ func stepLine(sr results.StepResult) string {
 	if sr.DueRPS <= 0 && sr.OfferedRPS <= 0 {
 		line = fmt.Sprintf("achieved %.1f rps (closed loop), p50 %.2f ms, p99 %.2f ms, errors %d", sr.AchievedRPS, sr.Corrected.P50, sr.Corrected.P99, sr.Errors)
 	}
-	if sr.QPSPerCore > 0 {
-		line += fmt.Sprintf(", %.0f rps per core used (%.2f cores)", sr.QPSPerCore, sr.ServiceCores)
-	}
+	line += perCoreLine(sr)
 	if hot, ok := sr.Metadata["hottest_task"].(string); ok {
 		line += "; hottest: " + hot
 	}
