@@ -122,18 +122,13 @@ func RatioCI(num, den []float64) Estimate {
 		return Estimate{}
 	}
 	e := Estimate{Median: a / b, Lo: a / b, Hi: a / b, N: len(num), NDen: len(den)}
-	if len(num) == 1 && len(den) == 1 {
+	if len(num) == 1 || len(den) == 1 {
+		// one value says nothing of where its median lies: no interval
 		return e
 	}
 	each := math.Sqrt(TargetCoverage)
-	aLo, aHi, aCov := a, a, 1.0
-	if len(num) > 1 {
-		aLo, aHi, aCov, _ = medianInterval(num, each)
-	}
-	bLo, bHi, bCov := b, b, 1.0
-	if len(den) > 1 {
-		bLo, bHi, bCov, _ = medianInterval(den, each)
-	}
+	aLo, aHi, aCov, _ := medianInterval(num, each)
+	bLo, bHi, bCov, _ := medianInterval(den, each)
 	if aLo < 0 || bLo <= 0 {
 		// a denominator interval reaching zero bounds nothing
 		return e

@@ -87,6 +87,9 @@ func TestRatioCIBoundsAndCoverage(t *testing.T) {
 	if got := few.Format(2); got != "2.04 (ranges 1.92–2.17, n=2/3, ≥ 37.5 %)" {
 		t.Errorf("2/3 prints %q", got)
 	}
+	if e := RatioCI(num, den[:1]); e.Method != "" || e.Lo != e.Hi || e.Format(2) != "2.00 (n=7/1)" {
+		t.Errorf("one denominator value gives no interval, got %+v, %q", e, e.Format(2))
+	}
 	if e := RatioCI([]float64{1, 2}, []float64{0, 4}); e.Method != "" || e.Lo != e.Hi {
 		t.Errorf("a denominator range reaching 0 bounds nothing, got %+v", e)
 	}

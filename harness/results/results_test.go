@@ -321,7 +321,11 @@ func TestMedianCI(t *testing.T) {
 		t.Fatalf("CI [%g, %g] implausible", e.Lo, e.Hi)
 	}
 	if e2 := MedianCI(xs); e2 != e {
-		t.Fatal("bootstrap not deterministic")
+		t.Fatal("interval not deterministic")
+	}
+	// ten values: [x_(2), x_(9)] covers 1 - 2·11/1024 of the time
+	if e.Lo != 11 || e.Hi != 18 || e.Method != IntervalExact {
+		t.Fatalf("interval %+v, want the order statistics 2 and 9", e)
 	}
 	// The outlier must not drag the interval up to it.
 	if e.Hi > 50 {
