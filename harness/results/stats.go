@@ -72,7 +72,8 @@ type LevelStats struct {
 	DatastoreCores Estimate `json:"datastore_cores"`
 	// ErrorRatio pools the measured repetitions: Σerrors / Σrequests.
 	ErrorRatio float64 `json:"error_ratio"`
-	// Rules lists the SLO rules this level breaks, with Details explaining each.
+	// Rules lists the rules this level breaks (the SLO's, RuleResponses,
+	// RuleGates, RuleBrokenReps), with Details explaining them.
 	Rules   []string `json:"rules,omitempty"`
 	Details []string `json:"details,omitempty"`
 }
