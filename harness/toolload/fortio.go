@@ -60,11 +60,11 @@ type fortioResult struct {
 	// RequestedDuration is -t as a Go duration ("2s").
 	RequestedDuration string
 	ActualQPS         float64
-	ActualDuration int64 // ns
-	NumThreads     int
-	Version        string
-	URL            string
-	HTTPReqTimeOut int64 // ns
+	ActualDuration    int64 // ns
+	NumThreads        int
+	Version           string
+	URL               string
+	HTTPReqTimeOut    int64 // ns
 	// DurationHistogram covers every call, failed ones included.
 	DurationHistogram *fortioHist
 	RetCodes          map[string]int64
