@@ -82,8 +82,11 @@ const toolClockSkew = time.Second
 // is not this run's, and a tool that ran other connections than asked did
 // not measure the step declared. The result is kept either way.
 func (r ToolRun) Settle(res *loadgen.Result, req toolload.Request) error {
-	if res == nil || r.Ended.IsZero() {
+	if res == nil {
 		return nil
+	}
+	if r.Ended.IsZero() {
+		return fmt.Errorf("the runner did not see the tool's run end, so its wall time is unknown")
 	}
 	res.WallSeconds = r.Ended.Sub(res.Start).Seconds()
 	switch {

@@ -38,6 +38,9 @@ func TestToolRunSettle(t *testing.T) {
 			t.Errorf("%s: got %v, want %q", name, err, c.want)
 		}
 	}
+	if err := (ToolRun{}).Settle(result(0, 30, 8), req); err == nil || err.Error() != "the runner did not see the tool's run end, so its wall time is unknown" {
+		t.Errorf("a run without an end: %v", err)
+	}
 	res = result(10*time.Second, 30, 8)
 	run.Settle(res, req)
 	if res.WallSeconds != 23 {

@@ -162,7 +162,7 @@ func (l LocalToolRunner) RunObserved(ctx context.Context, req orchestrator.LoadR
 	defer cancel()
 	var raw bytes.Buffer
 	req.MarkStarted()
-	for _, a := range [][]string{warm, args} {
+	for i, a := range [][]string{warm, args} {
 		if a == nil {
 			continue
 		}
@@ -174,8 +174,9 @@ func (l LocalToolRunner) RunObserved(ctx context.Context, req orchestrator.LoadR
 		if err != nil {
 			return nil, raw.Bytes(), run, fmt.Errorf("load runner %s: %v: %s", name, err, orchestrator.LastLine(raw.String()))
 		}
-		// the last command is the measured run
-		run = processRun(started, ended, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+		if measured := i == 1; measured {
+			run = processRun(started, ended, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+		}
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
