@@ -129,7 +129,7 @@ EOF`
 // and how much of the service's quota. The same step with an idle tool
 // is valid.
 func TestLocustStepThatUsedItsWholeCPUCapIsInvalid(t *testing.T) {
-	const generatorCores = 0.2
+	const generatorCores = 0.1
 	for _, burn := range []bool{true, false} {
 		t.Run(fmt.Sprintf("burn=%v", burn), func(t *testing.T) {
 			runner := LocalToolRunner{Tool: toolload.Locust{}, Binary: fakeLocust(t, burn)}
@@ -150,7 +150,7 @@ func TestLocustStepThatUsedItsWholeCPUCapIsInvalid(t *testing.T) {
 			cpu := sr.Metadata["tool_cpu"].(ToolCPU)
 			t.Logf("%s: %s", sr.Outcome, gen.Detail)
 			if !burn {
-				if sr.Outcome != results.OutcomeValid || !gen.Passed || cpu.Cores >= 0.1 {
+				if sr.Outcome != results.OutcomeValid || !gen.Passed || cpu.Cores >= 0.05 {
 					t.Fatalf("an idle tool: %s %v, %+v", sr.Outcome, sr.Reasons, cpu)
 				}
 				return
