@@ -49,6 +49,10 @@ func toolCPUOf(run *orchestrator.ToolRun, res *loadgen.Result) ToolCPU {
 	return ToolCPU{Cores: cores, WindowSeconds: last.At.Sub(first.At).Seconds(), LimitCores: run.LimitCores, Source: run.CPUSource}
 }
 
+// capRounding is how much tighter than generator_cores the cap a tool ran
+// under must be to be a ceiling of its own rather than its enforcement.
+const capRounding = 0.95
+
 // toolCeiling is the most CPU a tool could have used: the tightest of its
 // declared generator_cores, its own ceiling (toolload.Tool.MaxCores) and
 // the cap its runner read; what is 0 is unknown. It says which it is.
@@ -61,7 +65,11 @@ func toolCeiling(tool string, generatorCores, toolMax, limit float64) (float64, 
 	}
 	consider(generatorCores, fmt.Sprintf("its generator_cores = %g", generatorCores))
 	consider(toolMax, fmt.Sprintf("the %g core %s can use", toolMax, tool))
-	consider(limit, fmt.Sprintf("the %.3g cores it ran under", limit))
+	// the quota enforcing generator_cores differs from it by the rounding
+	// to the orchestrator's units: the declared figure names it
+	if generatorCores == 0 || limit < capRounding*generatorCores {
+		consider(limit, fmt.Sprintf("the %.3g cores it ran under", limit))
+	}
 	return best, what
 }
 
