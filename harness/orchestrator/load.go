@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/netns"
 	"github.com/orchbench/orchbench/harness/toolload"
@@ -42,6 +43,63 @@ type LoadRequest struct {
 // own load tools (toolload) as its one-shot jobs.
 type ToolRunners interface {
 	ToolLoadRunner(tool string) (LoadRunner, error)
+}
+
+// ObservedRunner is the LoadRunner of a study's tool that also reports
+// what it saw of the tool from outside it: the facts orchbench's generator
+// reports about itself and a tool does not (its CPU, when it really ran).
+type ObservedRunner interface {
+	LoadRunner
+	RunObserved(ctx context.Context, req LoadRequest) (*loadgen.Result, []byte, ToolRun, error)
+}
+
+// ToolRun is what a runner saw of a tool's measured run (its warm-up run
+// excluded) from outside the tool.
+type ToolRun struct {
+	// Started and Ended bound the measured run's process or task.
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended"`
+	// CPU are cumulative readings of the tool's CPU, in time order, taken
+	// during the run: its cgroup's, or its process's at start and end.
+	CPU []limits.Usage `json:"-"`
+	// CPUSource says where CPU was read; CPUError, when set, why it could
+	// not be (then the tool's saturation cannot be judged).
+	CPUSource string `json:"cpu_source,omitempty"`
+	CPUError  string `json:"cpu_error,omitempty"`
+	// LimitCores is the tightest CPU cap the tool ran under (its quota, an
+	// enclosing one, its cpuset; the machine's cores); 0 when unknown.
+	LimitCores float64 `json:"limit_cores,omitempty"`
+}
+
+// toolClockSkew is how far a tool's own timestamps may lie outside the
+// process or task times the runner saw: the two clocks are the same
+// machine's, read at slightly different moments of the start and exit.
+const toolClockSkew = time.Second
+
+// Settle takes the result's wall time from the run's real end (a tool
+// does not report when it stopped) and checks the result against the run
+// and the request: a measured window that begins before the tool started
+// is not this run's, and a tool that ran other connections than asked did
+// not measure the step declared. The result is kept either way.
+func (r ToolRun) Settle(res *loadgen.Result, req toolload.Request) error {
+	if res == nil {
+		return nil
+	}
+	if r.Ended.IsZero() {
+		return fmt.Errorf("the runner did not see the tool's run end, so its wall time is unknown")
+	}
+	res.WallSeconds = r.Ended.Sub(res.Start).Seconds()
+	switch {
+	case res.Start.Before(r.Started.Add(-toolClockSkew)):
+		return fmt.Errorf("the result's window begins at %s, %.1f s before the tool's run started (%s): it is not this run's result",
+			res.Start.Format(time.RFC3339Nano), r.Started.Sub(res.Start).Seconds(), r.Started.Format(time.RFC3339Nano))
+	case res.End.After(r.Ended.Add(toolClockSkew)):
+		return fmt.Errorf("the result's window ends at %s, %.1f s after the tool's run ended (%s)",
+			res.End.Format(time.RFC3339Nano), res.End.Sub(r.Ended).Seconds(), r.Ended.Format(time.RFC3339Nano))
+	case res.Config.Connections > 0 && res.Config.Connections != req.Connections:
+		return fmt.Errorf("the tool ran %d connections, %d were asked", res.Config.Connections, req.Connections)
+	}
+	return nil
 }
 
 // ToolImage is the image of a tool's job: orchbench/<tool> with the tag of

@@ -94,6 +94,9 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		}
 	}
 	tool := st.Load.RunnerName()
+	if tool != experiment.RunnerOrchbench && !gate(ToolEntryGate(tool, eps)) {
+		return files
+	}
 	load, err := r.loadRunner(o, st.Load)
 	if err != nil {
 		gate(results.Gate{Name: GateLoad, Detail: err.Error()})
@@ -120,7 +123,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	sampler := startCPUSampler(lims, time.Second)
 	shipping := r.watchShipping(ctx, st, dep)
 	loadBegan := time.Now()
-	res, text, runErr := load.Run(ctx, req)
+	res, text, toolRun, runErr := runLoad(ctx, load, req)
 	var taskCPU []results.TaskCPU
 	if res != nil {
 		if taskCPU = sampler.finish(res.Start, res.End); len(taskCPU) > 0 {
@@ -177,7 +180,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	}
 	sr.Metadata["generator"] = res.Generator
 	if tool != experiment.RunnerOrchbench {
-		gate(toolGeneratorGate(tool))
+		gate(toolGeneratorGate(sr, tool, toolRun, res, req.GeneratorCores, serviceUse(taskCPU, eps)))
 	} else if st.Load.Kind == experiment.LoadOpen {
 		gate(GeneratorGate(res, bound))
 	} else {

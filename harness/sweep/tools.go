@@ -7,13 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/orchestrator"
-	"github.com/orchbench/orchbench/harness/results"
 	"github.com/orchbench/orchbench/harness/toolload"
 )
 
@@ -77,10 +78,23 @@ func toolSlack(name string) time.Duration {
 	return 0
 }
 
-// toolGeneratorGate stands for GeneratorGate with a tool that does not
-// measure its own send lag: the check cannot apply.
-func toolGeneratorGate(tool string) results.Gate {
-	return results.Gate{Name: GateGenerator, NotChecked: true, Detail: tool + " does not measure its own send lag"}
+// runLoad runs a step's load. A runner that watches its tool from outside
+// also returns what it saw, with the tool's CPU over the measured window
+// in the result's Generator figures, as orchbench's generator reports its own.
+func runLoad(ctx context.Context, load orchestrator.LoadRunner, req orchestrator.LoadRequest) (*loadgen.Result, []byte, *orchestrator.ToolRun, error) {
+	observed, ok := load.(orchestrator.ObservedRunner)
+	if !ok {
+		res, text, err := load.Run(ctx, req)
+		return res, text, nil, err
+	}
+	res, text, run, err := observed.RunObserved(ctx, req)
+	if res != nil {
+		if cpu := toolCPUOf(&run, res); cpu.Unknown == "" {
+			res.Generator.CPUCores = cpu.Cores
+			res.Generator.CPUSeconds = cpu.Cores * res.DurationSeconds
+		}
+	}
+	return res, text, &run, err
 }
 
 // LocalToolRunner runs a study tool as a child process here: the binary
@@ -110,53 +124,87 @@ func (l LocalToolRunner) binary() (string, error) {
 }
 
 func (l LocalToolRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*loadgen.Result, []byte, error) {
+	res, raw, _, err := l.RunObserved(ctx, req)
+	return res, raw, err
+}
+
+// RunObserved runs the tool and reports its measured run's process: its
+// real start and end, and its CPU from its rusage. That is the mean over
+// the process's whole life, start-up included, the only reading a child
+// of ours gives without sampling /proc.
+func (l LocalToolRunner) RunObserved(ctx context.Context, req orchestrator.LoadRequest) (*loadgen.Result, []byte, orchestrator.ToolRun, error) {
+	var run orchestrator.ToolRun
 	name := l.Tool.Name()
 	bin, err := l.binary()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, run, err
 	}
 	dir, err := os.MkdirTemp("", "orchbench-"+name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, run, err
 	}
 	defer os.RemoveAll(dir)
 	files, err := l.Tool.Files(req.Tool)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, run, err
 	}
 	for name, src := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			return nil, nil, err
+			return nil, nil, run, err
 		}
 	}
 	out := filepath.Join(dir, l.Tool.ResultFile())
 	warm, args, err := l.Tool.Command(req.Tool, dir, dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, run, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, req.Bound)
 	defer cancel()
 	var raw bytes.Buffer
 	req.MarkStarted()
-	for _, a := range [][]string{warm, args} {
+	for i, a := range [][]string{warm, args} {
 		if a == nil {
 			continue
 		}
 		cmd := req.NetNS.Command(ctx, bin, a...)
 		cmd.Stdout, cmd.Stderr = &raw, &raw
-		if err := cmd.Run(); err != nil {
-			return nil, raw.Bytes(), fmt.Errorf("load runner %s: %v: %s", name, err, orchestrator.LastLine(raw.String()))
+		started := time.Now()
+		err := cmd.Run()
+		ended := time.Now()
+		if err != nil {
+			return nil, raw.Bytes(), run, fmt.Errorf("load runner %s: %v: %s", name, err, orchestrator.LastLine(raw.String()))
+		}
+		if measured := i == 1; measured {
+			run = processRun(started, ended, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 		}
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
-		return nil, raw.Bytes(), fmt.Errorf("load runner %s left no result: %w", name, err)
+		return nil, raw.Bytes(), run, fmt.Errorf("load runner %s left no result: %w", name, err)
 	}
 	raw.Write(orchestrator.ToolOutputMark(name))
 	raw.Write(b)
 	res, err := l.Tool.Parse(b)
-	if err != nil {
-		return nil, raw.Bytes(), fmt.Errorf("load runner %s: %w (%s begins %q)", name, err, l.Tool.ResultFile(), orchestrator.Head(b, 80))
+	if res == nil {
+		return nil, raw.Bytes(), run, fmt.Errorf("load runner %s: %w (%s begins %q)", name, err, l.Tool.ResultFile(), orchestrator.Head(b, 80))
 	}
-	return res, raw.Bytes(), nil
+	if err == nil {
+		err = run.Settle(res, req.Tool)
+	}
+	if err != nil {
+		// kept for the archive; the step is invalid
+		return res, raw.Bytes(), run, fmt.Errorf("load runner %s: %w", name, err)
+	}
+	return res, raw.Bytes(), run, nil
+}
+
+// processRun is a local tool process's run: its CPU from start to end, and
+// the cap it ran under, the harness's own (its cgroup's, else its cores).
+func processRun(started, ended time.Time, cpu time.Duration) orchestrator.ToolRun {
+	run := orchestrator.ToolRun{Started: started, Ended: ended, CPUSource: "rusage of the tool's process",
+		CPU: []limits.Usage{{At: started}, {At: ended, CPU: cpu}}, LimitCores: float64(runtime.NumCPU())}
+	if e, err := limits.ForPID(os.Getpid()); err == nil && e.EffectiveCores() > 0 {
+		run.LimitCores = e.EffectiveCores()
+	}
+	return run
 }

@@ -29,6 +29,9 @@ func (Fortio) Files(Request) (map[string]string, error) { return nil, nil }
 func (Fortio) ResultFile() string                       { return "result.json" }
 func (Fortio) Slack() time.Duration                     { return 0 }
 
+// MaxCores is 0: fortio's connections are goroutines on every core given.
+func (Fortio) MaxCores() float64 { return 0 }
+
 func (f Fortio) Command(req Request, _, dir string) (warmup, run []string, err error) {
 	if req.Connections < 1 || req.Duration <= 0 {
 		return nil, nil, fmt.Errorf("fortio: needs connections >= 1 and a positive duration (got %d, %s)", req.Connections, req.Duration)
@@ -52,14 +55,16 @@ func (f Fortio) Command(req Request, _, dir string) (warmup, run []string, err e
 // fortioResult is the part of fortio's -json output we use (fortio's
 // periodic.RunnerResults and fhttp.HTTPRunnerResults).
 type fortioResult struct {
-	RunType        string
-	StartTime      time.Time
-	ActualQPS      float64
-	ActualDuration int64 // ns
-	NumThreads     int
-	Version        string
-	URL            string
-	HTTPReqTimeOut int64 // ns
+	RunType   string
+	StartTime time.Time
+	// RequestedDuration is -t as a Go duration ("2s").
+	RequestedDuration string
+	ActualQPS         float64
+	ActualDuration    int64 // ns
+	NumThreads        int
+	Version           string
+	URL               string
+	HTTPReqTimeOut    int64 // ns
 	// DurationHistogram covers every call, failed ones included.
 	DurationHistogram *fortioHist
 	RetCodes          map[string]int64
@@ -98,7 +103,6 @@ func (Fortio) Parse(out []byte) (*loadgen.Result, error) {
 	res := &loadgen.Result{Schema: loadgen.ResultSchema, Tool: "fortio " + f.Version, StatusCodes: map[int]int64{}}
 	res.Start = f.StartTime
 	res.DurationSeconds = float64(f.ActualDuration) / 1e9
-	res.WallSeconds = res.DurationSeconds
 	res.End = res.Start.Add(time.Duration(f.ActualDuration))
 	a := &res.Accounting
 	var socket int64
@@ -121,8 +125,21 @@ func (Fortio) Parse(out []byte) (*loadgen.Result, error) {
 	a.SocketErrors = socket
 	a.Errors = a.HTTPErrors + a.SocketErrors
 	a.Due = f.DurationHistogram.Count
+	var problems []string
 	if a.Due != a.Completed+a.Errors {
-		return nil, fmt.Errorf("fortio result: %d calls but %d return codes", a.Due, a.Completed+a.Errors)
+		problems = append(problems, fmt.Sprintf("%d calls but %d return codes", a.Due, a.Completed+a.Errors))
+	}
+	var bucketed int64
+	for _, b := range f.DurationHistogram.Data {
+		bucketed += b.Count
+	}
+	if bucketed != a.Due {
+		problems = append(problems, fmt.Sprintf("%d calls but %d in the histogram's buckets", a.Due, bucketed))
+	}
+	// fortio cut short (a signal) writes its result all the same, over
+	// less time than asked
+	if asked, err := time.ParseDuration(f.RequestedDuration); err == nil && time.Duration(f.ActualDuration) < asked {
+		res.Interrupted = true
 	}
 	res.Requests = a.Completed + a.HTTPErrors
 	res.AchievedRate = float64(res.Requests) / res.DurationSeconds
@@ -150,7 +167,7 @@ func (Fortio) Parse(out []byte) (*loadgen.Result, error) {
 	}
 	res.Config = loadgen.ConfigEcho{URL: f.URL, Mode: "closed", Threads: f.NumThreads, Connections: f.NumThreads,
 		DurationSeconds: res.DurationSeconds, TimeoutSeconds: float64(f.HTTPReqTimeOut) / 1e9, Closed: &loadgen.Closed{Users: f.NumThreads}}
-	return res, nil
+	return res, inconsistent("fortio", problems)
 }
 
 func fortioLatency(h *fortioHist) loadgen.LatencySummary {

@@ -63,6 +63,27 @@ func TestFortioParseRefusesGarbage(t *testing.T) {
 	}
 }
 
+// A fortio result whose histogram loses calls is refused with the figures
+// and kept; one that ran shorter than its -t was interrupted.
+func TestFortioResultThatContradictsItselfIsRefused(t *testing.T) {
+	good, _ := os.ReadFile("testdata/fortio-1.66.5.json")
+	res, err := Fortio{}.Parse([]byte(strings.Replace(string(good), `"Count": 66948`, `"Count": 66900`, 1)))
+	if err == nil || !strings.Contains(err.Error(), "fortio result contradicts itself: 67268 calls but 67220 in the histogram's buckets") {
+		t.Fatalf("buckets short of the count: %v", err)
+	}
+	if res == nil || res.Accounting.Due != 67268 {
+		t.Fatalf("the contradicting result was not kept for the archive: %+v", res)
+	}
+	res, err = Fortio{}.Parse([]byte(strings.Replace(string(good), `"RequestedDuration": "2s"`, `"RequestedDuration": "30s"`, 1)))
+	if err != nil || !res.Interrupted {
+		t.Fatalf("2 s of a 30 s run: interrupted %v, %v", res.Interrupted, err)
+	}
+	res, err = Fortio{}.Parse(good)
+	if err != nil || res.Interrupted || res.WallSeconds != 0 {
+		t.Fatalf("the whole run: interrupted %v, wall %.3f s (the runner's to set), %v", res.Interrupted, res.WallSeconds, err)
+	}
+}
+
 func TestFortioCommand(t *testing.T) {
 	w, r, err := Fortio{}.Command(Request{URL: "http://127.0.0.1:1/x", Connections: 15, Warmup: 5 * time.Second, Duration: time.Minute, Timeout: time.Second}, "", "/alloc")
 	if err != nil {

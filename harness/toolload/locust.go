@@ -34,6 +34,10 @@ const locustStartup = 2 * time.Second
 
 func (Locust) Slack() time.Duration { return 500 * time.Millisecond }
 
+// MaxCores is one: a Locust process runs its users as greenlets of one
+// Python thread (more cores take --processes, which orchbench does not ask).
+func (Locust) MaxCores() float64 { return 1 }
+
 const locustfile = "locustfile.py"
 
 func (Locust) Files(req Request) (map[string]string, error) {
@@ -97,6 +101,54 @@ type locustStats struct {
 	MinResponseTime      float64          `json:"min_response_time"`
 	TotalContentLength   int64            `json:"total_content_length"`
 	ResponseTimes        map[string]int64 `json:"response_times"`
+	// NumReqsPerSec and NumFailPerSec count the same requests and failures
+	// again, by the Unix second they ended in.
+	NumReqsPerSec map[string]int64 `json:"num_reqs_per_sec"`
+	NumFailPerSec map[string]int64 `json:"num_fail_per_sec"`
+}
+
+// crossCheck compares an entry's totals with its own per-second counts,
+// which Locust keeps apart: a truncated or merged file breaks the match.
+func (e locustStats) crossCheck() []string {
+	var problems []string
+	if e.NumFailures < 0 || e.NumFailures > *e.NumRequests {
+		problems = append(problems, fmt.Sprintf("%q has %d failures of %d requests", e.Name, e.NumFailures, *e.NumRequests))
+	}
+	if e.NumReqsPerSec == nil {
+		return append(problems, fmt.Sprintf("%q has no per-second request counts to check its %d requests against", e.Name, *e.NumRequests))
+	}
+	perSecond := func(m map[string]int64) (sum int64, first, last int64, err error) {
+		first = math.MaxInt64
+		for sec, n := range m {
+			t, err := strconv.ParseInt(sec, 10, 64)
+			if err != nil {
+				return 0, 0, 0, fmt.Errorf("%q: per-second count at %q", e.Name, sec)
+			}
+			sum += n
+			first, last = min(first, t), max(last, t)
+		}
+		return sum, first, last, nil
+	}
+	reqs, first, last, err := perSecond(e.NumReqsPerSec)
+	if err != nil {
+		return append(problems, err.Error())
+	}
+	if reqs != *e.NumRequests {
+		problems = append(problems, fmt.Sprintf("%q has %d requests but %d in its per-second counts", e.Name, *e.NumRequests, reqs))
+	}
+	fails, _, _, err := perSecond(e.NumFailPerSec)
+	if err != nil {
+		return append(problems, err.Error())
+	}
+	if fails != e.NumFailures {
+		problems = append(problems, fmt.Sprintf("%q has %d failures but %d in its per-second counts", e.Name, e.NumFailures, fails))
+	}
+	// the per-second counts span the window start_time .. last request
+	if reqs > 0 && (first < int64(*e.StartTime)-1 || last > int64(*e.LastRequestTimestamp)) {
+		problems = append(problems, fmt.Sprintf("%q counts requests in seconds %d to %d, outside its window %.0f to %.0f",
+			e.Name, first, last, *e.StartTime, *e.LastRequestTimestamp))
+	}
+	return problems
 }
 
 // Parse sums Locust's entries. Locust keeps response times rounded (to
@@ -114,6 +166,7 @@ func (Locust) Parse(out []byte) (*loadgen.Result, error) {
 	h := hdr.New(1, 3_600_000_000, 3)
 	res := &loadgen.Result{Schema: loadgen.ResultSchema, Tool: "locust", StatusCodes: map[int]int64{}}
 	var first, last float64
+	var problems []string
 	a := &res.Accounting
 	for _, e := range entries {
 		if e.StartTime == nil || e.LastRequestTimestamp == nil || e.NumRequests == nil || e.ResponseTimes == nil {
@@ -135,8 +188,9 @@ func (Locust) Parse(out []byte) (*loadgen.Result, error) {
 			counted += n
 		}
 		if counted != *e.NumRequests {
-			return nil, fmt.Errorf("locust result: %q has %d requests but %d response times", e.Name, *e.NumRequests, counted)
+			problems = append(problems, fmt.Sprintf("%q has %d requests but %d response times", e.Name, *e.NumRequests, counted))
 		}
+		problems = append(problems, e.crossCheck()...)
 		a.Due += *e.NumRequests
 		a.SocketErrors += e.NumFailures
 		ok := *e.NumRequests - e.NumFailures
@@ -152,7 +206,6 @@ func (Locust) Parse(out []byte) (*loadgen.Result, error) {
 	res.Start = time.Unix(0, int64(first*1e9)).UTC()
 	res.End = time.Unix(0, int64(last*1e9)).UTC()
 	res.DurationSeconds = last - first
-	res.WallSeconds = res.DurationSeconds
 	res.Requests = a.Completed
 	res.AchievedRate = float64(res.Requests) / res.DurationSeconds
 	res.Errors = loadgen.ErrorCounts{Read: a.SocketErrors, Classes: map[string]int64{}}
@@ -165,5 +218,5 @@ func (Locust) Parse(out []byte) (*loadgen.Result, error) {
 		res.Endpoints[i].Latency = res.Latency
 	}
 	res.Config = loadgen.ConfigEcho{Mode: "closed", DurationSeconds: res.DurationSeconds}
-	return res, nil
+	return res, inconsistent("locust", problems)
 }

@@ -54,6 +54,50 @@ func TestLocustParseRefusesGarbage(t *testing.T) {
 	}
 }
 
+// Locust counts every request twice, in its totals and by second; a file
+// whose two counts disagree (truncated, merged, edited) is refused with the
+// figures, its result kept for the archive.
+func TestLocustResultThatContradictsItselfIsRefused(t *testing.T) {
+	good, _ := os.ReadFile("testdata/locust-2.47.0.json")
+	perSecond := `"num_reqs_per_sec": {`
+	for name, c := range map[string]struct{ old, new, want string }{
+		"an unknown key":     {`"num_requests": 15529`, `"num_requests": 15529, "ignored": 0`, ""},
+		"lost seconds":       {perSecond, perSecond + `"1795645400": 10, `, `"GET /echo?size=44" has 15529 requests but 15539 in its per-second counts`},
+		"failures by second": {`"num_failures": 0`, `"num_failures": 7`, `"GET /echo?size=44" has 7 failures but 0 in its per-second counts`},
+		"too many failures":  {`"num_failures": 0`, `"num_failures": 20000`, `"GET /echo?size=44" has 20000 failures of 15529 requests`},
+		"no per-second":      {perSecond, `"renamed": {`, `"GET /echo?size=44" has no per-second request counts`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			in := strings.Replace(string(good), c.old, c.new, 1)
+			if in == string(good) {
+				t.Fatalf("%q is not in the test data", c.old)
+			}
+			res, err := Locust{}.Parse([]byte(in))
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("a consistent file refused: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "locust result contradicts itself: "+c.want) {
+				t.Fatalf("got %v, want %q", err, c.want)
+			}
+			if res == nil || res.Accounting.Due != 15529 {
+				t.Fatalf("the contradicting result was not kept for the archive: %+v", res)
+			}
+		})
+	}
+}
+
+// Locust cannot say when it stopped; the runner does.
+func TestLocustLeavesWallTimeToTheRunner(t *testing.T) {
+	b, _ := os.ReadFile("testdata/locust-2.47.0.json")
+	res, err := Locust{}.Parse(b)
+	if err != nil || res.WallSeconds != 0 {
+		t.Fatalf("wall %.3f s, %v; want 0 until the runner sets it", res.WallSeconds, err)
+	}
+}
+
 func TestLocustCommandAndFile(t *testing.T) {
 	req := Request{URL: "http://127.0.0.1:26715/?n=1000", Connections: 10, Think: 2 * time.Second, Warmup: 500 * time.Millisecond, Duration: time.Minute, Timeout: time.Second}
 	w, r, err := Locust{}.Command(req, "/local", "/alloc")

@@ -41,9 +41,23 @@ type Tool interface {
 	// Slack is how much shorter than the duration asked a complete run's
 	// measured window may be: the tool's own start-up inside its run time.
 	Slack() time.Duration
+	// MaxCores is the most CPU the tool can use whatever it is given (a
+	// single-threaded tool's one core); 0 when only its cap bounds it.
+	MaxCores() float64
 	// Parse turns the result file into a loadgen.Result; garbled or
-	// missing output is an error naming the tool.
+	// missing output is an error naming the tool. A result whose own
+	// figures disagree comes back with an error saying which, so it is
+	// archived and the step is invalid. WallSeconds is left 0: when the
+	// tool stopped is for its runner to say (orchestrator.ToolRun).
 	Parse(out []byte) (*loadgen.Result, error)
+}
+
+// inconsistent is the error of a result whose own figures disagree.
+func inconsistent(tool string, problems []string) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s result contradicts itself: %s", tool, strings.Join(problems, "; "))
 }
 
 var tools = map[string]Tool{}
