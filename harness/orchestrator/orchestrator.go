@@ -74,6 +74,23 @@ type Endpoint struct {
 	// harness's own: the embedded Kubernetes node lives in one of its own,
 	// and whatever reaches the endpoint (probe, hooks, load) enters it.
 	NetNS netns.Path `json:"netns,omitempty"`
+	// Via is set on an instance the load reaches only through an entry
+	// listed with it (a Kubernetes pod behind the NodePort, which spreads
+	// connections over the pods itself): the probe checks the instance and
+	// its CPU counts as the service's, but the load is not aimed at it.
+	Via EntryKind `json:"via,omitempty"`
+}
+
+// LoadTargets are the endpoints the load is aimed at: every one but the
+// instances reached only through an entry.
+func LoadTargets(eps []Endpoint) []Endpoint {
+	var out []Endpoint
+	for _, ep := range eps {
+		if ep.Via == "" {
+			out = append(out, ep)
+		}
+	}
+	return out
 }
 
 // HostPort returns "address:port".
