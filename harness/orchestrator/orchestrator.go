@@ -163,6 +163,13 @@ type Limits struct {
 	MemoryCgroupPath         string `json:"memory_cgroup_path,omitempty"`
 	AncestorMemoryLimitBytes int64  `json:"ancestor_memory_limit_bytes,omitempty"`
 	AncestorMemoryCgroup     string `json:"ancestor_memory_cgroup,omitempty"`
+	// CPUWeight is the share of contended CPU in the cgroup version's unit
+	// (v1 cpu.shares, v2 cpu.weight).
+	CPUWeight int64 `json:"cpu_weight,omitempty"`
+	// SwapAccounted: the kernel limits the task's swap; SwapLimitBytes is
+	// then the swap allowed beyond its memory limit, -1 for no limit.
+	SwapAccounted  bool  `json:"swap_accounted"`
+	SwapLimitBytes int64 `json:"swap_limit_bytes"`
 }
 
 // LimitsOf pairs an instance with what its cgroup enforces.
@@ -174,6 +181,7 @@ func LimitsOf(p Instance, e limits.Enforced) Limits {
 		AncestorQuotaCores: e.AncestorCores, AncestorQuotaCgroup: e.AncestorCPUPath, CPUSetSize: e.CPUSetSize,
 		MemoryLimitBytes: e.MemoryBytes, MemoryCgroupPath: e.MemoryCgroupPath,
 		AncestorMemoryLimitBytes: e.AncestorMemoryBytes, AncestorMemoryCgroup: e.AncestorMemoryPath,
+		CPUWeight: e.CPUWeight, SwapAccounted: e.SwapAccounted, SwapLimitBytes: e.SwapBytes,
 	}
 }
 
