@@ -138,7 +138,7 @@ func spreadRows(steps []StepResult, orchs map[[2]string]map[string]bool) []Parit
 			continue
 		}
 		row := ParityRow{App: cfg[0], Variant: cfg[1], Aspect: "load spread over instances", Values: map[string]string{},
-			Basis: "the hottest instance's share of the service's CPU × the instance count (1 = even); flagged beyond a difference of " +
+			Basis: "the steps with two or more instances and their CPU figures, none with a fault; flagged when medians differ by more than " +
 				strconv.FormatFloat(SpreadNoise, 'f', -1, 64) + " or the steadiest orchestrator's own range"}
 		lo, hi := math.Inf(1), math.Inf(-1)
 		steadiest := math.Inf(1)
