@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"math"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,7 +44,7 @@ type stepSpread struct {
 }
 
 // spreadOf is a step's spread; false when it has fewer than two instances
-// of the measured service, no CPU figures for them, or a fault that
+// of the measured service, lacks the CPU figure of one, or had a fault that
 // replaced one mid-load.
 func spreadOf(r StepResult) (stepSpread, bool) {
 	if _, faulted := r.Metadata["fault"]; faulted {
@@ -56,21 +57,22 @@ func spreadOf(r StepResult) (stepSpread, bool) {
 	for _, ep := range eps {
 		if ep.Instance != "" {
 			cores[ep.Instance] = 0
-			addrOf[ep.Address+":"+strconv.Itoa(ep.Port)] = ep.Instance
+			addrOf[net.JoinHostPort(ep.Address, strconv.Itoa(ep.Port))] = ep.Instance
 		}
 	}
 	if len(cores) < 2 {
 		return stepSpread{}, false
 	}
-	seen, total := 0, 0.0
+	measured, total := map[string]bool{}, 0.0
 	for _, t := range TaskCPUOf(r) {
 		if c, ok := cores[t.AllocID]; ok {
 			cores[t.AllocID] = c + t.Cores
 			total += t.Cores
-			seen++
+			measured[t.AllocID] = true
 		}
 	}
-	if seen == 0 || total <= 0 {
+	// an instance whose cgroup could not be sampled did not do no work
+	if len(measured) < len(cores) || total <= 0 {
 		return stepSpread{}, false
 	}
 	hottest := 0.0

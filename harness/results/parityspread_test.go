@@ -112,15 +112,18 @@ func TestParitySpreadNeedsTwoInstances(t *testing.T) {
 	}
 }
 
-// A faulted step lost an instance mid-load and a step without CPU figures
-// cannot tell: neither gives a spread, so the orchestrator whose steps are
+// A faulted step lost an instance mid-load and a step without the CPU of
+// every instance cannot tell: neither gives a spread, so the orchestrator whose steps are
 // all such shows none, which is flagged as a row it lacks.
 func TestParitySpreadLeavesOutFaultedStepsAndStepsWithoutCPU(t *testing.T) {
 	faulted := spreadStep("swarm", 1, 0.5, 0, []int64{16, 0})
 	faulted.Metadata["fault"] = map[string]any{"kind": "kill-task"}
 	noCPU := spreadStep("swarm", 2, 0, 0, []int64{8, 8})
 	delete(noCPU.Metadata, "task_cpu")
-	row := spreadRow(t, []StepResult{spreadStep("nomad", 1, 0.25, 0.25, []int64{8, 8}), faulted, noCPU})
+	// one instance's cgroup was not sampled: its share is not known, not 0
+	halfCPU := spreadStep("swarm", 3, 0.25, 0.25, []int64{8, 8})
+	halfCPU.Metadata["task_cpu"] = halfCPU.Metadata["task_cpu"].([]any)[:1]
+	row := spreadRow(t, []StepResult{spreadStep("nomad", 1, 0.25, 0.25, []int64{8, 8}), faulted, noCPU, halfCPU})
 	if row.Values["swarm"] != "" || !row.Mismatch || !strings.HasPrefix(row.Values["nomad"], "imbalance 1.00") {
 		t.Errorf("row %+v: want swarm empty and flagged, nomad even", row)
 	}
