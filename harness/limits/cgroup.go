@@ -46,6 +46,14 @@ type Enforced struct {
 	CgroupPath string
 	// MemoryCgroupPath is the memory controller's cgroup, which on v1 may differ.
 	MemoryCgroupPath string
+	// CPUWeight is the cgroup's share of contended CPU in its version's
+	// unit: v1's cpu.shares (1024 by default), v2's cpu.weight (100).
+	CPUWeight int64
+	// SwapAccounted is true when the kernel limits swap per cgroup here;
+	// SwapBytes is then the swap allowed beyond the memory limit, -1 for
+	// no limit. Without an account (SwapBytes 0) the swap is not known.
+	SwapAccounted bool
+	SwapBytes     int64
 }
 
 // EffectiveCores is the tightest CPU cap of any kind: the process's quota, an
@@ -125,6 +133,9 @@ func readV1(paths map[string]string) (Enforced, error) {
 	if err != nil {
 		return e, err
 	}
+	if e.CPUWeight, err = weightV1(filepath.Join(cpuMount, cpuPath)); err != nil {
+		return e, err
+	}
 	// Without a cpuset cgroup the process may run on any CPU; the gate
 	// decides whether that matters for the variant.
 	if p, ok := paths["cpuset"]; ok {
@@ -146,6 +157,9 @@ func readV1(paths map[string]string) (Enforced, error) {
 		return e, err
 	}
 	if e.MemoryBytes, err = memoryV1(filepath.Join(memMount, memPath)); err != nil {
+		return e, err
+	}
+	if e.SwapBytes, e.SwapAccounted, err = swapV1(filepath.Join(memMount, memPath), e.MemoryBytes); err != nil {
 		return e, err
 	}
 	e.MemoryMiB = int(e.MemoryBytes >> 20)
@@ -241,6 +255,9 @@ func readV2(cgroup string) (Enforced, error) {
 	if err != nil {
 		return e, err
 	}
+	if e.CPUWeight, err = weightV2(dir); err != nil {
+		return e, err
+	}
 	// cpuset.cpus.effective exists only where the cpuset controller is
 	// enabled; without it the process may run on any CPU.
 	e.CPUSet, e.CPUSetSize, err = readCPUSet(filepath.Join(dir, "cpuset.cpus.effective"))
@@ -255,6 +272,9 @@ func readV2(cgroup string) (Enforced, error) {
 		return e, err
 	}
 	e.MemoryMiB = int(e.MemoryBytes >> 20)
+	if e.SwapBytes, e.SwapAccounted, err = swapV2(dir); err != nil {
+		return e, err
+	}
 	e.AncestorMemoryBytes, e.AncestorMemoryPath, err = tightestAncestor(Root, cgroup, optionalV2(memoryMaxV2))
 	return e, err
 }

@@ -67,6 +67,7 @@ var v1Docker = map[string]string{
 	"cpu,cpuacct/docker/cpu.cfs_period_us":         "100000",
 	"cpu,cpuacct/docker/abc/cpu.cfs_quota_us":      "25000",
 	"cpu,cpuacct/docker/abc/cpu.cfs_period_us":     "100000",
+	"cpu,cpuacct/docker/abc/cpu.shares":            "256",
 	"cpuset/docker/abc/cpuset.cpus":                "0-1",
 	"memory/memory.limit_in_bytes":                 "9223372036854771712",
 	"memory/docker/memory.limit_in_bytes":          "9223372036854771712",
@@ -85,6 +86,8 @@ var v2Exec = map[string]string{
 	"nomad.slice/reserve.slice/a1.web.scope/cpu.max":               "max 100000",
 	"nomad.slice/reserve.slice/a1.web.scope/cpuset.cpus.effective": "2-3",
 	"nomad.slice/reserve.slice/a1.web.scope/memory.max":            "1073741824",
+	"nomad.slice/reserve.slice/a1.web.scope/cpu.weight":            "100",
+	"nomad.slice/reserve.slice/a1.web.scope/memory.swap.max":       "0",
 }
 
 const v2ExecProc = "0::/nomad.slice/reserve.slice/a1.web.scope\n"
@@ -96,27 +99,27 @@ func TestForPIDReadsWhatIsEnforced(t *testing.T) {
 		proc  string
 		want  Enforced
 	}{
-		{"v1 docker with a quota", v1Docker, v1DockerProc, Enforced{Version: 1, QuotaUS: 25000, PeriodUS: 100000, Cores: 0.25,
+		{"v1 docker with a quota", v1Docker, v1DockerProc, Enforced{Version: 1, CPUWeight: 256, QuotaUS: 25000, PeriodUS: 100000, Cores: 0.25,
 			CPUSet: "0-1", CPUSetSize: 2, MemoryBytes: 256 << 20, MemoryMiB: 256, CgroupPath: "/docker/abc", MemoryCgroupPath: "/docker/abc"}},
 		{"v1 no quota and no memory limit", merge(v1Docker, map[string]string{
 			"cpu,cpuacct/docker/abc/cpu.cfs_quota_us": "-1", "memory/docker/abc/memory.limit_in_bytes": "9223372036854771712"}), v1DockerProc,
-			Enforced{Version: 1, QuotaUS: -1, PeriodUS: 100000, CPUSet: "0-1", CPUSetSize: 2, CgroupPath: "/docker/abc", MemoryCgroupPath: "/docker/abc"}},
+			Enforced{Version: 1, CPUWeight: 256, QuotaUS: -1, PeriodUS: 100000, CPUSet: "0-1", CPUSetSize: 2, CgroupPath: "/docker/abc", MemoryCgroupPath: "/docker/abc"}},
 		{"v1 quota and memory limit set on the enclosing cgroup", merge(v1Docker, map[string]string{
 			"cpu,cpuacct/docker/abc/cpu.cfs_quota_us": "-1", "cpu,cpuacct/docker/cpu.cfs_quota_us": "50000",
 			"memory/docker/memory.limit_in_bytes": "134217728"}), v1DockerProc,
-			Enforced{Version: 1, QuotaUS: -1, PeriodUS: 100000, AncestorCores: 0.5, AncestorCPUPath: "/docker", CPUSet: "0-1", CPUSetSize: 2,
+			Enforced{Version: 1, CPUWeight: 256, QuotaUS: -1, PeriodUS: 100000, AncestorCores: 0.5, AncestorCPUPath: "/docker", CPUSet: "0-1", CPUSetSize: 2,
 				MemoryBytes: 256 << 20, MemoryMiB: 256, AncestorMemoryBytes: 128 << 20, AncestorMemoryPath: "/docker",
 				CgroupPath: "/docker/abc", MemoryCgroupPath: "/docker/abc"}},
 		{"v1 without a cpuset cgroup", v1Docker, "12:cpu,cpuacct:/docker/abc\n3:memory:/docker/abc\n",
-			Enforced{Version: 1, QuotaUS: 25000, PeriodUS: 100000, Cores: 0.25, MemoryBytes: 256 << 20, MemoryMiB: 256, CgroupPath: "/docker/abc", MemoryCgroupPath: "/docker/abc"}},
-		{"hybrid host: the v1 controllers enforce", v1Docker, v1DockerProc + "0::/docker/abc\n", Enforced{Version: 1, QuotaUS: 25000, PeriodUS: 100000, Cores: 0.25,
+			Enforced{Version: 1, CPUWeight: 256, QuotaUS: 25000, PeriodUS: 100000, Cores: 0.25, MemoryBytes: 256 << 20, MemoryMiB: 256, CgroupPath: "/docker/abc", MemoryCgroupPath: "/docker/abc"}},
+		{"hybrid host: the v1 controllers enforce", v1Docker, v1DockerProc + "0::/docker/abc\n", Enforced{Version: 1, CPUWeight: 256, QuotaUS: 25000, PeriodUS: 100000, Cores: 0.25,
 			CPUSet: "0-1", CPUSetSize: 2, MemoryBytes: 256 << 20, MemoryMiB: 256, CgroupPath: "/docker/abc", MemoryCgroupPath: "/docker/abc"}},
-		{"v2 max is no quota", v2Exec, v2ExecProc, Enforced{Version: 2, QuotaUS: -1, PeriodUS: 100000, CPUSet: "2-3", CPUSetSize: 2,
+		{"v2 max is no quota", v2Exec, v2ExecProc, Enforced{Version: 2, CPUWeight: 100, SwapAccounted: true, QuotaUS: -1, PeriodUS: 100000, CPUSet: "2-3", CPUSetSize: 2,
 			MemoryBytes: 1 << 30, MemoryMiB: 1024, CgroupPath: "/nomad.slice/reserve.slice/a1.web.scope", MemoryCgroupPath: "/nomad.slice/reserve.slice/a1.web.scope"}},
 		{"v2 quota, unlimited memory, enclosing quota, no cpuset controller", merge(v2Exec, map[string]string{
 			"nomad.slice/reserve.slice/a1.web.scope/cpu.max": "50000 100000", "nomad.slice/reserve.slice/a1.web.scope/memory.max": "max",
 			"nomad.slice/cpu.max": "300000 100000", "nomad.slice/reserve.slice/a1.web.scope/cpuset.cpus.effective": ""}), v2ExecProc,
-			Enforced{Version: 2, QuotaUS: 50000, PeriodUS: 100000, Cores: 0.5, AncestorCores: 3, AncestorCPUPath: "/nomad.slice",
+			Enforced{Version: 2, CPUWeight: 100, SwapAccounted: true, QuotaUS: 50000, PeriodUS: 100000, Cores: 0.5, AncestorCores: 3, AncestorCPUPath: "/nomad.slice",
 				CgroupPath: "/nomad.slice/reserve.slice/a1.web.scope", MemoryCgroupPath: "/nomad.slice/reserve.slice/a1.web.scope"}},
 	}
 	for _, c := range cases {

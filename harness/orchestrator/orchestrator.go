@@ -74,6 +74,23 @@ type Endpoint struct {
 	// harness's own: the embedded Kubernetes node lives in one of its own,
 	// and whatever reaches the endpoint (probe, hooks, load) enters it.
 	NetNS netns.Path `json:"netns,omitempty"`
+	// Via is set on an instance the load reaches only through an entry
+	// listed with it (a Kubernetes pod behind the NodePort, which spreads
+	// connections over the pods itself): the probe checks the instance and
+	// its CPU counts as the service's, but the load is not aimed at it.
+	Via EntryKind `json:"via,omitempty"`
+}
+
+// LoadTargets are the endpoints the load is aimed at: every one but the
+// instances reached only through an entry.
+func LoadTargets(eps []Endpoint) []Endpoint {
+	var out []Endpoint
+	for _, ep := range eps {
+		if ep.Via == "" {
+			out = append(out, ep)
+		}
+	}
+	return out
 }
 
 // HostPort returns "address:port".
@@ -146,6 +163,13 @@ type Limits struct {
 	MemoryCgroupPath         string `json:"memory_cgroup_path,omitempty"`
 	AncestorMemoryLimitBytes int64  `json:"ancestor_memory_limit_bytes,omitempty"`
 	AncestorMemoryCgroup     string `json:"ancestor_memory_cgroup,omitempty"`
+	// CPUWeight is the share of contended CPU in the cgroup version's unit
+	// (v1 cpu.shares, v2 cpu.weight).
+	CPUWeight int64 `json:"cpu_weight,omitempty"`
+	// SwapAccounted: the kernel limits the task's swap; SwapLimitBytes is
+	// then the swap allowed beyond its memory limit, -1 for no limit.
+	SwapAccounted  bool  `json:"swap_accounted"`
+	SwapLimitBytes int64 `json:"swap_limit_bytes"`
 }
 
 // LimitsOf pairs an instance with what its cgroup enforces.
@@ -157,6 +181,7 @@ func LimitsOf(p Instance, e limits.Enforced) Limits {
 		AncestorQuotaCores: e.AncestorCores, AncestorQuotaCgroup: e.AncestorCPUPath, CPUSetSize: e.CPUSetSize,
 		MemoryLimitBytes: e.MemoryBytes, MemoryCgroupPath: e.MemoryCgroupPath,
 		AncestorMemoryLimitBytes: e.AncestorMemoryBytes, AncestorMemoryCgroup: e.AncestorMemoryPath,
+		CPUWeight: e.CPUWeight, SwapAccounted: e.SwapAccounted, SwapLimitBytes: e.SwapBytes,
 	}
 }
 

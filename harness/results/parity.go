@@ -51,6 +51,12 @@ type parityLimits struct {
 	QuotaCores     float64 `json:"quota_cores"`
 	MemoryLimitMiB int     `json:"memory_limit_mib"`
 	ImageID        string  `json:"image_id"`
+	CgroupVersion  int     `json:"cgroup_version"`
+	CPUWeight      int64   `json:"cpu_weight"`
+	CPUSetSize     int     `json:"cpuset_size"`
+	// SwapAccounted is nil in steps archived before the swap was read.
+	SwapAccounted  *bool `json:"swap_accounted"`
+	SwapLimitBytes int64 `json:"swap_limit_bytes"`
 	Declared       struct {
 		Cores     float64 `json:"cores"`
 		MemoryMiB int     `json:"memory_mib"`
@@ -86,12 +92,20 @@ func Parity(steps []StepResult) []ParityRow {
 			orchs[cfg] = map[string]bool{}
 		}
 		orchs[cfg][r.Orchestrator] = true
-		for _, l := range metadataLimits(r) {
+		lims := metadataLimits(r)
+		counts := instanceCounts(lims)
+		for _, l := range lims {
 			name := l.Group + "/" + l.Task
-			add(r, "limits "+name, coresText(l.EffectiveCores, l.QuotaCores)+", "+memText(l.MemoryLimitMiB), false)
+			add(r, "limits "+name, coresText(l.EffectiveCores, l.QuotaCores)+", "+memText(l.MemoryLimitMiB)+", "+counts[name], false)
+			if policy := policyText(l); policy != "" {
+				add(r, "limits "+name+" policy", policy, false)
+			}
 			if l.ImageID != "" {
 				add(r, "image "+name, shortImage(l.ImageID), false)
 			}
+		}
+		if shipped, ok := shippingText(r); ok {
+			add(r, "log shipping", shipped, false)
 		}
 		if entry, ok := r.Metadata["entry"].(string); ok {
 			add(r, "entry", entry, false)
@@ -147,6 +161,7 @@ func Parity(steps []StepResult) []ParityRow {
 		}
 		rows = append(rows, row)
 	}
+	rows = append(rows, spreadRows(steps, orchs)...)
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
 		if a.App != b.App || a.Variant != b.Variant {

@@ -46,7 +46,7 @@ func TestParityOfEqualRunsFlagsNothing(t *testing.T) {
 	if m := Mismatches(rows); len(m) != 0 {
 		t.Fatalf("equal runs flagged: %+v", m)
 	}
-	want := map[string]string{"limits taewa/taewa": "0.500 cores, 512 MiB", "entry": "host-port", "image taewa/taewa": "b5a0811f8a04",
+	want := map[string]string{"limits taewa/taewa": "0.500 cores, 512 MiB, 1 instance", "entry": "host-port", "image taewa/taewa": "b5a0811f8a04",
 		"mean response body GET /?n=20000": "44 bytes", "node kernel.version": "6.1.0"}
 	for _, r := range rows {
 		if w, ok := want[r.Aspect]; ok {

@@ -299,7 +299,9 @@ func loadArgs(rec *results.SweepRecord, st experiment.Step, eps []orchestrator.E
 		args = append(args, "--workload", l.Workload)
 	}
 	// the generator refuses non-loopback targets unless told: the deployment's
-	// own registered instances are exactly the ones it may load
+	// own registered instances are exactly the ones it may load; the ones
+	// reached only through an entry are not aimed at
+	eps = orchestrator.LoadTargets(eps)
 	allowed := map[string]bool{}
 	for _, ep := range eps {
 		if ip := net.ParseIP(ep.Address); (ip == nil || !ip.IsLoopback()) && !allowed[ep.Address] {

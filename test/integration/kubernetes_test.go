@@ -55,6 +55,14 @@ func TestKubernetes(t *testing.T) {
 	if s.Accounting.Completed == 0 {
 		t.Errorf("no request completed: %+v", s.Accounting)
 	}
+	// the pod behind the NodePort is probed at its own address, and its CPU
+	// is the service's
+	if probe := gateOf(s, "probe"); !strings.Contains(probe.Detail, "127.0.0.1:") || strings.Count(probe.Detail, " bytes in ") < 2 {
+		t.Errorf("the probe did not check the NodePort and the pod behind it: %+v", probe)
+	}
+	if s.ServiceCores <= 0 {
+		t.Errorf("service cores %g on Kubernetes: the pod's CPU was not attributed", s.ServiceCores)
+	}
 
 	// the task killed behind Kubernetes' back during the load: the kubelet
 	// restarts it, the step reports it and is broken
