@@ -189,6 +189,10 @@ type lagRun struct {
 	rps, generatorCores  float64
 	reportedP99VsServer  float64 // reported p99 / server p99 - 1
 	reportedP99VsDeclare float64 // reported p99 / unstarved reported p99 - 1
+	// meanVsQueue is the reported mean against the declared users' queue
+	// at the achieved rate (users ÷ rps, Little's law), less one: what
+	// the users the generator held back took out of the latency.
+	meanVsQueue float64
 }
 
 func closedLag(args []string) error {
@@ -225,7 +229,7 @@ func closedLag(args []string) error {
 	var declared []time.Duration
 	for _, b := range busies {
 		for range *repeat {
-			r, err := starvedRun(self, srv.url, starvedSpec{URL: srv.url, Users: *users, Duration: *dur, Warmup: time.Second, Busy: b, Period: *period})
+			r, err := starvedRun(self, starvedSpec{URL: srv.url, Users: *users, Duration: *dur, Warmup: time.Second, Busy: b, Period: *period})
 			if err != nil {
 				return err
 			}
@@ -241,20 +245,16 @@ func closedLag(args []string) error {
 		if ref > 0 {
 			r.reportedP99VsDeclare = float64(r.reported.P99)/float64(ref) - 1
 		}
-		declaredMean := 0.0
-		if r.rps > 0 {
-			declaredMean = float64(*users) / r.rps * float64(time.Second)
-		}
 		fmt.Printf("%5.2f %7.1f%% %9s %9s %9s %9s %8.1f%% %7.0f %+7.1f%% %+8.1f%% %+8.1f%% %6.2f\n", r.busy, 100*r.lagShare, r.lagP99.Round(10*time.Microsecond),
 			r.reported.Mean.Round(10*time.Microsecond), r.reported.P99.Round(10*time.Microsecond), r.server.P99.Round(10*time.Microsecond),
-			100*float64(r.lagP99)/float64(max(r.reported.P99, 1)), r.rps, 100*r.reportedP99VsServer, 100*(float64(r.reported.Mean)/max(declaredMean, 1)-1),
+			100*float64(r.lagP99)/float64(max(r.reported.P99, 1)), r.rps, 100*r.reportedP99VsServer, 100*r.meanVsQueue,
 			100*r.reportedP99VsDeclare, r.generatorCores)
 	}
 	fmt.Printf("unstarved reported p99 (the declared %d users' latency): %s\n", *users, ref)
 	return nil
 }
 
-func starvedRun(self, url string, spec starvedSpec) (lagRun, error) {
+func starvedRun(self string, spec starvedSpec) (lagRun, error) {
 	arg, _ := json.Marshal(spec)
 	ctx, cancel := context.WithTimeout(context.Background(), spec.Duration+spec.Warmup+time.Minute)
 	defer cancel()
@@ -266,7 +266,7 @@ func starvedRun(self, url string, spec starvedSpec) (lagRun, error) {
 	if err := json.Unmarshal(out, &res); err != nil {
 		return lagRun{}, fmt.Errorf("starved generator output: %w", err)
 	}
-	resp, err := http.Get(fmt.Sprintf("%s%s?from=%d&to=%d", strings.TrimSuffix(url, "/"), queueStatsPath, res.Start.UnixNano(), res.End.UnixNano()))
+	resp, err := http.Get(fmt.Sprintf("%s%s?from=%d&to=%d", strings.TrimSuffix(spec.URL, "/"), queueStatsPath, res.Start.UnixNano(), res.End.UnixNano()))
 	if err != nil {
 		return lagRun{}, err
 	}
@@ -286,6 +286,10 @@ func starvedRun(self, url string, spec starvedSpec) (lagRun, error) {
 	}
 	if srvLat.P99 > 0 {
 		r.reportedP99VsServer = float64(r.reported.P99)/float64(srvLat.P99) - 1
+	}
+	if r.rps > 0 {
+		queue := float64(spec.Users) / r.rps * float64(time.Second)
+		r.meanVsQueue = float64(r.reported.Mean)/queue - 1
 	}
 	return r, nil
 }
