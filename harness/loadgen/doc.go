@@ -1,7 +1,9 @@
 // Package loadgen is orchbench's HTTP/1.1 load generator. It keeps wrk2's
 // measurement model (a constant-throughput schedule per connection and
 // latency measured from the scheduled send time, which corrects for
-// coordinated omission) and adds what the harness needs around it: closed-loop
+// coordinated omission) and ends latency at the kernel's receive stamp of
+// the response's last segment (rxstamp_linux.go), not at the generator's
+// read of it. It adds what the harness needs around it: closed-loop
 // users, rate phases and ramps, a per-endpoint breakdown, error classes, a
 // per-second series and an explicit warm-up.
 //

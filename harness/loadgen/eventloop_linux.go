@@ -67,7 +67,8 @@ type loopConn struct {
 	sa     syscall.Sockaddr
 	family int
 	rx     rxStamper
-	// arrived is the kernel's stamp (Unix ns) of the last bytes read.
+	// arrived is the kernel's stamp (Unix ns) of the last bytes read for
+	// the request in flight; 0 when unknown.
 	arrived int64
 }
 
@@ -285,6 +286,7 @@ func (l *loop) send(c *loopConn, now int64) {
 	// the few microseconds the batch took before it neither as lag nor as
 	// latency.
 	c.sent, c.lag = now, now-c.key
+	c.arrived = 0
 	c.p.reset(&c.resp, c.head, c.capture)
 	c.out = c.raw
 	if c.fd < 0 {
@@ -365,8 +367,8 @@ func (l *loop) read(c *loopConn) {
 	if err == syscall.EAGAIN || err == syscall.EINTR {
 		return
 	}
-	if arrived != 0 {
-		c.arrived = arrived
+	if n > 0 {
+		c.arrived = arrived // the read that completes a response dates it
 	}
 	if err != nil {
 		l.failNext(c, "read", os.NewSyscallError("read", err))
@@ -397,11 +399,12 @@ func (l *loop) read(c *loopConn) {
 }
 
 func (l *loop) complete(c *loopConn) {
-	done := l.now()
-	// free since the answer arrived, not since this loop got to it
-	c.freeAt = arrivedSince(c.arrived, l.r.start, done)
+	// the response ended, and the connection was free, when the answer
+	// arrived, not when this loop got to it
+	end := arrivalOn(c.arrived, time.Now(), l.r.start, c.sent)
+	c.freeAt = end
 	s := &c.s
-	*s = sample{label: c.label, corrected: time.Duration(done - c.due), uncorrected: time.Duration(done - c.sent),
+	*s = sample{label: c.label, corrected: time.Duration(end - c.due), uncorrected: time.Duration(end - c.sent),
 		status: c.resp.status, bytes: c.resp.bytes, bodyBytes: c.resp.bodyBytes, lag: time.Duration(c.lag)}
 	c.record(c.warm)
 	if c.capture {

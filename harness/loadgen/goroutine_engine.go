@@ -216,6 +216,9 @@ func (c *conn) exchange(due, ready time.Time, raw []byte, label string, warm boo
 			return
 		}
 	}
+	if c.stamp != nil {
+		c.stamp.last = 0
+	}
 	if _, err := c.nc.Write(raw); err != nil {
 		c.fail("write", err, warm)
 		return
@@ -227,12 +230,15 @@ func (c *conn) exchange(due, ready time.Time, raw []byte, label string, warm boo
 		c.fail("read", err, warm)
 		return
 	}
-	// free since the answer arrived, not since this goroutine got to it
-	c.freeAt = int64(done.Sub(r.start))
+	// the response ended, and the connection was free, when the answer
+	// arrived, not when this goroutine got to it
+	var stamp int64
 	if c.stamp != nil {
-		c.freeAt = arrivedSince(c.stamp.last, r.start, c.freeAt)
+		stamp = c.stamp.last
 	}
-	s.corrected, s.uncorrected = done.Sub(due), done.Sub(sent)
+	c.freeAt = arrivalOn(stamp, done, r.start, int64(sent.Sub(r.start)))
+	s.corrected = time.Duration(c.freeAt - int64(due.Sub(r.start)))
+	s.uncorrected = time.Duration(c.freeAt - int64(sent.Sub(r.start)))
 	s.status, s.bytes, s.bodyBytes = c.resp.status, c.resp.bytes, c.resp.bodyBytes
 	c.record(warm)
 	if c.capture {

@@ -13,9 +13,9 @@ import (
 // reads a response only when it gets CPU: a generator starved by its CPU
 // cap or by neighbours leaves answers waiting in the socket buffer, and
 // measured from its own read, that wait would pass for server latency and
-// hide from the send lag. With the arrival time, a connection counts as
-// free when its answer arrived, so a late read shows as the generator's
-// lag, which the harness's generator gate judges.
+// hide from the send lag. With the arrival time, latency ends when the
+// answer arrived and a connection counts as free from then, so a late read
+// shows as the generator's lag, which the harness's generator gate judges.
 
 // rxOOBSize holds one SCM_TIMESTAMPNS control message.
 const rxOOBSize = 64
@@ -71,7 +71,7 @@ func cmsgAlign(n int) int {
 
 // stampedConn is the goroutine engine's reader: recvmsg through the
 // runtime's poller (so deadlines still apply), remembering the arrival of
-// the last bytes read.
+// the last bytes read (0 when that read had no stamp).
 type stampedConn struct {
 	rc   syscall.RawConn
 	rx   rxStamper
@@ -103,7 +103,9 @@ func (s *stampedConn) Read(p []byte) (int, error) {
 		if rerr == syscall.EAGAIN {
 			return false // wait for readability, deadline included
 		}
-		if at != 0 {
+		if n > 0 {
+			// the read that completes a response decides its stamp, so
+			// one without a stamp must not leave an earlier read's
 			s.last = at
 		}
 		return true
@@ -119,12 +121,32 @@ func (s *stampedConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// arrivedSince turns a kernel stamp into the run's clock (ns since start),
-// never later than now: the wall clock and the monotonic one may differ by
-// a slew.
-func arrivedSince(stamp int64, start time.Time, now int64) int64 {
+// arrivalOn is when a response was complete, on the run's clock (ns since
+// start): the kernel's stamp of the segment that completed it, or read,
+// the moment the engine had parsed it, when no stamp came. This is where
+// latency ends. wrk2 stops its clock when its parser completes the
+// response; the kernel-side equivalent is the arrival of the segment that
+// carried the last bytes (recvmsg reports the stamp of the last segment it
+// copied, and the engines keep the stamp of the read that completed the
+// response). The first byte's stamp would leave out the transfer of a
+// large body, which is part of the response time. Ending at the read would
+// add the generator's own delay in getting to the bytes, which the kernel
+// already had.
+//
+// The time the bytes waited in the socket is taken on the wall clock the
+// stamp is on, from read's own wall reading, and subtracted from read's
+// monotonic reading: a stamp set against the run's start would drift with
+// every slew of the wall clock since. A stamp before sent (ns since start)
+// belongs to no answer to this request, and one after read to no real
+// arrival: either falls back to read.
+func arrivalOn(stamp int64, read, start time.Time, sent int64) int64 {
+	readAt := int64(read.Sub(start))
 	if stamp == 0 {
-		return now
+		return readAt
 	}
-	return min(stamp-start.UnixNano(), now)
+	waited := read.UnixNano() - stamp
+	if waited < 0 || readAt-waited < sent {
+		return readAt
+	}
+	return readAt - waited
 }

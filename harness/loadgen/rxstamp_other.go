@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Without kernel receive stamps, a connection is free when its answer is
-// read.
+// Without kernel receive stamps, a response ends, and its connection is
+// free, when the engine has read it.
 type stampedConn struct {
 	net.Conn
 	last int64
@@ -16,4 +16,4 @@ type stampedConn struct {
 
 func newStampedConn(nc net.Conn) (*stampedConn, bool) { return nil, false }
 
-func arrivedSince(stamp int64, start time.Time, now int64) int64 { return now }
+func arrivalOn(stamp int64, read, start time.Time, sent int64) int64 { return int64(read.Sub(start)) }

@@ -18,6 +18,10 @@ type TaskCPU struct {
 	LimitCores float64 `json:"limit_cores"`
 	// Utilization is Cores / LimitCores (0 without a quota).
 	Utilization float64 `json:"utilization"`
+	// QuotaCores is the task's own CFS quota (0: none). Only then does its
+	// cgroup count throttled periods: a cpuset or an enclosing cgroup's
+	// quota caps it without them.
+	QuotaCores float64 `json:"quota_cores,omitempty"`
 	// ThrottledRatio is the share of CFS periods in which the quota ran out.
 	ThrottledRatio float64 `json:"throttled_ratio"`
 	// WindowSeconds is the span the figures cover.

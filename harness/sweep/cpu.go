@@ -68,7 +68,7 @@ func (s *cpuSampler) finish(from, to time.Time) []results.TaskCPU {
 		}
 		cores, throttled := first.Between(last)
 		t := results.TaskCPU{Task: l.Task, Group: l.Group, AllocID: l.ID, Cores: cores,
-			LimitCores: l.EffectiveCores, ThrottledRatio: throttled, WindowSeconds: last.At.Sub(first.At).Seconds(),
+			LimitCores: l.EffectiveCores, QuotaCores: l.QuotaCores, ThrottledRatio: throttled, WindowSeconds: last.At.Sub(first.At).Seconds(),
 			Datastore: l.Declared.Datastore()}
 		// Only a declared limit is one the task can hit (the limits gate has
 		// checked it is enforced); an uncapped task's "effective cores" is
@@ -144,11 +144,41 @@ func appCPU(sr *results.StepResult, cpu []results.TaskCPU) {
 // had none, so saturation cannot be told).
 type ServiceUse struct {
 	Used, Limit float64
+	// Quota is set when an instance has a CFS quota of its own; Throttled
+	// is then the lowest share of CFS periods in which such an instance's
+	// quota ran out.
+	Quota     bool
+	Throttled float64
 }
 
-// Saturated reports whether the service used at least share of its quota.
+// SaturatedThrottledShare is the share of CFS periods in which an instance
+// with a quota must have been throttled for the service to count as
+// saturated: an average near the quota can hide bursts with idle time
+// between them, in which a slower generator did cost the service work;
+// throttled in most periods, the service had work waiting when its quota
+// ran out.
+const SaturatedThrottledShare = 0.5
+
+// Saturated reports whether the service used at least share of its quota
+// and, where the quota is a CFS quota, was throttled in most periods.
 func (u ServiceUse) Saturated(share float64) bool {
-	return u.Limit > 0 && u.Used >= share*u.Limit
+	if u.Limit <= 0 || u.Used < share*u.Limit {
+		return false
+	}
+	return !u.Quota || u.Throttled >= SaturatedThrottledShare
+}
+
+// String says what the service used, for gate details.
+func (u ServiceUse) String() string {
+	if u.Limit <= 0 {
+		return fmt.Sprintf("the service used %.3g cores and has no CPU limit on every instance, so it cannot show it was saturated", u.Used)
+	}
+	s := fmt.Sprintf("the service used %.0f %% of its %.3g cores", 100*u.Used/u.Limit, u.Limit)
+	if u.Quota {
+		s += fmt.Sprintf(", throttled in %.0f %% of CFS periods (saturated needs %.0f %% of the cores and %.0f %% of periods)",
+			100*u.Throttled, 100*SaturatedShare, 100*SaturatedThrottledShare)
+	}
+	return s
 }
 
 func serviceUse(cpu []results.TaskCPU, eps []orchestrator.Endpoint) ServiceUse {
@@ -165,6 +195,12 @@ func serviceUse(cpu []results.TaskCPU, eps []orchestrator.Endpoint) ServiceUse {
 			u.Used += t.Cores
 			u.Limit += t.LimitCores
 			capped = capped && t.LimitCores > 0
+			if t.QuotaCores > 0 {
+				if !u.Quota || t.ThrottledRatio < u.Throttled {
+					u.Throttled = t.ThrottledRatio
+				}
+				u.Quota = true
+			}
 		}
 	}
 	if !capped {

@@ -76,69 +76,6 @@ func GeneratorGate(res *loadgen.Result, bound time.Duration) results.Gate {
 	return g
 }
 
-// DefaultMaxClosedLoopLagShare bounds, in a closed loop, the share of each
-// user's cycle the generator held the user back. There no schedule is
-// missed and the latency is timed from the actual send, so a late send
-// only costs throughput: a user completes one request per response time +
-// think + lag. Past this share the generator, not the application, may
-// have capped the throughput the step reports. A fixed lag bound would
-// refuse a 500 ms service for a 6 ms hiccup that cost it 1 %, and pass a
-// 1 ms one that lost a fifth of its rate.
-const DefaultMaxClosedLoopLagShare = 0.05
-
-// SaturatedShare is the share of its CPU quota a service must have used
-// for the step to count as limited by the service: with its quota spent
-// the whole window, a slower generator left it no idle time to lose.
-const SaturatedShare = 0.95
-
-// ClosedLoopGeneratorGate is GeneratorGate for closed loops and iterations
-// (users that wait for each response). It judges the throughput lost to
-// the generator's lag (the mean lag over the mean cycle), unless the
-// service used its whole CPU quota: then the service set the pace however
-// late the generator sent, as when a container's network path takes CPU
-// from a generator on the same cores.
-func ClosedLoopGeneratorGate(res *loadgen.Result, think time.Duration, maxShare float64, svc ServiceUse) results.Gate {
-	g := results.Gate{Name: GateGenerator}
-	gen := res.Generator
-	if gen.LagSamples == 0 || res.UncorrectedLatency.Count == 0 {
-		g.NotChecked = true
-		g.Detail = "no request completed in the measured window, so the generator's share of a cycle is unknown"
-		return g
-	}
-	lag := time.Duration(gen.LagMeanUs * float64(time.Microsecond))
-	cycle := lag + time.Duration(res.UncorrectedLatency.Mean*float64(time.Microsecond)) + think
-	share := float64(lag) / float64(cycle)
-	desc := fmt.Sprintf("the generator held each user back %.1f %% of its cycle (mean send lag %s of %s; p99 %s, max %s over %d sends); %.2f cores",
-		100*share, roundDuration(lag), roundDuration(cycle),
-		time.Duration(gen.LagP99Us)*time.Microsecond, time.Duration(gen.LagMaxUs)*time.Microsecond, gen.LagSamples, gen.CPUCores)
-	switch {
-	case share <= maxShare:
-		g.Passed = true
-		g.Detail = desc
-	case svc.Saturated(SaturatedShare):
-		g.Passed = true
-		g.Detail = fmt.Sprintf("%s; the service used %.0f %% of its %.3g cores, so it, not the generator, set the pace", desc, 100*svc.Used/svc.Limit, svc.Limit)
-	default:
-		g.Detail = fmt.Sprintf("generator saturated: %s (bound %.0f %%)", desc, 100*maxShare)
-		if svc.Limit > 0 {
-			g.Detail += fmt.Sprintf(", while the service used only %.0f %% of its %.3g cores", 100*svc.Used/svc.Limit, svc.Limit)
-		}
-	}
-	return g
-}
-
-// roundDuration keeps three significant figures of a duration.
-func roundDuration(d time.Duration) time.Duration {
-	switch {
-	case d >= 100*time.Millisecond:
-		return d.Round(time.Millisecond)
-	case d >= 100*time.Microsecond:
-		return d.Round(time.Microsecond)
-	default:
-		return d
-	}
-}
-
 // LoadPathGate checks, from the generator's own sockets, that every
 // connection went to a registered instance of the measured service, and,
 // for the ones on this machine's loopback, that what accepts them is the

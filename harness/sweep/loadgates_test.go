@@ -120,57 +120,6 @@ func TestResponsesGateComparesBodies(t *testing.T) {
 	}
 }
 
-// In a closed loop the bound is the throughput the generator cost: the
-// same 6 ms lag p99 is nothing beside 500 ms responses and a fifth of the
-// rate beside 1 ms ones, unless the service spent its whole quota anyway.
-func TestClosedLoopGeneratorGate(t *testing.T) {
-	idle := ServiceUse{Used: 0.6, Limit: 1}
-	slow := &loadgen.Result{
-		Generator:          loadgen.GeneratorStats{LagSamples: 900, LagMeanUs: 5000, LagP99Us: 6000, LagMaxUs: 9000, CPUCores: 0.2},
-		UncorrectedLatency: loadgen.LatencySummary{Count: 900, Mean: 500_000},
-	}
-	g := ClosedLoopGeneratorGate(slow, 0, DefaultMaxClosedLoopLagShare, idle)
-	if !g.Passed || !strings.Contains(g.Detail, "1.0 % of its cycle") {
-		t.Fatalf("a 500 ms service refused for a 5 ms lag: %+v", g)
-	}
-	fast := &loadgen.Result{
-		Generator:          loadgen.GeneratorStats{LagSamples: 90000, LagMeanUs: 250, LagP99Us: 2000, LagMaxUs: 9000, CPUCores: 1},
-		UncorrectedLatency: loadgen.LatencySummary{Count: 90000, Mean: 1000},
-	}
-	g = ClosedLoopGeneratorGate(fast, 0, DefaultMaxClosedLoopLagShare, idle)
-	if g.Passed || g.Breaks || !strings.Contains(g.Detail, "generator saturated: the generator held each user back 20.0 % of its cycle") ||
-		!strings.Contains(g.Detail, "the service used only 60 % of its 1 cores") {
-		t.Fatalf("a generator that cost a fifth of the rate of an idle service passed, though its lag p99 is under 5 ms: %+v", g)
-	}
-	// a service without a quota cannot show it was saturated
-	if g := ClosedLoopGeneratorGate(fast, 0, DefaultMaxClosedLoopLagShare, ServiceUse{Used: 3}); g.Passed {
-		t.Fatalf("an uncapped service excused the lag: %+v", g)
-	}
-	// a service that spent its quota set the pace, however late the sends
-	if g := ClosedLoopGeneratorGate(fast, 0, DefaultMaxClosedLoopLagShare, ServiceUse{Used: 0.99, Limit: 1}); !g.Passed || !strings.Contains(g.Detail, "the service used 99 % of its 1 cores") {
-		t.Fatalf("a saturated service refused: %+v", g)
-	}
-	// think time is part of the cycle the lag is measured against
-	if g := ClosedLoopGeneratorGate(fast, 10*time.Millisecond, DefaultMaxClosedLoopLagShare, idle); !g.Passed {
-		t.Fatalf("250 µs of an 11 ms cycle refused: %+v", g)
-	}
-	if g := ClosedLoopGeneratorGate(&loadgen.Result{}, 0, DefaultMaxClosedLoopLagShare, idle); !g.NotChecked || g.Passed {
-		t.Fatalf("nothing completed: %+v", g)
-	}
-}
-
-func TestServiceUseCountsOnlyTheMeasuredInstances(t *testing.T) {
-	eps := []orchestrator.Endpoint{{Instance: "a1"}, {Instance: "a2"}}
-	cpu := []results.TaskCPU{{AllocID: "a1", Cores: 0.5, LimitCores: 0.5}, {AllocID: "a2", Cores: 0.4, LimitCores: 0.5}, {AllocID: "db", Cores: 2}}
-	if u := serviceUse(cpu, eps); u.Used != 0.9 || u.Limit != 1 || u.Saturated(SaturatedShare) || !u.Saturated(0.9) {
-		t.Fatalf("%+v", u)
-	}
-	cpu[1].LimitCores = 0
-	if u := serviceUse(cpu, eps); u.Limit != 0 || u.Saturated(0.1) {
-		t.Fatalf("one uncapped instance: %+v", u)
-	}
-}
-
 func TestGeneratorGate(t *testing.T) {
 	res := &loadgen.Result{Generator: loadgen.GeneratorStats{LagSamples: 1000, LagP99Us: 300, LagMaxUs: 2000, CPUCores: 0.3}}
 	if g := GeneratorGate(res, DefaultMaxGeneratorLag); !g.Passed {

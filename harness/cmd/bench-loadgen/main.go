@@ -49,6 +49,9 @@ const (
 )
 
 func main() {
+	if len(os.Args) > 1 && closedLagModes(os.Args[1:]) {
+		return
+	}
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case serveMode:
