@@ -232,64 +232,6 @@ func relay(ns netns.Path, addr string, instanceCgroups map[string]bool) (problem
 	return fmt.Sprintf("connections to %s are accepted by %s (pid %d, cgroup %s), a process of no instance: a userland proxy relays the load", addr, a.Command, a.PID, cg), ""
 }
 
-// ResponsesGate holds the response bodies under load to the probe's: an
-// endpoint the probe covers must answer on average at least half the
-// probe's body (an emptied cache or store shows as short answers). Failing
-// it is a measurement of the application (broken), as is any other way of
-// failing under load. Headers are not counted: they alone would fill half
-// of a small probe.
-func ResponsesGate(p Probe, probeBody int, res *loadgen.Result) results.Gate {
-	g := results.Gate{Name: GateResponses, Breaks: true}
-	path := pathOnly(p.Path)
-	// the generator's default labels put {id} for identifier-like segments
-	// (/books/2 is counted as /books/{id}), so the probe's path matches
-	// its labelled form too
-	_, labelled, _ := strings.Cut(loadgen.EndpointLabel("GET", p.Path), " ")
-	if probeBody == 0 {
-		g.NotChecked = true
-		g.Detail = fmt.Sprintf("the probe's body (GET %s) is empty, so there is no size to hold responses to", p.Path)
-		return g
-	}
-	var seen, shrunk, held []string
-	for _, e := range res.Endpoints {
-		label := e.Label
-		if i := strings.IndexByte(label, ' '); i >= 0 {
-			label = label[i+1:] // "GET /path" labels
-		}
-		seen = append(seen, e.Label)
-		if l := pathOnly(label); l != path && l != labelled {
-			continue
-		}
-		if e.Completed == 0 {
-			held = append(held, fmt.Sprintf("%s: no completed response", e.Label))
-			continue
-		}
-		mean := float64(e.BodyBytes) / float64(e.Completed)
-		text := fmt.Sprintf("%s: %.0f body bytes on average (probe %d)", e.Label, mean, probeBody)
-		if mean < float64(probeBody)/2 {
-			shrunk = append(shrunk, text)
-		} else {
-			held = append(held, text)
-		}
-	}
-	switch {
-	case len(shrunk) > 0:
-		g.Detail = "responses shrank under load: " + strings.Join(shrunk, "; ")
-	case len(held) == 0:
-		g.NotChecked = true
-		g.Detail = fmt.Sprintf("no endpoint of the load is the probe's path %s (endpoints: %s)", path, strings.Join(seen, ", "))
-	default:
-		g.Passed = true
-		g.Detail = strings.Join(held, "; ")
-	}
-	return g
-}
-
-func pathOnly(p string) string {
-	p, _, _ = strings.Cut(p, "?")
-	return p
-}
-
 // SLOGate applies the sweep's SLO to the step alone: its failure means the
 // application failed under this load, a measurement (broken).
 func SLOGate(sr results.StepResult, slo experiment.SLO) results.Gate {

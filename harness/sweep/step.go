@@ -183,7 +183,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	} else {
 		gate(ClosedLoopGeneratorGate(res, st.Load.Think, DefaultMaxClosedLoopLagShare, serviceUse(taskCPU, eps)))
 	}
-	gate(ResponsesGate(probe, probed.Body, res))
+	gate(ResponsesGate(probe, probed.Body, bodyReferences(r.lowest.below(st), res), res))
 	gate(SLOGate(*sr, rec.Spec.SLO))
 	return files
 }
