@@ -194,15 +194,26 @@ func TestSLOGateBreaksNotInvalidates(t *testing.T) {
 	}
 }
 
-func TestLittleCheck(t *testing.T) {
+func TestLittleGate(t *testing.T) {
 	// 8 connections at 10 ms carry 800 rps
-	if c := littleCheck(8, 500, 10*time.Millisecond); c.Warning != "" || c.CapacityRPS != 800 {
-		t.Fatalf("%+v", c)
+	g := LittleGate(littleCheck(8, 500, 10*time.Millisecond))
+	if g.Name != GateLittle || !g.Passed || !strings.Contains(g.Detail, "8 connections at the unloaded latency of 10.0 ms carry up to 800 rps, at least the 500 offered") {
+		t.Fatalf("%+v", g)
 	}
-	if c := littleCheck(8, 1000, 10*time.Millisecond); !strings.Contains(c.Warning, "carry at most 800 rps, less than the 1000 offered") {
-		t.Fatalf("%+v", c)
+	// too few connections: the generator's queue, not the application, is
+	// measured, so the step is invalid (no Breaks), not broken
+	g = LittleGate(littleCheck(8, 1000, 10*time.Millisecond))
+	if g.Passed || g.NotChecked || g.Breaks || !strings.Contains(g.Detail, "8 connections at the unloaded latency of 10.0 ms carry at most 800 rps, less than the 1000 offered") {
+		t.Fatalf("%+v", g)
 	}
-	if c := littleCheck(8, 1000, 0); c.Warning != "" {
-		t.Fatalf("no latency known, no verdict: %+v", c)
+	sr := results.StepResult{Gates: []results.Gate{g}}
+	if sr.Decide(); sr.Outcome != results.OutcomeInvalid {
+		t.Fatalf("a step short of connections is %s, want invalid", sr.Outcome)
+	}
+	if g := LittleGate(littleCheck(8, 1000, 0)); g.Passed || !g.NotChecked || !strings.Contains(g.Detail, "no unloaded latency") {
+		t.Fatalf("no latency known, no verdict: %+v", g)
+	}
+	if g := closedLittleGate(5); g.Passed || !g.NotChecked || !strings.Contains(g.Detail, "closed loop: each of the 5 users waits") {
+		t.Fatalf("closed loop: %+v", g)
 	}
 }

@@ -108,9 +108,11 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	if st.Users == 0 {
 		little := littleCheck(max(st.Load.Connections, 1), st.OfferedRPS, probed.Slowest)
 		sr.Metadata["little"] = little
-		if little.Warning != "" {
-			fmt.Fprintf(r.Out, "  warning: %s: %s\n", st.ID, little.Warning)
+		if !gate(LittleGate(little)) {
+			return files
 		}
+	} else {
+		gate(closedLittleGate(st.Users))
 	}
 	var fault <-chan results.FaultRecord
 	if st.Fault != nil {
