@@ -53,10 +53,37 @@ func CompleteGate(res *loadgen.Result, runErr error, planned time.Duration, runn
 	return g
 }
 
+// LagBound is the open-loop generator's send-lag bound (p99) and where it
+// came from, for the gate's detail.
+type LagBound struct {
+	Max    time.Duration
+	Source string
+}
+
+// sloLagShare is the share of the SLO's p99 the generator's own lag may
+// take: a lag near the SLO would decide a step at the SLO's edge.
+const sloLagShare = 0.10
+
+// generatorLagBound is the spec's max_generator_lag when it sets one, else
+// the smaller of DefaultMaxGeneratorLag and a tenth of the SLO's p99.
+func generatorLagBound(declared time.Duration, slo experiment.SLO) LagBound {
+	if declared > 0 {
+		return LagBound{Max: declared, Source: "max_generator_lag in the spec"}
+	}
+	if slo.P99Ms <= 0 {
+		return LagBound{Max: DefaultMaxGeneratorLag, Source: "the default; the SLO has no p99 rule"}
+	}
+	share := time.Duration(sloLagShare * slo.P99Ms * float64(time.Millisecond))
+	if share < DefaultMaxGeneratorLag {
+		return LagBound{Max: share, Source: fmt.Sprintf("%.0f %% of the SLO's p99 of %g ms", 100*sloLagShare, slo.P99Ms)}
+	}
+	return LagBound{Max: DefaultMaxGeneratorLag, Source: fmt.Sprintf("the default, under %.0f %% of the SLO's p99 of %g ms", 100*sloLagShare, slo.P99Ms)}
+}
+
 // GeneratorGate marks a step invalid when the generator was too busy to
 // send on time: then its own queue, not the application, shaped the
 // latency. wrk2 cannot tell this apart; the lag measurement can.
-func GeneratorGate(res *loadgen.Result, bound time.Duration) results.Gate {
+func GeneratorGate(res *loadgen.Result, bound LagBound) results.Gate {
 	g := results.Gate{Name: GateGenerator}
 	gen := res.Generator
 	if gen.LagSamples < minLagSamples {
@@ -67,12 +94,13 @@ func GeneratorGate(res *loadgen.Result, bound time.Duration) results.Gate {
 	}
 	p99 := time.Duration(gen.LagP99Us) * time.Microsecond
 	desc := fmt.Sprintf("send lag p99 %s, max %s over %d sends; %.2f cores", p99, time.Duration(gen.LagMaxUs)*time.Microsecond, gen.LagSamples, gen.CPUCores)
-	if p99 > bound {
-		g.Detail = fmt.Sprintf("generator saturated: %s (bound %s)", desc, bound)
+	limit := fmt.Sprintf("bound %s: %s", bound.Max, bound.Source)
+	if p99 > bound.Max {
+		g.Detail = fmt.Sprintf("generator saturated: %s (%s)", desc, limit)
 		return g
 	}
 	g.Passed = true
-	g.Detail = desc
+	g.Detail = fmt.Sprintf("%s (%s)", desc, limit)
 	return g
 }
 

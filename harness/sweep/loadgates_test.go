@@ -129,22 +129,41 @@ func TestServiceUseCountsOnlyTheMeasuredInstances(t *testing.T) {
 }
 
 func TestGeneratorGate(t *testing.T) {
+	bound := generatorLagBound(0, experiment.SLO{})
 	res := &loadgen.Result{Generator: loadgen.GeneratorStats{LagSamples: 1000, LagP99Us: 300, LagMaxUs: 2000, CPUCores: 0.3}}
-	if g := GeneratorGate(res, DefaultMaxGeneratorLag); !g.Passed {
+	if g := GeneratorGate(res, bound); !g.Passed || !strings.Contains(g.Detail, "(bound 5ms: the default; the SLO has no p99 rule)") {
 		t.Fatalf("a generator on time refused: %+v", g)
 	}
 	res.Generator.LagP99Us = 48_000
-	g := GeneratorGate(res, DefaultMaxGeneratorLag)
+	g := GeneratorGate(res, bound)
 	if g.Passed || g.Breaks || !strings.Contains(g.Detail, "generator saturated: send lag p99 48ms") {
 		t.Fatalf("a saturated generator passed: %+v", g)
 	}
-	if g := GeneratorGate(&loadgen.Result{}, DefaultMaxGeneratorLag); !g.NotChecked {
+	if g := GeneratorGate(&loadgen.Result{}, bound); !g.NotChecked {
 		t.Fatalf("nothing sent: %+v", g)
 	}
 	// 20 sends at 5 rps: their p99 is their maximum, one hiccup
 	few := &loadgen.Result{Generator: loadgen.GeneratorStats{LagSamples: 20, LagP99Us: 11_000, LagMaxUs: 11_000}}
-	if g := GeneratorGate(few, DefaultMaxGeneratorLag); g.Passed || !g.NotChecked || !strings.Contains(g.Detail, "20 sends") {
+	if g := GeneratorGate(few, bound); g.Passed || !g.NotChecked || !strings.Contains(g.Detail, "20 sends") {
 		t.Fatalf("too few sends for a p99: %+v", g)
+	}
+}
+
+// A 3 ms send lag is nothing beside a 200 ms SLO and a third of a 10 ms one.
+func TestGeneratorLagBoundFollowsTheSLO(t *testing.T) {
+	res := &loadgen.Result{Generator: loadgen.GeneratorStats{LagSamples: 1000, LagP99Us: 3000, LagMaxUs: 4000}}
+	if g := GeneratorGate(res, generatorLagBound(0, experiment.SLO{P99Ms: 200})); !g.Passed ||
+		!strings.Contains(g.Detail, "(bound 5ms: the default, under 10 % of the SLO's p99 of 200 ms)") {
+		t.Fatalf("a lag well under a 200 ms SLO refused: %+v", g)
+	}
+	g := GeneratorGate(res, generatorLagBound(0, experiment.SLO{P99Ms: 10}))
+	if g.Passed || g.NotChecked || g.Breaks || !strings.Contains(g.Detail, "generator saturated: send lag p99 3ms, max 4ms over 1000 sends") ||
+		!strings.Contains(g.Detail, "(bound 1ms: 10 % of the SLO's p99 of 10 ms)") {
+		t.Fatalf("a 3 ms lag under a 10 ms SLO passed: %+v", g)
+	}
+	// the spec's own bound wins over both
+	if b := generatorLagBound(20*time.Millisecond, experiment.SLO{P99Ms: 10}); b.Max != 20*time.Millisecond || b.Source != "max_generator_lag in the spec" {
+		t.Fatalf("declared bound = %+v", b)
 	}
 }
 

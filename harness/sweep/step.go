@@ -173,15 +173,11 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	} else {
 		gate(LoadPathGate(res.Peers, eps, r.instanceCgroups(ctx, dep, lims)))
 	}
-	bound := st.Load.MaxGeneratorLag
-	if bound == 0 {
-		bound = DefaultMaxGeneratorLag
-	}
 	sr.Metadata["generator"] = res.Generator
 	if tool != experiment.RunnerOrchbench {
 		gate(toolGeneratorGate(tool))
 	} else if st.Load.Kind == experiment.LoadOpen {
-		gate(GeneratorGate(res, bound))
+		gate(GeneratorGate(res, generatorLagBound(st.Load.MaxGeneratorLag, rec.Spec.SLO)))
 	} else {
 		gate(ClosedLoopGeneratorGate(res, st.Load.Think, DefaultMaxClosedLoopLagShare, serviceUse(taskCPU, eps)))
 	}
