@@ -239,11 +239,11 @@ func (r *Runner) faultGate(sr *results.StepResult, gate func(results.Gate) bool,
 			f.Seconds = f.At.Sub(res.Start).Seconds()
 		}
 		sr.Metadata["fault"] = &f
-		if f.Error != "" {
-			gate(results.Gate{Name: GateFault, Detail: f.Error})
-		} else {
-			gate(results.Gate{Name: GateFault, Passed: true, Detail: fmt.Sprintf("%s on %s at %.1f s into the measurement", f.Kind, f.Service, f.Seconds)})
+		var from, to time.Time
+		if res != nil {
+			from, to = res.Start, res.End
 		}
+		gate(FaultGate(f, from, to))
 		return &f
 	case <-time.After(5 * time.Second):
 		gate(results.Gate{Name: GateFault, Detail: "the fault was not injected before the load ended (after is longer than the run?)"})
