@@ -134,7 +134,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		gate(ShippingGate(shipped, shipping.err))
 	} else {
 		sampler.finish(time.Time{}, time.Time{})
-		shipping.sampler.finish(time.Time{}, time.Time{})
+		shipping.finish(time.Time{}, time.Time{})
 	}
 	var injected *results.FaultRecord
 	if fault != nil {
