@@ -121,6 +121,8 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	}
 	sampler := startCPUSampler(lims, time.Second)
 	shipping := r.watchShipping(ctx, st, dep)
+	var tasks taskEvidence
+	tasks.Before, tasks.BeforeErr = takeFingerprint(ctx, dep)
 	loadBegan := time.Now()
 	res, text, runErr := load.Run(ctx, req)
 	var taskCPU []results.TaskCPU
@@ -140,7 +142,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	if fault != nil {
 		injected = r.faultGate(sr, gate, fault, res)
 	}
-	gate(r.eventsGate(ctx, sr, dep, loadBegan, res, injected))
+	gate(r.eventsGate(ctx, sr, dep, st.ID, tasks, loadBegan, res, injected))
 	if len(text) > 0 {
 		files["raw.txt"] = text
 	}
@@ -252,17 +254,16 @@ func (r *Runner) faultGate(sr *results.StepResult, gate func(results.Gate) bool,
 }
 
 // eventsGate reads what happened to the deployment's tasks since the load
-// began and judges it; the fault's recovery time is filled in on the way.
-func (r *Runner) eventsGate(ctx context.Context, sr *results.StepResult, dep *deployment, since time.Time, res *loadgen.Result, fault *results.FaultRecord) results.Gate {
-	events, err := collectEvents(ctx, dep, since)
-	if err != nil {
-		return results.Gate{Name: GateTaskEvents, NotChecked: true, Detail: err.Error()}
-	}
+// began and the instances now, and judges them against the fingerprint
+// taken before the load; the fault's recovery time is filled in on the way.
+func (r *Runner) eventsGate(ctx context.Context, sr *results.StepResult, dep *deployment, step string, tasks taskEvidence, since time.Time, res *loadgen.Result, fault *results.FaultRecord) results.Gate {
+	tasks.Events, tasks.EventsErr = collectEvents(ctx, dep, since)
+	tasks.After, tasks.AfterErr = takeFingerprint(ctx, dep)
 	measuredFrom := since
 	if res != nil && !res.Start.IsZero() {
 		measuredFrom = res.Start
 	}
-	judged, g := judgeEvents(events, measuredFrom, fault)
+	judged, g := judgeTasks(step, tasks, measuredFrom, fault)
 	if len(judged) > 0 {
 		sr.Metadata["task_events"] = judged
 	}
