@@ -141,16 +141,24 @@ func (p Probe) covers(label string) bool {
 type lowestLevels map[string]measuredLevel
 
 type measuredLevel struct {
-	rate  float64
-	users int
+	level loadLevel
 	lower lowerLevel
 }
 
-func runKey(st experiment.Step) string { return fmt.Sprintf("%s/rep%d", st.Configuration(), st.Rep) }
-
-func levelBelow(rate float64, users int, st experiment.Step) bool {
-	return rate < st.OfferedRPS || (rate == st.OfferedRPS && users < st.Users)
+// loadLevel orders a configuration's steps: by rate in open loop, by users
+// in closed loop (a configuration has one or the other).
+type loadLevel struct {
+	rate  float64
+	users int
 }
+
+func levelOf(st experiment.Step) loadLevel { return loadLevel{st.OfferedRPS, st.Users} }
+
+func (l loadLevel) below(o loadLevel) bool {
+	return l.rate < o.rate || (l.rate == o.rate && l.users < o.users)
+}
+
+func runKey(st experiment.Step) string { return fmt.Sprintf("%s/rep%d", st.Configuration(), st.Rep) }
 
 // record keeps a measured step's bodies when its level is the lowest of its
 // run so far. A step whose responses shrank is no reference, nor is one
@@ -164,17 +172,17 @@ func (l lowestLevels) record(st experiment.Step, sr results.StepResult) {
 			return
 		}
 	}
-	if have, ok := l[runKey(st)]; ok && !levelBelow(st.OfferedRPS, st.Users, experiment.Step{OfferedRPS: have.rate, Users: have.users}) {
+	if have, ok := l[runKey(st)]; ok && !levelOf(st).below(have.level) {
 		return
 	}
-	l[runKey(st)] = measuredLevel{rate: st.OfferedRPS, users: st.Users, lower: lowerLevel{Step: st.ID, Endpoints: sr.Endpoints}}
+	l[runKey(st)] = measuredLevel{level: levelOf(st), lower: lowerLevel{Step: st.ID, Endpoints: sr.Endpoints}}
 }
 
 // below is the lowest level measured under st's in its run, nil when st's
 // is the lowest so far.
 func (l lowestLevels) below(st experiment.Step) *lowerLevel {
 	have, ok := l[runKey(st)]
-	if !ok || !levelBelow(have.rate, have.users, st) {
+	if !ok || !have.level.below(levelOf(st)) {
 		return nil
 	}
 	return &have.lower
