@@ -168,7 +168,8 @@ type Load struct {
 	// Iterations is set for LoadIterations: the loops and the sequence.
 	Iterations *Iterations `json:"iterations,omitempty"`
 	// MaxGeneratorLag bounds the generator's own send delay (p99); past it
-	// the step is invalid. 0 means the harness default (5 ms).
+	// the step is invalid. 0 means the harness default: 5 ms, or a tenth of
+	// the SLO's p99 when that is smaller.
 	MaxGeneratorLag time.Duration `json:"max_generator_lag_ns,omitempty"`
 }
 

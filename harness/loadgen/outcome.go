@@ -57,6 +57,9 @@ func (r *run) result(finished time.Time, series []SeriesPoint) *Result {
 		if warm.corrected.TotalCount() > 0 {
 			w.P50, w.P99, w.Max = warm.corrected.ValueAtPercentile(50), warm.corrected.ValueAtPercentile(99), warm.corrected.Max()
 		}
+		w.Endpoints = warm.bodies(func(e *endpointRec) EndpointBodies {
+			return EndpointBodies{Completed: e.completed, BodyBytes: e.bodyBytes}
+		})
 		res.Warmup = w
 	}
 	return res

@@ -126,8 +126,16 @@ type wrkErrors struct{ connect, read, write, timeout, status int64 }
 type endpointRec struct {
 	count, errors, bytes int64
 	completed, bodyBytes int64 // status < 400 only
-	hist                 *hdr.Histogram
+	// openCompleted and openBodyBytes count the first openingResponses
+	// of them (Result.Opening)
+	openCompleted, openBodyBytes int64
+	hist                         *hdr.Histogram
 }
+
+// openingResponses is how many completed responses of each endpoint, per
+// thread, make its opening: in an iterations run (one user per thread)
+// the users' first three passes through the sequence.
+const openingResponses = 3
 
 func newRecorder(maxEndpoints int) *recorder {
 	return &recorder{
@@ -204,6 +212,10 @@ func (r *recorder) record(s *sample) {
 		r.wrkErrs.status++
 		e.errors++
 	} else {
+		if e.completed < openingResponses {
+			e.openCompleted++
+			e.openBodyBytes += s.bodyBytes
+		}
 		e.completed++
 		e.bodyBytes += s.bodyBytes
 	}
@@ -249,6 +261,8 @@ func (r *recorder) merge(o *recorder) {
 		m.bytes += e.bytes
 		m.completed += e.completed
 		m.bodyBytes += e.bodyBytes
+		m.openCompleted += e.openCompleted
+		m.openBodyBytes += e.openBodyBytes
 		m.hist.Merge(e.hist)
 	}
 }

@@ -48,6 +48,9 @@ type Result struct {
 	Endpoints     []EndpointResult `json:"endpoints"`
 	Series        []SeriesPoint    `json:"series"`
 	Warmup        *WarmupSummary   `json:"warmup,omitempty"`
+	// Opening is each endpoint's first responses of the measured window,
+	// the reference a run without warm-up holds later responses to.
+	Opening []EndpointBodies `json:"opening,omitempty"`
 
 	// Accounting puts every request due in the measured window in exactly
 	// one bucket (completed, errors, timeouts, unsent).
@@ -193,6 +196,26 @@ type WarmupSummary struct {
 	P50             int64       `json:"p50_us"`
 	P99             int64       `json:"p99_us"`
 	Max             int64       `json:"max_us"`
+	// Endpoints are the warm-up's body sizes per endpoint: the responses
+	// gate holds the measured ones to them.
+	Endpoints []EndpointBodies `json:"endpoints,omitempty"`
+}
+
+// EndpointBodies counts one endpoint's completed responses (status below
+// 400) and their body bytes, headers excluded.
+type EndpointBodies struct {
+	Label     string `json:"label"`
+	Completed int64  `json:"completed"`
+	BodyBytes int64  `json:"body_bytes"`
+}
+
+// MeanBody is the mean body of the completed responses; ok is false when
+// none completed.
+func (e EndpointBodies) MeanBody() (mean float64, ok bool) {
+	if e.Completed == 0 {
+		return 0, false
+	}
+	return float64(e.BodyBytes) / float64(e.Completed), true
 }
 
 var wrk2Percentiles = []float64{50, 75, 90, 99, 99.9, 99.99, 99.999, 100}
@@ -280,6 +303,25 @@ func (r *recorder) fill(res *Result) {
 		res.Endpoints = append(res.Endpoints, EndpointResult{Label: l, Count: e.count, Errors: e.errors, Bytes: e.bytes,
 			Completed: e.completed, BodyBytes: e.bodyBytes, Latency: Summarize(e.hist)})
 	}
+	res.Opening = r.bodies(func(e *endpointRec) EndpointBodies {
+		return EndpointBodies{Completed: e.openCompleted, BodyBytes: e.openBodyBytes}
+	})
+}
+
+// bodies lists every endpoint's body counts, as pick reads them, by label.
+func (r *recorder) bodies(pick func(*endpointRec) EndpointBodies) []EndpointBodies {
+	labels := make([]string, 0, len(r.endpoints))
+	for l := range r.endpoints {
+		labels = append(labels, l)
+	}
+	sort.Strings(labels)
+	var out []EndpointBodies
+	for _, l := range labels {
+		b := pick(r.endpoints[l])
+		b.Label = l
+		out = append(out, b)
+	}
+	return out
 }
 
 func sortedCodes(m map[int]int64) []int {

@@ -33,6 +33,11 @@ type Shipping struct {
 	// Processes are agent binaries found on the node during the load (any,
 	// whoever started them): with shipping off there must be none.
 	Processes []string `json:"processes,omitempty"`
+	// ProcessLooks counts the looks at the node's processes over the load
+	// (one a second), and ProcessError says why one failed: a shipper that
+	// ran between two looks a second apart is all that can escape.
+	ProcessLooks int    `json:"process_looks,omitempty"`
+	ProcessError string `json:"process_error,omitempty"`
 }
 
 func (s Shipping) String() string {

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -15,13 +16,18 @@ func TestTaskEventsJudged(t *testing.T) {
 	ev := func(s float64, kind orchestrator.TaskEventKind, group, instance string) orchestrator.TaskEvent {
 		return orchestrator.TaskEvent{At: at(s), Kind: kind, Group: group, Task: group, Instance: instance}
 	}
+	// the events alone: the instances are the same before and after
+	steady := Fingerprint{{"a1", "redis"}: {ID: "a1", Group: "redis", Task: "redis"}}
+	judgeEvents := func(events []orchestrator.TaskEvent, from time.Time, f *results.FaultRecord) ([]results.StepEvent, results.Gate) {
+		return judgeTasks("s1", taskEvidence{Events: events, Before: steady, After: steady}, from, f)
+	}
 	killed := func() *results.FaultRecord {
 		return &results.FaultRecord{Kind: orchestrator.FaultKillTask, Service: "sn-redis", At: at(10), Hit: orchestrator.FaultHit{Instance: "a1", Group: "redis"}}
 	}
 
 	t.Run("no events pass", func(t *testing.T) {
 		_, g := judgeEvents(nil, start, nil)
-		if !g.Passed || g.Breaks {
+		if !g.Passed || g.Breaks || g.Detail != "no task started, stopped or restarted during the load; the 1 instances kept their IDs and restart counts" {
 			t.Fatalf("gate %+v, want passed", g)
 		}
 	})
@@ -89,4 +95,60 @@ func TestTaskEventsJudged(t *testing.T) {
 			t.Errorf("detail %q", g.Detail)
 		}
 	})
+}
+
+func TestTaskEventsFingerprint(t *testing.T) {
+	start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	instance := func(id, group string, restarts int) orchestrator.Instance {
+		return orchestrator.Instance{ID: id, Group: group, Task: group, Restarts: restarts}
+	}
+	fingerprint := func(ins ...orchestrator.Instance) Fingerprint {
+		fp := Fingerprint{}
+		for _, in := range ins {
+			fp[instanceKey{in.ID, in.Task}] = in
+		}
+		return fp
+	}
+	before := fingerprint(instance("a1", "redis", 0), instance("u1", "user", 2))
+	stopped := &results.FaultRecord{Kind: orchestrator.FaultReplaceInstance, Service: "sn-redis", At: start.Add(10 * time.Second),
+		Hit: orchestrator.FaultHit{Instance: "a1", Group: "redis"}}
+	eventsDown := errors.New("nomad: 503 Service Unavailable")
+	cases := []struct {
+		name           string
+		ev             taskEvidence
+		fault          *results.FaultRecord
+		passed, breaks bool
+		detail         string
+	}{
+		{"unchanged", taskEvidence{Before: before, After: fingerprint(instance("a1", "redis", 0), instance("u1", "user", 2))}, nil, true, false,
+			"no task started, stopped or restarted during the load; the 2 instances kept their IDs and restart counts"},
+		// the events were lost; the restart count was not
+		{"a restart no event told", taskEvidence{Before: before, After: fingerprint(instance("a1", "redis", 0), instance("u1", "user", 3))}, nil, false, true,
+			"instances: user/user (instance u1) restarted: 2 restarts before the load, 3 after"},
+		{"a replacement nobody injected", taskEvidence{Before: before, After: fingerprint(instance("b2", "redis", 0), instance("u1", "user", 2))}, nil, false, true,
+			"instances: redis/redis (instance a1) is gone; redis/redis (instance b2) is new (0 restarts)"},
+		{"the injected replacement", taskEvidence{Before: before, After: fingerprint(instance("b2", "redis", 0), instance("u1", "user", 2))}, stopped, true, false,
+			"instance changes, all of the injected fault: redis/redis (instance a1) is gone; redis/redis (instance b2) is new (0 restarts)"},
+		{"a cascade beside the injected fault", taskEvidence{Before: before, After: fingerprint(instance("b2", "redis", 0), instance("u1", "user", 3))}, stopped, false, true,
+			"instances: user/user (instance u1) restarted: 2 restarts before the load, 3 after"},
+		{"events unreadable, instances steady", taskEvidence{EventsErr: eventsDown, Before: before, After: before}, nil, true, false,
+			"the task events could not be read (nomad: 503 Service Unavailable), so the instances alone judged; the 2 instances kept their IDs and restart counts"},
+		{"events unreadable, an instance restarted", taskEvidence{EventsErr: eventsDown, Before: before, After: fingerprint(instance("a1", "redis", 1), instance("u1", "user", 2))}, nil, false, true,
+			"instances: redis/redis (instance a1) restarted: 0 restarts before the load, 1 after; the task events could not be read (nomad: 503 Service Unavailable)"},
+		// what could not be read is not judged: invalid, not broken
+		{"no fingerprint before", taskEvidence{BeforeErr: errors.New("job sn: 500"), After: before}, nil, false, false,
+			"step s1: the instances could not be read before the load: job sn: 500, so whether one restarted or was replaced is unknown"},
+		{"no fingerprint after", taskEvidence{Before: before, AfterErr: errors.New("instances of sn: context deadline exceeded")}, nil, false, false,
+			"step s1: the instances could not be read after the load: instances of sn: context deadline exceeded"},
+		{"an empty fingerprint", taskEvidence{Before: Fingerprint{}, After: Fingerprint{}}, nil, false, false,
+			"step s1: the instances could not be read before the load: no running instance was listed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, g := judgeTasks("s1", c.ev, start, c.fault)
+			if g.Name != GateTaskEvents || g.Passed != c.passed || g.Breaks != c.breaks || g.NotChecked || !strings.Contains(g.Detail, c.detail) {
+				t.Fatalf("gate = %+v\nwant passed=%v breaks=%v with %q", g, c.passed, c.breaks, c.detail)
+			}
+		})
+	}
 }

@@ -28,6 +28,8 @@ const (
 	GateSLO       = results.GateSLO
 	GateGenerator = "generator"
 	GateDataset   = "dataset"
+	// GateLittle checks that an open loop's connections can carry its rate.
+	GateLittle = "little"
 )
 
 // Probe is an application's correctness check: a response that proves the

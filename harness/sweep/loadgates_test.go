@@ -77,66 +77,42 @@ func TestLoadPathGateFindsAUserlandRelay(t *testing.T) {
 	}
 }
 
-func TestResponsesGateComparesBodies(t *testing.T) {
-	probe := Probe{Path: "/wrk2-api/home-timeline/read?user_id=1&start=0&stop=10"}
-	res := &loadgen.Result{Endpoints: []loadgen.EndpointResult{
-		{Label: "/wrk2-api/home-timeline/read", Count: 600, Completed: 600, BodyBytes: 600 * 11000, Bytes: 600 * 11200},
-		{Label: "/wrk2-api/post/compose", Count: 100, Completed: 100, BodyBytes: 100 * 20},
-	}}
-	if g := ResponsesGate(probe, 11700, res); !g.Passed || !g.Breaks {
-		t.Fatalf("full timelines refused: %+v", g)
-	}
-	res.Endpoints[0].BodyBytes = 600 * 200 // the empty timelines of the testbed we replace
-	g := ResponsesGate(probe, 11700, res)
-	if g.Passed || !g.Breaks || !strings.Contains(g.Detail, "200 body bytes on average (probe 11700)") {
-		t.Fatalf("empty timelines passed: %+v", g)
-	}
-	// A small app: 150 bytes on the wire are headers plus a 44-byte body.
-	// Counting headers, an empty body (~110 header bytes) would pass.
-	empty := &loadgen.Result{Endpoints: []loadgen.EndpointResult{{Label: "GET /", Count: 10, Completed: 10, Bytes: 10 * 110, BodyBytes: 0}}}
-	if g := ResponsesGate(Probe{Path: "/?n=1000"}, 44, empty); g.Passed || g.NotChecked {
-		t.Fatalf("empty bodies behind full headers passed: %+v", g)
-	}
-	full := &loadgen.Result{Endpoints: []loadgen.EndpointResult{{Label: "GET /", Count: 10, Completed: 10, Bytes: 10 * 154, BodyBytes: 10 * 44}}}
-	if g := ResponsesGate(Probe{Path: "/?n=1000"}, 44, full); !g.Passed || !strings.Contains(g.Detail, "GET /: 44 body bytes") {
-		t.Fatalf("taewa: %+v", g)
-	}
-	// when it cannot apply it says why instead of passing
-	other := &loadgen.Result{Endpoints: []loadgen.EndpointResult{{Label: "GET /other", Count: 10, Completed: 10, BodyBytes: 10}}}
-	if g := ResponsesGate(Probe{Path: "/?n=1"}, 44, other); g.Passed || !g.NotChecked || !strings.Contains(g.Detail, "no endpoint of the load is the probe's path /") {
-		t.Fatalf("unmatched probe path: %+v", g)
-	}
-	if g := ResponsesGate(Probe{Path: "/"}, 0, full); g.Passed || !g.NotChecked {
-		t.Fatalf("empty probe body: %+v", g)
-	}
-	// a probe of /books/2 covers the generator's "GET /books/{id}" label
-	books := &loadgen.Result{Endpoints: []loadgen.EndpointResult{{Label: loadgen.EndpointLabel("GET", "/books/2"), Count: 10, Completed: 10, BodyBytes: 10 * 76}}}
-	if g := ResponsesGate(Probe{Path: "/books/2"}, 76, books); !g.Passed {
-		t.Fatalf("books by id: %+v", g)
-	}
-	books.Endpoints[0].BodyBytes = 10 * 17 // {"error":"..."} is short
-	if g := ResponsesGate(Probe{Path: "/books/2"}, 76, books); g.Passed || g.NotChecked {
-		t.Fatalf("short book answers passed: %+v", g)
-	}
-}
-
 func TestGeneratorGate(t *testing.T) {
+	bound := generatorLagBound(0, experiment.SLO{})
 	res := &loadgen.Result{Generator: loadgen.GeneratorStats{LagSamples: 1000, LagP99Us: 300, LagMaxUs: 2000, CPUCores: 0.3}}
-	if g := GeneratorGate(res, DefaultMaxGeneratorLag); !g.Passed {
+	if g := GeneratorGate(res, bound); !g.Passed || !strings.Contains(g.Detail, "(bound 5ms: the default; the SLO has no p99 rule)") {
 		t.Fatalf("a generator on time refused: %+v", g)
 	}
 	res.Generator.LagP99Us = 48_000
-	g := GeneratorGate(res, DefaultMaxGeneratorLag)
+	g := GeneratorGate(res, bound)
 	if g.Passed || g.Breaks || !strings.Contains(g.Detail, "generator saturated: send lag p99 48ms") {
 		t.Fatalf("a saturated generator passed: %+v", g)
 	}
-	if g := GeneratorGate(&loadgen.Result{}, DefaultMaxGeneratorLag); !g.NotChecked {
+	if g := GeneratorGate(&loadgen.Result{}, bound); !g.NotChecked {
 		t.Fatalf("nothing sent: %+v", g)
 	}
 	// 20 sends at 5 rps: their p99 is their maximum, one hiccup
 	few := &loadgen.Result{Generator: loadgen.GeneratorStats{LagSamples: 20, LagP99Us: 11_000, LagMaxUs: 11_000}}
-	if g := GeneratorGate(few, DefaultMaxGeneratorLag); g.Passed || !g.NotChecked || !strings.Contains(g.Detail, "20 sends") {
+	if g := GeneratorGate(few, bound); g.Passed || !g.NotChecked || !strings.Contains(g.Detail, "20 sends") {
 		t.Fatalf("too few sends for a p99: %+v", g)
+	}
+}
+
+// A 3 ms send lag is nothing beside a 200 ms SLO and a third of a 10 ms one.
+func TestGeneratorLagBoundFollowsTheSLO(t *testing.T) {
+	res := &loadgen.Result{Generator: loadgen.GeneratorStats{LagSamples: 1000, LagP99Us: 3000, LagMaxUs: 4000}}
+	if g := GeneratorGate(res, generatorLagBound(0, experiment.SLO{P99Ms: 200})); !g.Passed ||
+		!strings.Contains(g.Detail, "(bound 5ms: the default, under 10 % of the SLO's p99 of 200 ms)") {
+		t.Fatalf("a lag well under a 200 ms SLO refused: %+v", g)
+	}
+	g := GeneratorGate(res, generatorLagBound(0, experiment.SLO{P99Ms: 10}))
+	if g.Passed || g.NotChecked || g.Breaks || !strings.Contains(g.Detail, "generator saturated: send lag p99 3ms, max 4ms over 1000 sends") ||
+		!strings.Contains(g.Detail, "(bound 1ms: 10 % of the SLO's p99 of 10 ms)") {
+		t.Fatalf("a 3 ms lag under a 10 ms SLO passed: %+v", g)
+	}
+	// the spec's own bound wins over both
+	if b := generatorLagBound(20*time.Millisecond, experiment.SLO{P99Ms: 10}); b.Max != 20*time.Millisecond || b.Source != "max_generator_lag in the spec" {
+		t.Fatalf("declared bound = %+v", b)
 	}
 }
 
@@ -186,15 +162,26 @@ func TestSLOGateBreaksNotInvalidates(t *testing.T) {
 	}
 }
 
-func TestLittleCheck(t *testing.T) {
+func TestLittleGate(t *testing.T) {
 	// 8 connections at 10 ms carry 800 rps
-	if c := littleCheck(8, 500, 10*time.Millisecond); c.Warning != "" || c.CapacityRPS != 800 {
-		t.Fatalf("%+v", c)
+	g := LittleGate(littleCheck(8, 500, 10*time.Millisecond))
+	if g.Name != GateLittle || !g.Passed || !strings.Contains(g.Detail, "8 connections at the unloaded latency of 10.0 ms carry up to 800 rps, at least the 500 offered") {
+		t.Fatalf("%+v", g)
 	}
-	if c := littleCheck(8, 1000, 10*time.Millisecond); !strings.Contains(c.Warning, "carry at most 800 rps, less than the 1000 offered") {
-		t.Fatalf("%+v", c)
+	// too few connections: the generator's queue, not the application, is
+	// measured, so the step is invalid (no Breaks), not broken
+	g = LittleGate(littleCheck(8, 1000, 10*time.Millisecond))
+	if g.Passed || g.NotChecked || g.Breaks || !strings.Contains(g.Detail, "8 connections at the unloaded latency of 10.0 ms carry at most 800 rps, less than the 1000 offered") {
+		t.Fatalf("%+v", g)
 	}
-	if c := littleCheck(8, 1000, 0); c.Warning != "" {
-		t.Fatalf("no latency known, no verdict: %+v", c)
+	sr := results.StepResult{Gates: []results.Gate{g}}
+	if sr.Decide(); sr.Outcome != results.OutcomeInvalid {
+		t.Fatalf("a step short of connections is %s, want invalid", sr.Outcome)
+	}
+	if g := LittleGate(littleCheck(8, 1000, 0)); g.Passed || !g.NotChecked || !strings.Contains(g.Detail, "no unloaded latency") {
+		t.Fatalf("no latency known, no verdict: %+v", g)
+	}
+	if g := closedLittleGate(5); g.Passed || !g.NotChecked || !strings.Contains(g.Detail, "closed loop: each of the 5 users waits") {
+		t.Fatalf("closed loop: %+v", g)
 	}
 }

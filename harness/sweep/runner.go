@@ -65,6 +65,8 @@ type Runner struct {
 	// jobIDs caches the job IDs each configuration renders to
 	jobIDs map[string][]string
 	facts  map[string]orchestrator.Facts
+	// lowest are the bodies the responses gate holds higher levels to.
+	lowest lowestLevels
 	// setupSpent is the time setup hooks took, kept out of the ETA.
 	setupSpent time.Duration
 	http       *http.Client
@@ -107,6 +109,7 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 	r.capacity = map[string]orchestrator.Capacity{}
 	r.jobIDs = map[string][]string{}
 	r.facts = map[string]orchestrator.Facts{}
+	r.lowest = lowestLevels{}
 	archived, err := r.Archive.CompletedSteps(rec.ID)
 	if err != nil {
 		return sum, err
@@ -127,6 +130,7 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 		}
 		done[st.ID] = true
 		early.Record(*prev)
+		r.lowest.record(st, *prev)
 		sum.Resumed++
 	}
 	if sum.Resumed > 0 || sum.Rerun > 0 {
@@ -176,6 +180,7 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 			return sum, fmt.Errorf("archive step %s: %w", st.ID, err)
 		}
 		early.Record(sr)
+		r.lowest.record(st, sr)
 		sum.Steps++
 		switch {
 		case sr.Skipped:

@@ -38,10 +38,11 @@ var AgentBinaries = []string{"otelcol-orchbench", "vector"}
 
 // agentProcesses lists running agent binaries as "name (pid N)", read from
 // /proc (limits.ProcRoot) so no agent escapes by not being a Nomad task.
-func agentProcesses() []string {
+// An unreadable /proc is an error, not an empty node.
+func agentProcesses() ([]string, error) {
 	entries, err := os.ReadDir(limits.ProcRoot)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("the node's processes: %w", err)
 	}
 	var out []string
 	for _, e := range entries {
@@ -51,14 +52,69 @@ func agentProcesses() []string {
 		}
 		exe, err := os.Readlink(filepath.Join(limits.ProcRoot, e.Name(), "exe"))
 		if err != nil {
-			continue
+			continue // exited since the listing, or a kernel thread
 		}
 		name := filepath.Base(strings.TrimSuffix(exe, " (deleted)"))
 		if slices.Contains(AgentBinaries, name) {
 			out = append(out, fmt.Sprintf("%s (pid %d)", name, pid))
 		}
 	}
-	return out
+	return out, nil
+}
+
+// processWatch looks for agent processes once every interval while a load
+// runs: a shipper started and stopped between the load's start and end is
+// as much a busier node as one running throughout.
+type processWatch struct {
+	list func() ([]string, error)
+	// seen, looks and err are written by the watching goroutine only, and
+	// read by finish after it has ended.
+	seen  []string
+	looks int
+	err   error
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+func startProcessWatch(list func() ([]string, error), every time.Duration) *processWatch {
+	w := &processWatch{list: list, stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			w.look()
+			select {
+			case <-w.stop:
+				w.look()
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return w
+}
+
+func (w *processWatch) look() {
+	procs, err := w.list()
+	if err != nil {
+		w.err = err
+		return
+	}
+	w.looks++
+	for _, p := range procs {
+		if !slices.Contains(w.seen, p) {
+			w.seen = append(w.seen, p)
+		}
+	}
+}
+
+// finish stops the watch and returns every agent process seen, how many
+// looks succeeded, and the last error of one that failed.
+func (w *processWatch) finish() (seen []string, looks int, err error) {
+	close(w.stop)
+	<-w.done
+	return w.seen, w.looks, w.err
 }
 
 // resumeBound bounds how long the agent may take to run again.
@@ -130,7 +186,7 @@ func (r *Runner) resumeAgent(ctx context.Context) error {
 }
 
 // shippingWatch observes the agent over one step's load: its tasks' CPU,
-// and every agent binary on the node at the load's start and end.
+// and every agent binary on the node at any of its looks, one a second.
 type shippingWatch struct {
 	mode string
 	// undeclared: the spec left shipping unset and the cluster has no agent
@@ -138,14 +194,14 @@ type shippingWatch struct {
 	agent      string
 	tasks      []orchestrator.Limits
 	sampler    *cpuSampler
-	procs      []string
+	procs      *processWatch
 	err        error
 	logsURL    string
 	jobs       []string
 }
 
 func (r *Runner) watchShipping(ctx context.Context, st experiment.Step, dep *deployment) *shippingWatch {
-	w := &shippingWatch{mode: st.Shipping, procs: agentProcesses()}
+	w := &shippingWatch{mode: st.Shipping, procs: startProcessWatch(agentProcesses, time.Second)}
 	if r.Agent != nil && dep.orch.Name() == "nomad" {
 		// the agent tails Nomad's allocation logs; other orchestrators' are not shipped
 		w.logsURL = r.LogsURL
@@ -170,12 +226,11 @@ func (r *Runner) watchShipping(ctx context.Context, st experiment.Step, dep *dep
 func (w *shippingWatch) finish(from, to time.Time) results.Shipping {
 	rec := results.Shipping{Mode: w.mode, Undeclared: w.undeclared, LogsURL: w.logsURL, Jobs: w.jobs}
 	cpu := w.sampler.finish(from, to)
-	for _, p := range agentProcesses() {
-		if !slices.Contains(w.procs, p) {
-			w.procs = append(w.procs, p)
-		}
+	var procErr error
+	rec.Processes, rec.ProcessLooks, procErr = w.procs.finish()
+	if procErr != nil {
+		rec.ProcessError = procErr.Error()
 	}
-	rec.Processes = w.procs
 	if len(w.tasks) > 0 {
 		rec.Agent = w.agent
 	}
@@ -192,10 +247,10 @@ func (w *shippingWatch) finish(from, to time.Time) results.Shipping {
 }
 
 // ShippingGate compares what ran with what the step declared. With
-// shipping off no agent binary may have run on the node at any point of the
-// load; with shipping on an agent task must have run, or the step measured a
-// quieter node than the sweep's other steps. agentErr is a failure to read
-// the agent's tasks.
+// shipping off no agent binary may have been seen on the node at any look
+// during the load, and the node must have been looked at; with shipping on
+// an agent task must have run, or the step measured a quieter node than the
+// sweep's other steps. agentErr is a failure to read the agent's tasks.
 func ShippingGate(rec results.Shipping, agentErr error) results.Gate {
 	g := results.Gate{Name: GateShipping}
 	switch {
@@ -203,8 +258,12 @@ func ShippingGate(rec results.Shipping, agentErr error) results.Gate {
 		g.NotChecked, g.Detail = true, "the spec sets no shipping and this cluster has no node agent"
 	case rec.Mode == experiment.ShippingOff && len(rec.Processes) > 0:
 		g.Detail = fmt.Sprintf("shipping = \"off\" was declared, but %s ran on the node during the load", strings.Join(rec.Processes, ", "))
+	case rec.Mode == experiment.ShippingOff && rec.ProcessError != "":
+		g.Detail = fmt.Sprintf("shipping = \"off\": whether an agent ran could not be seen (%d looks succeeded): %s", rec.ProcessLooks, rec.ProcessError)
+	case rec.Mode == experiment.ShippingOff && rec.ProcessLooks == 0:
+		g.Detail = "shipping = \"off\": the node's processes were never looked at during the load"
 	case rec.Mode == experiment.ShippingOff:
-		g.Passed, g.Detail = true, "no node agent ran during the load"
+		g.Passed, g.Detail = true, fmt.Sprintf("no node agent ran during the load (%d looks at the node's processes, one a second)", rec.ProcessLooks)
 	case agentErr != nil:
 		g.Detail = fmt.Sprintf("shipping = \"on\": the node agent's tasks could not be read: %v", agentErr)
 	case len(rec.Tasks) == 0:

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/results"
@@ -20,7 +22,11 @@ func TestShippingGate(t *testing.T) {
 		passed bool
 		detail string
 	}{
-		{"off and quiet", results.Shipping{Mode: "off"}, nil, true, "no node agent ran"},
+		{"off and quiet", results.Shipping{Mode: "off", ProcessLooks: 31}, nil, true, "no node agent ran during the load (31 looks at the node's processes, one a second)"},
+		// nothing seen because nothing was looked at is no pass
+		{"off, never looked", results.Shipping{Mode: "off"}, nil, false, `shipping = "off": the node's processes were never looked at`},
+		{"off, /proc unreadable", results.Shipping{Mode: "off", ProcessLooks: 3, ProcessError: "the node's processes: permission denied"}, nil, false,
+			`whether an agent ran could not be seen (3 looks succeeded): the node's processes: permission denied`},
 		{"off but the agent ran", results.Shipping{Mode: "off", Processes: []string{"otelcol-orchbench (pid 42)"}}, nil, false,
 			`shipping = "off" was declared, but otelcol-orchbench (pid 42) ran`},
 		// an agent someone started by hand is shipping as much as ours
@@ -62,8 +68,48 @@ func TestAgentProcessesFindsAgentsByExecutable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got := strings.Join(agentProcesses(), ", ")
-	if got != "otelcol-orchbench (pid 101), vector (pid 102)" {
-		t.Errorf("agent processes = %q", got)
+	agents, err := agentProcesses()
+	if got := strings.Join(agents, ", "); err != nil || got != "otelcol-orchbench (pid 101), vector (pid 102)" {
+		t.Errorf("agent processes = %q, %v", got, err)
+	}
+	limits.ProcRoot = filepath.Join(limits.ProcRoot, "missing")
+	if _, err := agentProcesses(); err == nil {
+		t.Error("an unreadable /proc read as a node without agents")
+	}
+}
+
+// A shipper that starts after the load began and stops before it ended is
+// caught by the looks in between, and fails a step declared without one.
+func TestProcessWatchSeesAShipperOnlyInTheMiddle(t *testing.T) {
+	var mu sync.Mutex
+	looks := 0
+	midLoad := make(chan struct{})
+	list := func() ([]string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		looks++
+		switch {
+		case looks == 3:
+			return []string{"vector (pid 7)"}, nil
+		case looks == 5:
+			close(midLoad)
+		}
+		return nil, nil
+	}
+	w := startProcessWatch(list, time.Millisecond)
+	<-midLoad
+	seen, n, err := w.finish()
+	if err != nil || n < 5 || strings.Join(seen, ", ") != "vector (pid 7)" {
+		t.Fatalf("seen %q in %d looks (%v), want the mid-load vector", seen, n, err)
+	}
+	g := ShippingGate(results.Shipping{Mode: "off", Processes: seen, ProcessLooks: n}, nil)
+	if g.Passed || g.NotChecked || !strings.Contains(g.Detail, `shipping = "off" was declared, but vector (pid 7) ran on the node during the load`) {
+		t.Fatalf("a mid-load shipper passed: %+v", g)
+	}
+	// looks that fail are counted apart and their error kept
+	failing := startProcessWatch(func() ([]string, error) { return nil, errors.New("no /proc") }, time.Millisecond)
+	time.Sleep(5 * time.Millisecond)
+	if _, n, err := failing.finish(); n != 0 || err == nil {
+		t.Fatalf("failed looks: %d counted, error %v", n, err)
 	}
 }

@@ -111,9 +111,11 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	if st.Users == 0 {
 		little := littleCheck(max(st.Load.Connections, 1), st.OfferedRPS, probed.Slowest)
 		sr.Metadata["little"] = little
-		if little.Warning != "" {
-			fmt.Fprintf(r.Out, "  warning: %s: %s\n", st.ID, little.Warning)
+		if !gate(LittleGate(little)) {
+			return files
 		}
+	} else {
+		gate(closedLittleGate(st.Users))
 	}
 	var fault <-chan results.FaultRecord
 	if st.Fault != nil {
@@ -122,6 +124,8 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	}
 	sampler := startCPUSampler(lims, time.Second)
 	shipping := r.watchShipping(ctx, st, dep)
+	var tasks taskEvidence
+	tasks.Before, tasks.BeforeErr = takeFingerprint(ctx, dep)
 	loadBegan := time.Now()
 	res, text, toolRun, runErr := runLoad(ctx, load, req)
 	var taskCPU []results.TaskCPU
@@ -135,13 +139,13 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		gate(ShippingGate(shipped, shipping.err))
 	} else {
 		sampler.finish(time.Time{}, time.Time{})
-		shipping.sampler.finish(time.Time{}, time.Time{})
+		shipping.finish(time.Time{}, time.Time{})
 	}
 	var injected *results.FaultRecord
 	if fault != nil {
 		injected = r.faultGate(sr, gate, fault, res)
 	}
-	gate(r.eventsGate(ctx, sr, dep, loadBegan, res, injected))
+	gate(r.eventsGate(ctx, sr, dep, st.ID, tasks, loadBegan, res, injected))
 	if len(text) > 0 {
 		files["raw.txt"] = text
 	}
@@ -174,19 +178,15 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	} else {
 		gate(LoadPathGate(res.Peers, eps, r.instanceCgroups(ctx, dep, lims)))
 	}
-	bound := st.Load.MaxGeneratorLag
-	if bound == 0 {
-		bound = DefaultMaxGeneratorLag
-	}
 	sr.Metadata["generator"] = res.Generator
 	if tool != experiment.RunnerOrchbench {
 		gate(toolGeneratorGate(sr, tool, toolRun, res, req.GeneratorCores, serviceUse(taskCPU, eps)))
 	} else if st.Load.Kind == experiment.LoadOpen {
-		gate(GeneratorGate(res, bound))
+		gate(GeneratorGate(res, generatorLagBound(st.Load.MaxGeneratorLag, rec.Spec.SLO)))
 	} else {
 		gate(ClosedLoopGeneratorGate(res, st.Load.Think, DefaultMaxClosedLoopLagShare, serviceUse(taskCPU, eps)))
 	}
-	gate(ResponsesGate(probe, probed.Body, res))
+	gate(ResponsesGate(probe, probed.Body, bodyReferences(r.lowest.below(st), res), res))
 	gate(SLOGate(*sr, rec.Spec.SLO))
 	return files
 }
@@ -244,11 +244,11 @@ func (r *Runner) faultGate(sr *results.StepResult, gate func(results.Gate) bool,
 			f.Seconds = f.At.Sub(res.Start).Seconds()
 		}
 		sr.Metadata["fault"] = &f
-		if f.Error != "" {
-			gate(results.Gate{Name: GateFault, Detail: f.Error})
-		} else {
-			gate(results.Gate{Name: GateFault, Passed: true, Detail: fmt.Sprintf("%s on %s at %.1f s into the measurement", f.Kind, f.Service, f.Seconds)})
+		var from, to time.Time
+		if res != nil {
+			from, to = res.Start, res.End
 		}
+		gate(FaultGate(f, from, to))
 		return &f
 	case <-time.After(5 * time.Second):
 		gate(results.Gate{Name: GateFault, Detail: "the fault was not injected before the load ended (after is longer than the run?)"})
@@ -257,17 +257,16 @@ func (r *Runner) faultGate(sr *results.StepResult, gate func(results.Gate) bool,
 }
 
 // eventsGate reads what happened to the deployment's tasks since the load
-// began and judges it; the fault's recovery time is filled in on the way.
-func (r *Runner) eventsGate(ctx context.Context, sr *results.StepResult, dep *deployment, since time.Time, res *loadgen.Result, fault *results.FaultRecord) results.Gate {
-	events, err := collectEvents(ctx, dep, since)
-	if err != nil {
-		return results.Gate{Name: GateTaskEvents, NotChecked: true, Detail: err.Error()}
-	}
+// began and the instances now, and judges them against the fingerprint
+// taken before the load; the fault's recovery time is filled in on the way.
+func (r *Runner) eventsGate(ctx context.Context, sr *results.StepResult, dep *deployment, step string, tasks taskEvidence, since time.Time, res *loadgen.Result, fault *results.FaultRecord) results.Gate {
+	tasks.Events, tasks.EventsErr = collectEvents(ctx, dep, since)
+	tasks.After, tasks.AfterErr = takeFingerprint(ctx, dep)
 	measuredFrom := since
 	if res != nil && !res.Start.IsZero() {
 		measuredFrom = res.Start
 	}
-	judged, g := judgeEvents(events, measuredFrom, fault)
+	judged, g := judgeTasks(step, tasks, measuredFrom, fault)
 	if len(judged) > 0 {
 		sr.Metadata["task_events"] = judged
 	}
