@@ -36,6 +36,13 @@ import (
 //	quota              the unlimited variant with a CPU quota  invalid (limits)
 //	oom                a leak to the memory limit under load   broken  (task-events: OOM kill)
 //	shipping-stray     shipping off, a stray shipper running   invalid (shipping)
+//	little             1 connection for 2000 rps               invalid (little, before the load)
+//	closed-starved     a closed loop, generator at 0.05 core   invalid (generator: the lag distorts latency)
+//	tool-starved       Fortio capped at 0.05 core              invalid (generator: fortio saturated)
+//	tool-entry         Fortio given a service of 2 instances   invalid (tool-entry, before the load)
+//
+// The same sweep runs on Swarm and Kubernetes with the rows that need no
+// exec driver (validity_others_test.go).
 //
 // The faulty servers are test/integration/testdata/faulty-server.js, run
 // by the taewa pack's exec driver, so they are scheduled, registered and
@@ -52,13 +59,26 @@ type wrongSetup struct {
 
 // faulty is the body of an app block running the faulty server with one
 // fault; "unlimited" leaves it a CPU reservation only, so eight fit the node.
+// A rate of 0 leaves the load levels to extra (a closed_loop block).
 func faulty(job, path string, rate int, extra string) string {
+	rates := ""
+	if rate > 0 {
+		rates = fmt.Sprintf("rates       = [%d]\n    ", rate)
+	}
 	return fmt.Sprintf(`pack        = "taewa"
     variants    = ["unlimited"]
     vars        = { driver = "exec", resource_scale = 0.05, app_source = "{faulty}", job_name = %q }
     path        = %q
-    rates       = [%d]
-    %s`, job, path, rate, extra)
+    %s%s`, job, path, rates, extra)
+}
+
+// taewaBlock is an app block of the real Taewa with its vars and load
+// levels given whole.
+func taewaBlock(variant, job, vars, body string) string {
+	return fmt.Sprintf(`pack        = "taewa"
+    variants    = [%q]
+    vars        = { %s, job_name = %q }
+    %s`, variant, vars, job, body)
 }
 
 // taewa is the body of an app block of the real Taewa.
@@ -102,12 +122,25 @@ var wrongSetups = []wrongSetup{
 	// started by hand) runs on the node the whole time
 	{"shipping-stray", taewa("baseline", "taewa-unshipped", lenientLag+`shipping = "off"`),
 		results.OutcomeInvalid, "shipping", "vector (pid"},
+	// one connection at the unloaded latency of a few ms carries a few
+	// hundred rps: the rest would wait for it, in the generator
+	{"little", taewaBlock("baseline", "taewa-little", "resource_scale = 0.25", "rates = [2000]\n    threads = 1\n    connections = 1"),
+		results.OutcomeInvalid, "little", "1 connections at the unloaded latency of"},
+	// 0.05 core sends ~2500 requests a second; a closed loop of 32 users
+	// on a fast server waits on the generator, not on the server
+	{"closed-starved", faulty("faulty-closed", "/", 0, "generator_cores = 0.05\n    closed_loop {\n      users = 32\n    }"),
+		results.OutcomeInvalid, "generator", "the latency it reports is distorted"},
+	{"tool-starved", faulty("faulty-fortio", "/", 0, "runner = \"fortio\"\n    generator_cores = 0.05\n    closed_loop {\n      users = 16\n    }"),
+		results.OutcomeInvalid, "generator", "fortio saturated: fortio used"},
+	{"tool-entry", taewaBlock("horizontal", "taewa-fortio-two", "resource_scale = 0.25", "runner = \"fortio\"\n    closed_loop {\n      users = 4\n    }"),
+		results.OutcomeInvalid, "tool-entry", "fortio takes one URL, but the service has 2 instances"},
 }
 
-// validitySpec is one sweep with an app per wrong setup.
-func validitySpec(faultyServer, forwardLua string) string {
+// validitySpec is one sweep named name on orch with an app per wrong
+// setup; fill replaces the rows' placeholders.
+func validitySpec(name, orch string, rows []wrongSetup, fill *strings.Replacer) string {
 	var b strings.Builder
-	b.WriteString(`sweep "validity" {
+	fmt.Fprintf(&b, `sweep %q {
   seed          = 11
   repetitions   = 1
   deploy        = "per-configuration"
@@ -115,11 +148,10 @@ func validitySpec(faultyServer, forwardLua string) string {
   duration      = "4s"
   cooldown      = "0s"
   early_stop    = false
-  orchestrators = ["nomad"]
-`)
-	for _, c := range wrongSetups {
-		body := strings.NewReplacer("{faulty}", faultyServer, "{forward_lua}", forwardLua).Replace(c.block)
-		fmt.Fprintf(&b, "\n  app %q {\n    %s\n  }\n", c.app, body)
+  orchestrators = [%q]
+`, name, orch)
+	for _, c := range rows {
+		fmt.Fprintf(&b, "\n  app %q {\n    %s\n  }\n", c.app, fill.Replace(c.block))
 	}
 	b.WriteString(`
   slo {
@@ -143,7 +175,7 @@ func TestEveryGateCanFail(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(work, "forward.lua"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec := validitySpec(faultyServer, filepath.Join(work, "forward.lua"))
+	spec := validitySpec("validity", "nomad", wrongSetups, strings.NewReplacer("{faulty}", faultyServer, "{forward_lua}", filepath.Join(work, "forward.lua")))
 	specFile := filepath.Join(work, "validity.hcl")
 	if err := os.WriteFile(specFile, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
@@ -180,53 +212,11 @@ func TestEveryGateCanFail(t *testing.T) {
 		t.Fatal("the load job of the killed step was never found to kill")
 	}
 
-	archive := results.Archive{Dir: dir}
-	id, err := archive.Resolve("validity")
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps, err := archive.LoadSteps(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]wrongSetup{}
-	for _, c := range wrongSetups {
-		c.detail = strings.ReplaceAll(c.detail, "{fwd}", fwd)
-		want[c.app] = c
-	}
-	if len(steps) != len(want) {
-		t.Fatalf("archived %d steps, want %d", len(steps), len(want))
-	}
+	steps := checkWrongSetups(t, dir, "validity", wrongSetups, strings.NewReplacer("{fwd}", fwd))
 	due := map[string]int64{}
-	for _, s := range steps {
-		w, ok := want[s.App]
-		if !ok {
-			t.Errorf("unexpected step %s", s.Step)
-			continue
-		}
-		var failed *results.Gate
-		for i, g := range s.Gates {
-			if g.Name == w.gate && !g.Passed && !g.NotChecked {
-				failed = &s.Gates[i]
-			}
-		}
-		switch {
-		case s.Outcome != w.want:
-			t.Errorf("%s: outcome %s %v, want %s by the %s gate; gates %+v", s.App, s.Outcome, s.Reasons, w.want, w.gate, s.Gates)
-		case failed == nil:
-			t.Errorf("%s: the %s gate did not fail: %+v", s.App, w.gate, s.Gates)
-		case !strings.Contains(failed.Detail, w.detail):
-			t.Errorf("%s: %s gate says %q, want it to name %q", s.App, w.gate, failed.Detail, w.detail)
-		default:
-			t.Logf("%s: %s, %s: %s", s.App, s.Outcome, failed.Name, failed.Detail)
-		}
-		if s.Accounting != nil {
-			if !s.Accounting.Balanced() {
-				t.Errorf("%s: due != completed + errors + timeouts + unsent: %+v", s.App, *s.Accounting)
-			}
-			due[s.App] = s.Accounting.Due
-		} else if s.App != "killed" && s.App != "quota" {
-			t.Errorf("%s: no accounting archived", s.App)
+	for _, st := range steps {
+		if st.Accounting != nil {
+			due[st.App] = st.Accounting.Due
 		}
 	}
 	// the schedule decides what is due, not the engine
