@@ -66,8 +66,11 @@ func (p Probe) Check(ctx context.Context, eps []orchestrator.Endpoint) results.G
 }
 
 // probeSeen is what the probe saw besides its verdict: the smallest body,
-// which responses under load are held to, and the slowest answer, the
-// unloaded latency the connections' capacity is judged by.
+// which responses under load are held to, and the slowest answer on a
+// connection already open, the unloaded latency the connections' capacity
+// is judged by (the load keeps its connections open, so a dial and a
+// server's first-request warm-up are not part of it: they made a 1 ms
+// server look like 11 ms and failed the little gate).
 type probeSeen struct {
 	Body    int
 	Slowest time.Duration
@@ -108,11 +111,15 @@ func (p Probe) check(ctx context.Context, eps []orchestrator.Endpoint) (results.
 		case p.Regex != nil && !p.Regex.Match(body):
 			return fail("GET %s: body %q does not match %s", url, clip(body, 80), p.Regex)
 		}
-		sizes = append(sizes, fmt.Sprintf("%s %d bytes in %s", ep.HostPort(), len(body), took.Round(10*time.Microsecond)))
+		warm, err := timeAgain(ctx, client, url)
+		if err != nil {
+			return fail("GET %s again on its open connection: %v", url, err)
+		}
+		sizes = append(sizes, fmt.Sprintf("%s %d bytes in %s (%s on an open connection)", ep.HostPort(), len(body), took.Round(10*time.Microsecond), warm.Round(10*time.Microsecond)))
 		if seen.Body < 0 || len(body) < seen.Body {
 			seen.Body = len(body)
 		}
-		seen.Slowest = max(seen.Slowest, took)
+		seen.Slowest = max(seen.Slowest, warm)
 	}
 	return results.Gate{Name: GateProbe, Passed: true, Detail: "GET " + p.Path + ": " + strings.Join(sizes, ", ")}, seen
 }
@@ -122,4 +129,23 @@ func clip(b []byte, n int) string {
 		return string(b[:n]) + "…"
 	}
 	return string(b)
+}
+
+// timeAgain times a second GET of url through client, whose connection the
+// first one left open: the latency a load's persistent connection sees.
+func timeAgain(ctx context.Context, client *http.Client, url string) (time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	began := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, io.LimitReader(resp.Body, 16<<20)); err != nil {
+		return 0, err
+	}
+	return time.Since(began), nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -101,5 +102,36 @@ func TestLoadSeedIgnoresTheOrchestrator(t *testing.T) {
 	}
 	if loadSeed(7, st) == loadSeed(8, st) {
 		t.Error("the sweep's seed does not reach the load")
+	}
+}
+
+// The load keeps its connections open, so the latency Little's law is
+// judged by is the probe's answer on an open connection: a server slow only
+// on a connection's first request (a dial, a cold handler) must not make a
+// step with enough connections invalid.
+func TestProbeLatencyIsTakenOnAnOpenConnection(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		first := !seen[r.RemoteAddr]
+		seen[r.RemoteAddr] = true
+		mu.Unlock()
+		if first {
+			time.Sleep(300 * time.Millisecond)
+		}
+		w.Write([]byte("The result of this run is :  249.123456789012"))
+	}))
+	defer srv.Close()
+	probe := Probe{Path: "/", Status: 200}
+	g, seenBy := probe.check(context.Background(), []orchestrator.Endpoint{endpointOf(t, srv)})
+	if !g.Passed || seenBy.Slowest >= 300*time.Millisecond || !strings.Contains(g.Detail, "on an open connection") {
+		t.Fatalf("the first request's 300 ms became the unloaded latency: %v, %+v", seenBy.Slowest, g)
+	}
+	if little := LittleGate(littleCheck(4, 400, seenBy.Slowest)); !little.Passed {
+		t.Fatalf("4 connections at a warm latency well under 10 ms refused for 400 rps: %+v", little)
+	}
+	if little := LittleGate(littleCheck(4, 400, 300*time.Millisecond)); little.Passed {
+		t.Fatalf("the cold latency would have made it invalid, so this test shows nothing: %+v", little)
 	}
 }

@@ -101,7 +101,7 @@ var wrongSetups = []wrongSetup{
 	{"proxied", taewa("baseline", "taewa-proxied", lenientLag+`script = "{forward_lua}" # wrk's own way to aim a thread elsewhere`),
 		results.OutcomeInvalid, "load-path", "{fwd} (2 connections), which is not a registered instance"},
 	{"emptybody", faulty("faulty-empty", "/?fault=empty", 50, lenientLag+"threads = 1\n    connections = 4"),
-		results.OutcomeBroken, "responses", "0 body bytes on average (probe 44)"},
+		results.OutcomeBroken, "responses", "GET /: 0 body bytes on average"},
 	{"overload-loop", faulty("faulty-queue-loop", "/?fault=queue20", 60, lenientLag+"threads = 2\n    connections = 8\n    engine = \"loop\""),
 		results.OutcomeBroken, "slo", "achieved"},
 	{"overload-goroutine", faulty("faulty-queue-goroutine", "/?fault=queue20", 60, lenientLag+"threads = 2\n    connections = 8\n    engine = \"goroutine\""),
