@@ -2,12 +2,10 @@ package sweep
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/hashicorp/nomad/api"
 
-	"github.com/orchbench/orchbench/harness/contract"
+	"github.com/orchbench/orchbench/harness/hooks"
 	"github.com/orchbench/orchbench/harness/results"
 )
 
@@ -24,21 +22,19 @@ type prepareRecord struct {
 // when there is nothing to do, since it runs before every deployment, and
 // its time stays out of the ETA like a setup's.
 func (r *Runner) runPrepareHooks(ctx context.Context, jobs []*api.Job, sr *results.StepResult) error {
+	calls, err := hooks.PrepareCalls(jobs)
+	if err != nil {
+		return err
+	}
 	var recs []prepareRecord
-	for _, job := range jobs {
-		app, err := contract.ParseApp(job)
-		if err != nil {
-			return err
-		}
-		if app.Prepare.Args == nil {
-			continue
-		}
-		rec := prepareRecord{Job: app.Job, Args: app.Prepare.Args}
-		out, err := r.runHook(ctx, "prepare", app.Job, "", app.Prepare.Args, app.Prepare.Timeout, &rec.Seconds)
+	for _, call := range calls {
+		rec := prepareRecord{Job: call.Job, Args: call.Args}
+		_, err := r.runHook(ctx, call, &rec.Seconds)
 		recs = append(recs, rec)
+		// recorded before a failure returns, so the failed step says what ran
 		sr.Metadata["prepare"] = recs
 		if err != nil {
-			return fmt.Errorf("prepare hook (orchbench %s) failed after %.0f s: %v: %s", strings.Join(app.Prepare.Args, " "), rec.Seconds, err, out.last)
+			return err
 		}
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 )
 
 // The prepare hook runs for the jobs that declare one, before anything is
-// deployed, and a failure stops the deployment with the hook's last words.
+// deployed, and a failure stops the deployment with the hook's problem lines.
 func TestRunPrepareHooksRunsDeclaredHooksAndStopsOnFailure(t *testing.T) {
 	h := newHookHarness(t)
 	r := h.runner()
@@ -27,7 +27,7 @@ func TestRunPrepareHooksRunsDeclaredHooksAndStopsOnFailure(t *testing.T) {
 		t.Errorf("hooks run %q, want only the one prepare hook", calls)
 	}
 	recs, _ := sr.Metadata["prepare"].([]prepareRecord)
-	if len(recs) != 1 || recs[0].Job != "sn" || strings.Join(recs[0].Args, " ") != "prepare --image-tag snap" {
+	if len(recs) != 1 || recs[0].Job != "sn" || strings.Join(recs[0].Args, " ") != "prepare --image-tag snap" || recs[0].Seconds <= 0 {
 		t.Errorf("recorded %+v", sr.Metadata["prepare"])
 	}
 	if !strings.Contains(h.out.String(), "prepare of sn: orchbench prepare --image-tag snap") {
@@ -36,7 +36,7 @@ func TestRunPrepareHooksRunsDeclaredHooksAndStopsOnFailure(t *testing.T) {
 
 	h.set(t, "prepare-fails", true)
 	err := r.runPrepareHooks(context.Background(), jobs, &results.StepResult{Metadata: map[string]any{}})
-	if err == nil || !strings.Contains(err.Error(), "prepare hook (orchbench prepare --image-tag snap) failed") || !strings.HasSuffix(err.Error(), ": 2 problems") {
+	if err == nil || !strings.Contains(err.Error(), "prepare hook (orchbench prepare --image-tag snap) failed") || !strings.Contains(err.Error(), `: 2 problem lines: "home-timeline of user 3 is empty`) {
 		t.Errorf("a failing prepare hook: %v", err)
 	}
 

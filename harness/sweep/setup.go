@@ -1,16 +1,13 @@
 package sweep
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/orchbench/orchbench/harness/netns"
+	"github.com/orchbench/orchbench/harness/hooks"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 )
@@ -60,7 +57,7 @@ type datasetRecord struct {
 	Verification   string    `json:"verification"`
 	VerifySeconds  float64   `json:"verification_seconds,omitempty"`
 	// Problems are the verification's problem lines (the first few).
-	Problems []string `json:"problems,omitempty"`
+	Problems []hooks.Problem `json:"problems,omitempty"`
 	// Notes say what went wrong around the hooks without failing the step,
 	// e.g. a marker Consul would not store.
 	Notes []string `json:"notes,omitempty"`
@@ -90,7 +87,6 @@ func (r *Runner) prepare(ctx context.Context, dep *deployment, sr *results.StepR
 	if err != nil {
 		return fail("no endpoint for the hooks: %v", err)
 	}
-	endpoint := eps[0].HostPort()
 	state := &dep.dataset
 	kv := r.kv()
 	var passed []string
@@ -136,19 +132,18 @@ func (r *Runner) prepare(ctx context.Context, dep *deployment, sr *results.StepR
 			rec.Verification = VerifyEarlier
 			passed = append(passed, "verification "+VerifyEarlier)
 		} else {
-			filled := app.Verify.Fill(endpoint)
-			out, err := r.runHook(ctx, "verify", dep.app.Job, eps[0].NetNS, filled, app.Verify.Timeout, &rec.VerifySeconds)
+			res, err := r.runHook(ctx, hooks.At(hooks.Verify, dep.app.Job, app.Verify, eps[0]), &rec.VerifySeconds)
 			if err != nil {
 				if ctx.Err() != nil {
 					// interrupted, not refuted: the step is not archived and the marker stays
 					return fail("verification interrupted: %v", ctx.Err())
 				}
 				rec.Verification = VerifyFailed
-				return r.refuted(ctx, dep, rec, setupArgs != nil, filled, out, err)
+				return r.refuted(ctx, dep, rec, setupArgs != nil, res, err)
 			}
 			state.verifiedOn = fingerprint
 			rec.Verification = VerifyPassed
-			passed = append(passed, "verification passed: "+out.last)
+			passed = append(passed, "verification passed: "+res.Last)
 		}
 	}
 	return results.Gate{Name: GateDataset, Passed: true, Detail: strings.Join(passed, "; ")}
@@ -157,23 +152,10 @@ func (r *Runner) prepare(ctx context.Context, dep *deployment, sr *results.StepR
 // refuted handles a failed verification: the dataset is not what the
 // deployment claims, so nothing may be measured on it and it must be
 // loaded again before the next step.
-func (r *Runner) refuted(ctx context.Context, dep *deployment, rec *datasetRecord, hasSetup bool, args []string, out *prefixWriter, runErr error) results.Gate {
-	problems := out.problems()
-	rec.Problems = problems[:min(len(problems), 10)]
-	var quoted []string
-	for _, p := range problems[:min(len(problems), 3)] {
-		quoted = append(quoted, fmt.Sprintf("%q", p))
-	}
-	detail := fmt.Sprintf("verification (orchbench %s) failed: %v", strings.Join(args, " "), runErr)
-	switch {
-	case len(problems) > 0:
-		detail += fmt.Sprintf(": %d problem lines: %s", len(problems), strings.Join(quoted, "; "))
-		if len(problems) > 3 {
-			detail += fmt.Sprintf(" and %d more", len(problems)-3)
-		}
-	case out.last != "":
-		detail += ": " + out.last
-	}
+func (r *Runner) refuted(ctx context.Context, dep *deployment, rec *datasetRecord, hasSetup bool, res hooks.Result, runErr error) results.Gate {
+	rec.Problems = res.Problems[:min(len(res.Problems), 10)]
+	// the failure's message quotes the first problem lines
+	detail := runErr.Error()
 	state := &dep.dataset
 	state.verifiedOn = ""
 	if hasSetup {
@@ -199,11 +181,8 @@ func (r *Runner) setup(ctx context.Context, dep *deployment, app jobDefinition, 
 		// a marker left standing could vouch for the half-done load
 		return fmt.Errorf("setup not started: the old marker could not be deleted: %w", err)
 	}
-	timeout := dep.app.App.Setup.Timeout
-	filled := dep.app.App.Setup.Fill(ep.HostPort())
-	out, err := r.runHook(ctx, "setup", dep.app.Job, ep.NetNS, filled, timeout, &rec.SetupSeconds)
-	if err != nil {
-		return fmt.Errorf("setup (orchbench %s) failed after at most %s: %v: %s", strings.Join(filled, " "), timeout, err, out.last)
+	if _, err := r.runHook(ctx, hooks.At(hooks.Setup, dep.app.Job, dep.app.App.Setup, ep), &rec.SetupSeconds); err != nil {
+		return err
 	}
 	m := setupMarker{Orchestrator: app.Orchestrator, Job: app.ID, Version: app.Version, Revision: app.Revision, Args: args, Finished: time.Now().UTC(), Seconds: rec.SetupSeconds}
 	if err := kv.writeMarker(ctx, key, m); err != nil {
@@ -214,34 +193,13 @@ func (r *Runner) setup(ctx context.Context, dep *deployment, app jobDefinition, 
 	return nil
 }
 
-// runHook runs orchbench with args inside the network namespace of the
-// application's endpoint, shows its output as it comes (a dataset load
-// takes minutes) and adds its time to *seconds and to the time kept out of
-// the ETA.
-func (r *Runner) runHook(ctx context.Context, what, job string, ns netns.Path, args []string, timeout time.Duration, seconds *float64) (*prefixWriter, error) {
-	out := &prefixWriter{w: r.Out, prefix: "  " + what + ": "}
-	bin := r.Orchbench
-	if bin == "" {
-		var err error
-		if bin, err = os.Executable(); err != nil {
-			return out, err
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	began := time.Now()
-	defer func() {
-		r.setupSpent += time.Since(began)
-		*seconds += time.Since(began).Seconds()
-	}()
-	fmt.Fprintf(r.Out, "%s of %s: orchbench %s\n", what, job, strings.Join(args, " "))
-	cmd := ns.Command(ctx, bin, args...)
-	cmd.Stdout, cmd.Stderr = out, out
-	// a grandchild holding the output open must not outlast the hook's bound
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	out.flush()
-	return out, err
+// runHook runs a hook, adds its time to *seconds and keeps it out of the
+// ETA: a dataset load's minutes say nothing about how long a step takes.
+func (r *Runner) runHook(ctx context.Context, call hooks.Call, seconds *float64) (hooks.Result, error) {
+	res, err := hooks.Runner{Binary: r.Orchbench, Out: r.Out}.Run(ctx, call)
+	r.setupSpent += res.Took
+	*seconds += res.Took.Seconds()
+	return res, err
 }
 
 // instanceFingerprint names the deployment's running instances and their
@@ -261,57 +219,4 @@ func (r *Runner) instanceFingerprint(ctx context.Context, dep *deployment) strin
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ",")
-}
-
-// prefixWriter indents a child's output lines and keeps them.
-type prefixWriter struct {
-	w       io.Writer
-	prefix  string
-	partial []byte
-	last    string
-	lines   []string
-}
-
-// maxKeptLines bounds what a hook's output costs in memory.
-const maxKeptLines = 1000
-
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	p.partial = append(p.partial, b...)
-	for {
-		i := bytes.IndexByte(p.partial, '\n')
-		if i < 0 {
-			return len(b), nil
-		}
-		p.line(string(p.partial[:i]))
-		p.partial = p.partial[i+1:]
-	}
-}
-
-func (p *prefixWriter) line(line string) {
-	if strings.TrimSpace(line) != "" {
-		p.last = line
-	}
-	if len(p.lines) < maxKeptLines {
-		p.lines = append(p.lines, line)
-	}
-	fmt.Fprintf(p.w, "%s%s\n", p.prefix, line)
-}
-
-// flush writes a last line that had no newline.
-func (p *prefixWriter) flush() {
-	if len(p.partial) > 0 {
-		p.line(string(p.partial))
-		p.partial = nil
-	}
-}
-
-// problems are the lines a verification printed as "problem: ...".
-func (p *prefixWriter) problems() []string {
-	var out []string
-	for _, l := range p.lines {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "problem:"); ok {
-			out = append(out, strings.TrimSpace(rest))
-		}
-	}
-	return out
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/spf13/cobra"
 
+	"github.com/orchbench/orchbench/harness/hooks"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/pack"
@@ -233,7 +234,8 @@ func newPackRunCmd() *cobra.Command {
 				return err
 			}
 			// the prepare hook (a dataset snapshot) is not bounded by --timeout: it has its own
-			if err := runPrepareHooks(cmd.Context(), out, jobs); err != nil {
+			hr := hooks.Runner{Out: out}
+			if err := runPrepareHooks(cmd.Context(), hr, jobs); err != nil {
 				return err
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
@@ -267,7 +269,7 @@ func newPackRunCmd() *cobra.Command {
 			if skipHooks {
 				return nil
 			}
-			return runSetupAndVerify(cmd.Context(), out, o, deployed)
+			return runSetupAndVerify(cmd.Context(), hr, o, deployed)
 		},
 	}
 	flags.register(cmd)
