@@ -708,12 +708,3 @@ func ctyToGo(v cty.Value) any {
 	}
 	return nil
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

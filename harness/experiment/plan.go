@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -222,7 +223,7 @@ func loadText(st Step) string {
 }
 
 func varsText(vars map[string]any) string {
-	keys := sortedKeys(vars)
+	keys := slices.Sorted(maps.Keys(vars))
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		if k == "variant" {

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -83,7 +85,7 @@ func (p *Pack) Render(overrides map[string]string, varFiles []string) (*Rendered
 		return nil, fmt.Errorf("pack %s: %w", p.Name, err)
 	}
 	out := &Rendered{Pack: p, Values: vals, Files: map[string]string{}}
-	for _, file := range sortedKeys(p.Templates) {
+	for _, file := range slices.Sorted(maps.Keys(p.Templates)) {
 		if strings.HasPrefix(file, "_") {
 			continue
 		}
@@ -122,7 +124,7 @@ func (p *Pack) templateName(file string) string {
 // when only checking syntax at load time.
 func (p *Pack) parseTemplates(ctx TemplateContext) (*template.Template, error) {
 	root := template.New(p.Name).Delims("[[", "]]").Funcs(p.funcMap(ctx))
-	for _, file := range sortedKeys(p.Templates) {
+	for _, file := range slices.Sorted(maps.Keys(p.Templates)) {
 		if _, err := root.New(p.templateName(file)).Parse(p.Templates[file]); err != nil {
 			return nil, templateError(err)
 		}

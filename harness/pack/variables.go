@@ -3,10 +3,11 @@ package pack
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -174,7 +175,7 @@ func (p *Pack) resolveValues(overrides map[string]string, varFiles []string) (Va
 			return nil, err
 		}
 	}
-	for _, key := range sortedKeys(overrides) {
+	for _, key := range slices.Sorted(maps.Keys(overrides)) {
 		raw := overrides[key]
 		v, path, err := p.resolvePath(key)
 		if err != nil {
@@ -214,7 +215,7 @@ func (p *Pack) applyVarFile(vals Values, path string) error {
 	for _, block := range body.Blocks {
 		return fmt.Errorf("%s: unexpected %s block; a variable file holds only name = value lines", block.TypeRange, block.Type)
 	}
-	for _, name := range sortedKeys(body.Attributes) {
+	for _, name := range slices.Sorted(maps.Keys(body.Attributes)) {
 		attr := body.Attributes[name]
 		v, path, err := p.resolvePath(name)
 		if err == nil && len(path) > 0 {
@@ -269,15 +270,6 @@ func (p *Pack) stripPackPrefixes(src []byte, path string) ([]byte, error) {
 		lineStart = tok.Type == hclsyntax.TokenNewline || (lineStart && tok.Type == hclsyntax.TokenComment)
 	}
 	return out, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // goValue converts a cty value into plain Go values for text/template, the

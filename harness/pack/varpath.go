@@ -2,7 +2,9 @@ package pack
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,7 +56,7 @@ func lookupPath(name string, val any, path []string) (any, error) {
 		case map[string]any:
 			next, ok := cur[seg]
 			if !ok {
-				return nil, fmt.Errorf("variable path %q: %s has no attribute %q (it has: %s)", name+"."+strings.Join(path, "."), at, seg, strings.Join(sortedKeys(cur), ", "))
+				return nil, fmt.Errorf("variable path %q: %s has no attribute %q (it has: %s)", name+"."+strings.Join(path, "."), at, seg, strings.Join(slices.Sorted(maps.Keys(cur)), ", "))
 			}
 			val = next
 		case []any:

@@ -8,9 +8,11 @@ package report
 import (
 	"fmt"
 	"html/template"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -143,7 +145,7 @@ func Build(rec *results.SweepRecord, steps []results.StepResult) ([]byte, map[st
 	d.Parity = results.Parity(steps)
 	d.ParityMismatches = results.Mismatches(d.Parity)
 	d.ParityOrchestrators = results.ParityOrchestrators(d.Parity)
-	for _, k := range sortedKeys(rec.ToolVersions) {
+	for _, k := range slices.Sorted(maps.Keys(rec.ToolVersions)) {
 		d.ToolVersion = append(d.ToolVersion, k+" "+rec.ToolVersions[k])
 	}
 
@@ -335,15 +337,6 @@ func appsOf(levels []results.LevelStats) []string {
 			out = append(out, l.App)
 		}
 	}
-	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 

@@ -5,10 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -160,10 +161,10 @@ func Exposition(r StepResult) []byte {
 	}
 	w.latency("orchbench_step_latency_ms", []string{"kind", "corrected"}, r.Corrected, end)
 	w.latency("orchbench_step_latency_ms", []string{"kind", "uncorrected"}, r.Uncorrected, end)
-	for _, code := range sortedKeys(r.StatusCodes) {
+	for _, code := range slices.Sorted(maps.Keys(r.StatusCodes)) {
 		w.sample("orchbench_step_responses_total", []string{"code", code}, float64(r.StatusCodes[code]), end)
 	}
-	for _, class := range sortedKeys(r.ErrorClasses) {
+	for _, class := range slices.Sorted(maps.Keys(r.ErrorClasses)) {
 		w.sample("orchbench_step_error_class_total", []string{"class", class}, float64(r.ErrorClasses[class]), end)
 	}
 	for _, e := range r.Endpoints {
@@ -260,13 +261,4 @@ func boolValue(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

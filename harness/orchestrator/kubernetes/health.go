@@ -3,7 +3,9 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,7 +73,7 @@ func (o *Orchestrator) healthy(ctx context.Context, job string) (bool, string, e
 		}
 	}
 	var waiting []string
-	for _, name := range sortedKeys(want) {
+	for _, name := range slices.Sorted(maps.Keys(want)) {
 		if ready[name] < want[name] {
 			waiting = append(waiting, fmt.Sprintf("%s %d/%d", name, ready[name], want[name]))
 		}

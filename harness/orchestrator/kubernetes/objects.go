@@ -3,8 +3,9 @@ package kubernetes
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -107,7 +108,7 @@ func labelsOf(plan *translate.Plan, svc *translate.Service) map[string]string {
 // port the job's templates give it.
 func discovery(plan *translate.Plan, svc *translate.Service) []*corev1.Service {
 	var ports []corev1.ServicePort
-	for _, label := range sortedKeys(svc.Ports) {
+	for _, label := range slices.Sorted(maps.Keys(svc.Ports)) {
 		p := int32(svc.Ports[label])
 		ports = append(ports, corev1.ServicePort{Name: portName(label), Port: p, TargetPort: intstr.FromInt32(p)})
 	}
@@ -145,7 +146,7 @@ func podTemplate(plan *translate.Plan, svc *translate.Service) (corev1.PodTempla
 		Command: c.Entrypoint, Args: c.Args, WorkingDir: c.WorkDir, Resources: res,
 	}
 	stateful := false
-	for _, k := range sortedKeys(c.Env) {
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
 		v := c.Env[k]
 		if strings.Contains(v, translate.AllocIndex) {
 			stateful = true
@@ -158,7 +159,7 @@ func podTemplate(plan *translate.Plan, svc *translate.Service) (corev1.PodTempla
 		index := corev1.EnvVar{Name: indexEnv, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.labels['apps.kubernetes.io/pod-index']"}}}
 		container.Env = append([]corev1.EnvVar{index}, container.Env...)
 	}
-	for _, label := range sortedKeys(svc.Ports) {
+	for _, label := range slices.Sorted(maps.Keys(svc.Ports)) {
 		container.Ports = append(container.Ports, corev1.ContainerPort{Name: portName(label), ContainerPort: int32(svc.Ports[label])})
 	}
 	if c.User != "" {
@@ -271,13 +272,4 @@ func portName(label string) string {
 		s = s[:15]
 	}
 	return strings.Trim(s, "-")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

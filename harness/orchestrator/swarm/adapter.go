@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -354,7 +356,7 @@ func (a *Adapter) Revision(ctx context.Context, d *Deployment) (string, error) {
 		return "", fmt.Errorf("swarm: job %s has no services", d.Job)
 	}
 	h := sha256.New()
-	for _, name := range sortedKeys(services) {
+	for _, name := range slices.Sorted(maps.Keys(services)) {
 		s := services[name]
 		fmt.Fprintf(h, "%s %s %d %s\n", name, s.ID, s.Version.Index, s.Spec.Labels[LabelVersion])
 	}

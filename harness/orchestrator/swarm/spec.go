@@ -2,8 +2,9 @@ package swarm
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/moby/moby/api/types/container"
@@ -69,7 +70,7 @@ func (p *Plan) containerSpec(svc *translate.Service, labels map[string]string) *
 		Image: c.Image, Labels: labels, Command: c.Entrypoint, Args: c.Args, Dir: c.WorkDir, User: c.User,
 		StopGracePeriod: c.StopGrace, StopSignal: c.StopSignal, Healthcheck: noHealthcheck,
 	}
-	for _, k := range sortedKeys(c.Env) {
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
 		cs.Env = append(cs.Env, k+"="+translate.ExpandIndex(c.Env[k], escapeTemplate, slot))
 	}
 	if svc.UsesAllocDir {
@@ -149,15 +150,6 @@ func describe(d Declaration) string {
 		mem = fmt.Sprintf("%d MiB", d.MemoryMiB)
 	}
 	return cpu + ", " + mem
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func copyMap(m map[string]string) map[string]string {

@@ -2,6 +2,8 @@ package translate
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/nomad/api"
@@ -11,7 +13,7 @@ import (
 func (t *translator) container(w where, task *api.Task, ic *interpContext) (Container, error) {
 	c := Container{User: task.User}
 	// keys in sorted order: "args" comes before "command", which is put in front of them
-	for _, k := range sortedKeys(task.Config) {
+	for _, k := range slices.Sorted(maps.Keys(task.Config)) {
 		v := task.Config[k]
 		switch k {
 		case "image":

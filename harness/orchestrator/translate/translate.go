@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/contract"
@@ -256,15 +255,6 @@ func (t *translator) entry() error {
 	}
 	t.plan.Entry = &Entry{Service: gi.name, Port: port}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func stringList(w where, field string, v any) ([]string, error) {
