@@ -3,7 +3,6 @@ package sweep
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"os"
@@ -49,7 +48,7 @@ func (l LocalRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 		req.MarkStarted()
 		runErr = cmd.Wait()
 	}
-	res, err := readResult(out)
+	res, err := loadgen.ReadResultFile(out)
 	if runErr != nil {
 		// a partial result is still returned, to be archived: the step is
 		// invalid, but what was measured is kept
@@ -59,16 +58,4 @@ func (l LocalRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 		return nil, raw.Bytes(), err
 	}
 	return res, raw.Bytes(), nil
-}
-
-func readResult(path string) (*loadgen.Result, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var res loadgen.Result
-	if err := json.Unmarshal(b, &res); err != nil {
-		return nil, fmt.Errorf("load result %s: %w", path, err)
-	}
-	return &res, nil
 }

@@ -2,8 +2,6 @@ package kubernetes
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -60,14 +58,13 @@ func (l *LoadRunner) image() string {
 // Run creates the Job, waits for its pod to end, reads the result and the
 // generator's output, and deletes the Job.
 func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*loadgen.Result, []byte, error) {
-	args, script, err := orchestrator.ShipScript(req.Args, scriptInJob)
+	vars, err := orchestrator.LoadJobEnv(req, scriptInJob)
 	if err != nil {
 		return nil, nil, err
 	}
-	encoded, _ := json.Marshal(append(args, req.URL))
-	env := []corev1.EnvVar{{Name: orchestrator.EnvLoadArgs, Value: string(encoded)}}
-	if script != nil {
-		env = append(env, corev1.EnvVar{Name: orchestrator.EnvLoadScript, Value: base64.StdEncoding.EncodeToString(script)})
+	env := make([]corev1.EnvVar, 0, len(vars))
+	for _, v := range vars {
+		env = append(env, corev1.EnvVar{Name: v.Name, Value: v.Value})
 	}
 	dir, err := os.MkdirTemp("", "orchbench-k8s-load")
 	if err != nil {
@@ -127,17 +124,8 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 	}
 	raw := l.logs(ctx, pod.Name)
 	failure := podFailure(pod)
-	result, readErr := readResult(filepath.Join(dir, filepath.Base(resultInJob)))
-	switch {
-	case readErr != nil && failure == "":
-		return nil, raw, fmt.Errorf("kubernetes: load job %s (pod %s) left no result: %v: %s", name, pod.Name, readErr, orchestrator.LastLine(string(raw)))
-	case readErr != nil:
-		return nil, raw, fmt.Errorf("kubernetes: load job %s (pod %s) %s, and left no readable result (%v)", name, pod.Name, failure, readErr)
-	case failure != "":
-		// kept for the archive; the step is invalid
-		return result, raw, fmt.Errorf("kubernetes: load job %s (pod %s) %s", name, pod.Name, failure)
-	}
-	return result, raw, nil
+	result, readErr := loadgen.ReadResultFile(filepath.Join(dir, filepath.Base(resultInJob)))
+	return orchestrator.LoadJobResult(fmt.Sprintf("kubernetes: load job %s (pod %s)", name, pod.Name), result, readErr, failure, raw)
 }
 
 // podFailure says how a finished load pod failed ("" when it exited 0).
@@ -192,18 +180,6 @@ func (l *LoadRunner) logs(ctx context.Context, pod string) []byte {
 		return nil
 	}
 	return b
-}
-
-func readResult(path string) (*loadgen.Result, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out loadgen.Result
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &out, nil
 }
 
 // ensureNamespace creates a namespace unless it exists.

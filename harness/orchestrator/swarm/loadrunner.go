@@ -4,10 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"strings"
 	"time"
@@ -49,14 +46,13 @@ func (l *LoadRunner) image() string {
 // Run creates the job, waits for its task to end, reads the result and the
 // generator's output, and removes the job.
 func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*loadgen.Result, []byte, error) {
-	args, script, err := orchestrator.ShipScript(req.Args, scriptInJob)
+	vars, err := orchestrator.LoadJobEnv(req, scriptInJob)
 	if err != nil {
 		return nil, nil, err
 	}
-	encoded, _ := json.Marshal(append(args, req.URL))
-	env := []string{orchestrator.EnvLoadArgs + "=" + string(encoded)}
-	if script != nil {
-		env = append(env, orchestrator.EnvLoadScript+"="+base64.StdEncoding.EncodeToString(script))
+	env := make([]string, 0, len(vars))
+	for _, v := range vars {
+		env = append(env, v.Name+"="+v.Value)
 	}
 	one := uint64(1)
 	limit := &swarm.Limit{MemoryBytes: orchestrator.LoadMemoryMiB << 20}
@@ -98,16 +94,7 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 	}
 	raw := l.logs(ctx, cs.ContainerID)
 	res, readErr := l.result(ctx, cs.ContainerID)
-	switch {
-	case readErr != nil && failure == "":
-		return nil, raw, fmt.Errorf("swarm: load job %s (task %s) left no result: %v: %s", name, shortID(task.ID), readErr, orchestrator.LastLine(string(raw)))
-	case readErr != nil:
-		return nil, raw, fmt.Errorf("swarm: load job %s (task %s) %s, and left no readable result (%v)", name, shortID(task.ID), failure, readErr)
-	case failure != "":
-		// kept for the archive; the step is invalid
-		return res, raw, fmt.Errorf("swarm: load job %s (task %s) %s", name, shortID(task.ID), failure)
-	}
-	return res, raw, nil
+	return orchestrator.LoadJobResult(fmt.Sprintf("swarm: load job %s (task %s)", name, shortID(task.ID)), res, readErr, failure, raw)
 }
 
 // taskFailure says how a finished load task failed ("" when it exited 0).
@@ -177,13 +164,5 @@ func (l *LoadRunner) result(ctx context.Context, containerID string) (*loadgen.R
 	if _, err := tr.Next(); err != nil {
 		return nil, fmt.Errorf("%s: %w", resultInJob, err)
 	}
-	b, err := io.ReadAll(tr)
-	if err != nil {
-		return nil, err
-	}
-	var out loadgen.Result
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, fmt.Errorf("%s: %w", resultInJob, err)
-	}
-	return &out, nil
+	return loadgen.ReadResult(tr, resultInJob)
 }
