@@ -6,21 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// repoRoot is two levels up from this package.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
+	"github.com/orchbench/orchbench/harness/internal/testutil"
+)
 
 func checker(t *testing.T) Checker {
 	t.Helper()
-	nomad := filepath.Join(repoRoot(t), ".tools", "bin", "nomad")
+	nomad := filepath.Join(testutil.RepoRoot(t), ".tools", "bin", "nomad")
 	if _, err := os.Stat(nomad); err != nil {
 		if nomad, err = exec.LookPath("nomad"); err != nil {
 			t.Fatalf("the conformance test parses jobs with the pinned nomad binary: run ./justw tools (%v)", err)
@@ -33,12 +25,12 @@ func checker(t *testing.T) Checker {
 // under packs/ is checked here with no Go written for it.
 func TestEveryPackConforms(t *testing.T) {
 	c := checker(t)
-	dirs, err := filepath.Glob(filepath.Join(repoRoot(t), "packs", "*", "metadata.hcl"))
+	dirs, err := filepath.Glob(filepath.Join(testutil.RepoRoot(t), "packs", "*", "metadata.hcl"))
 	if err != nil || len(dirs) < 2 {
 		t.Fatalf("packs found: %v, %v", dirs, err)
 	}
 	// the skeleton a new app starts from conforms too
-	skeleton := filepath.Join(repoRoot(t), "docs", "skeleton", "packs", "myapp", "metadata.hcl")
+	skeleton := filepath.Join(testutil.RepoRoot(t), "docs", "skeleton", "packs", "myapp", "metadata.hcl")
 	dirs = append(dirs, skeleton)
 	for _, m := range dirs {
 		dir := filepath.Dir(m)
@@ -107,8 +99,8 @@ func TestConformanceCatchesBrokenPacks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// the pack ships apps/taewa/server.js for exec, found beside packs/
 			tmp := t.TempDir()
-			dir := copyTree(t, filepath.Join(repoRoot(t), "packs", "taewa"), filepath.Join(tmp, "packs", "taewa"))
-			copyTree(t, filepath.Join(repoRoot(t), "apps", "taewa"), filepath.Join(tmp, "apps", "taewa"))
+			dir := copyTree(t, filepath.Join(testutil.RepoRoot(t), "packs", "taewa"), filepath.Join(tmp, "packs", "taewa"))
+			copyTree(t, filepath.Join(testutil.RepoRoot(t), "apps", "taewa"), filepath.Join(tmp, "apps", "taewa"))
 			path := filepath.Join(dir, tc.file)
 			src, err := os.ReadFile(path)
 			if err != nil {

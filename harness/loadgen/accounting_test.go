@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/orchbench/orchbench/harness/internal/testutil"
 )
 
 // Every scenario runs on both open-loop engines against a real loopback
@@ -79,30 +81,6 @@ func onlyPeer(t *testing.T, res *Result, addr string, conns int64) {
 	if len(res.Peers) != 1 || res.Peers[0].Addr != addr || res.Peers[0].Connections != conns {
 		t.Fatalf("peers %+v, want %d connections to %s", res.Peers, conns, addr)
 	}
-}
-
-// holdingListener accepts connections and never answers; they stay open
-// until the test ends.
-func holdingListener(t *testing.T, answer func(net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { c.Close() })
-			if answer != nil {
-				go answer(c)
-			}
-		}
-	}()
-	return ln.Addr().String()
 }
 
 func TestAccounting(t *testing.T) {
@@ -178,7 +156,7 @@ func TestAccounting(t *testing.T) {
 			want(t, "errors", a.Errors, a.HTTPErrors)
 		}},
 		{"server never answers", func(t *testing.T, engine string) {
-			addr := holdingListener(t, nil)
+			addr := testutil.ListenAndHold(t, nil)
 			timeout := 200 * time.Millisecond
 			res := runLoad(t, Config{URL: "http://" + addr + "/", Threads: 1, Connections: 2, Rate: 20, Duration: time.Second,
 				Timeout: timeout, Engine: engine})
@@ -195,9 +173,7 @@ func TestAccounting(t *testing.T) {
 			}
 		}},
 		{"refused port", func(t *testing.T, engine string) {
-			ln, _ := net.Listen("tcp", "127.0.0.1:0")
-			addr := ln.Addr().String()
-			ln.Close()
+			addr := testutil.FreeAddr(t)
 			res := runLoad(t, Config{URL: "http://" + addr + "/", Threads: 1, Connections: 2, Rate: 50, Duration: 500 * time.Millisecond, Engine: engine})
 			checkAccounting(t, res)
 			a := res.Accounting
@@ -209,7 +185,7 @@ func TestAccounting(t *testing.T) {
 			}
 		}},
 		{"server closes connections", func(t *testing.T, engine string) {
-			addr := holdingListener(t, func(c net.Conn) {
+			addr := testutil.ListenAndHold(t, func(c net.Conn) {
 				buf := make([]byte, 4096)
 				c.Read(buf)
 				c.Close()

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/orchbench/orchbench/harness/internal/testutil"
 )
 
 // Timing on the shared CI machine is noisy, so the tests assert on counts
@@ -251,31 +253,19 @@ func TestConnectionCloseOpensAConnectionPerRequest(t *testing.T) {
 func TestErrorClasses(t *testing.T) {
 	t.Parallel()
 	t.Run("refused", func(t *testing.T) {
-		ln, _ := net.Listen("tcp", "127.0.0.1:0")
-		addr := ln.Addr().String()
-		ln.Close()
+		addr := testutil.FreeAddr(t)
 		res := runLoad(t, Config{URL: "http://" + addr + "/", Connections: 1, Threads: 1, Rate: 20, Duration: 500 * time.Millisecond})
 		if res.Errors.Connect < 5 || res.Errors.Classes["connect_refused"] != res.Errors.Connect || res.Requests != 0 {
 			t.Fatalf("errors = %+v, requests %d", res.Errors, res.Requests)
 		}
 	})
 	t.Run("closed by server", func(t *testing.T) {
-		ln, _ := net.Listen("tcp", "127.0.0.1:0")
-		defer ln.Close()
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				go func() {
-					buf := make([]byte, 4096)
-					c.Read(buf)
-					c.Close()
-				}()
-			}
-		}()
-		res := runLoad(t, Config{URL: "http://" + ln.Addr().String() + "/", Connections: 1, Threads: 1, Rate: 20, Duration: 500 * time.Millisecond})
+		addr := testutil.ListenAndHold(t, func(c net.Conn) {
+			buf := make([]byte, 4096)
+			c.Read(buf)
+			c.Close()
+		})
+		res := runLoad(t, Config{URL: "http://" + addr + "/", Connections: 1, Threads: 1, Rate: 20, Duration: 500 * time.Millisecond})
 		cl := res.Errors.Classes
 		if res.Errors.Read < 5 || cl["eof"]+cl["reset"] != res.Errors.Read {
 			t.Fatalf("errors = %+v", res.Errors)

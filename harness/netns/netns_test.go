@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orchbench/orchbench/harness/internal/testutil"
 )
 
 // A listener on the loopback of a namespace of its own answers through
@@ -34,17 +36,10 @@ func TestDialAndCommandEnterTheNamespace(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("inside"))
-			c.Close()
-		}
-	}()
+	testutil.Hold(t, ln, func(c net.Conn) {
+		c.Write([]byte("inside"))
+		c.Close()
+	})
 	addr := ln.Addr().String()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

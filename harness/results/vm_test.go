@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,21 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchbench/orchbench/harness/internal/testutil"
 	"github.com/orchbench/orchbench/harness/testenv"
 )
 
 // vmBinary is the VictoriaMetrics the repository's tool installer pins.
 const vmBinary = "../../.tools/bin/victoria-metrics"
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // TestPushTwiceToRealVictoriaMetricsHasNoDuplicates starts the real binary
 // with the cluster's dedup flag, pushes an archive twice and counts samples.
@@ -43,7 +33,7 @@ func TestPushTwiceToRealVictoriaMetricsHasNoDuplicates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a VictoriaMetrics server")
 	}
-	port := freePort(t)
+	port := testutil.FreePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -8,25 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchbench/orchbench/harness/internal/testutil"
 	"github.com/orchbench/orchbench/harness/netns"
 )
 
 func TestAcceptorOfFindsTheAcceptingProcess(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
-	a, found, err := AcceptorOf("", ln.Addr().String(), 2*time.Second)
+	addr := testutil.ListenAndHold(t, nil)
+	a, found, err := AcceptorOf("", addr, 2*time.Second)
 	if err != nil || !found || a.PID != os.Getpid() || a.Command == "" {
 		t.Fatalf("acceptor %+v, found %v, error %v; want this process (pid %d)", a, found, err, os.Getpid())
 	}
@@ -69,16 +57,7 @@ func TestAcceptorOfInsideANamespace(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
+	testutil.Hold(t, ln, nil)
 	a, found, err := AcceptorOf(ns, ln.Addr().String(), 2*time.Second)
 	if err != nil || !found || a.PID != os.Getpid() {
 		t.Fatalf("acceptor %+v, found %v, error %v; want this process (pid %d) found inside %s", a, found, err, os.Getpid(), name)

@@ -2,7 +2,6 @@ package swarm
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchbench/orchbench/harness/internal/testutil"
 	"github.com/orchbench/orchbench/harness/orchestrator/translate"
 )
 
@@ -39,12 +39,7 @@ func TestProbeThroughANetworkNamespace(t *testing.T) {
 			t.Errorf("%+v: error %v, want pass %v", c.check, err, c.pass)
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close()
+	closed := testutil.FreeAddr(t)
 	if err := probe(ctx, &translate.Check{Type: "tcp", Address: closed, Timeout: time.Second}, pid); err == nil {
 		t.Error("a closed port passed the tcp check")
 	}

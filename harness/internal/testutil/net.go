@@ -1,0 +1,69 @@
+package testutil
+
+import (
+	"net"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// ListenAndHold listens on a loopback port and holds what connects there
+// (see Hold); it returns the address.
+func ListenAndHold(t testing.TB, answer func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	Hold(t, ln, answer)
+	return ln.Addr().String()
+}
+
+// Hold accepts every connection to ln, which stays open until the test
+// ends; answer, when set, is handed each one in a goroutine of its own.
+// Connections accepted and never answered are what a stalled server, or a
+// relay holding a port, looks like to a client. ln is closed at the end.
+func Hold(t testing.TB, ln net.Listener, answer func(net.Conn)) {
+	var mu sync.Mutex
+	var held []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+			if answer != nil {
+				go answer(c)
+			}
+		}
+	}()
+}
+
+// FreePort is a loopback TCP port nothing listened on a moment ago: for a
+// server a test starts as another process, or an address that must refuse.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// FreeAddr is FreePort's host:port: an address that refuses connections.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(FreePort(t)))
+}
