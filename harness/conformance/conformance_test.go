@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orchbench/orchbench/harness/internal/testutil"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
 
 func checker(t *testing.T) Checker {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchbench/orchbench/harness/internal/testutil"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
 
 // Every scenario runs on both open-loop engines against a real loopback

@@ -20,7 +20,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/orchbench/orchbench/harness/internal/testutil"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
 
 // Timing on the shared CI machine is noisy, so the tests assert on counts

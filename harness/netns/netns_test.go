@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchbench/orchbench/harness/internal/testutil"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
 
 // A listener on the loopback of a namespace of its own answers through

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchbench/orchbench/harness/internal/testutil"
 	"github.com/orchbench/orchbench/harness/testenv"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
 
 // vmBinary is the VictoriaMetrics the repository's tool installer pins.

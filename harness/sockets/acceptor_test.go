@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchbench/orchbench/harness/internal/testutil"
 	"github.com/orchbench/orchbench/harness/netns"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
 
 func TestAcceptorOfFindsTheAcceptingProcess(t *testing.T) {

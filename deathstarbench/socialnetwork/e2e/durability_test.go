@@ -19,6 +19,8 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"github.com/orchbench/orchbench/harness/testutil"
 )
 
 // The stores run as the pack runs them: Redis with an append-only file
@@ -135,7 +137,7 @@ func missing(t *testing.T, acked []int, present func(writer, seq int) bool) (los
 func TestDurabilityRedisAppendOnlyEverySecond(t *testing.T) {
 	redisServer := requireBinary(t, "redis-server")
 	dataDir, logDir := t.TempDir(), t.TempDir()
-	port := freePort(t)
+	port := testutil.FreePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	// the pack's flags (packs/social-network)
 	p := newStoreProcess(t, logDir, "redis", redisServer, "--bind", "127.0.0.1", "--port", strconv.Itoa(port),
@@ -198,7 +200,7 @@ func waitLoaded(t *testing.T, client *redis.Client) {
 func TestDurabilityFerretDB(t *testing.T) {
 	dataDir, logDir := t.TempDir(), t.TempDir()
 	ferretdb := buildBinary(t, "deathstarbench/cmd/ferretdb")
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	addr := testutil.FreeAddr(t)
 	// the pack's flags and the binary's default SQLite parameters
 	p := newStoreProcess(t, logDir, "ferretdb", ferretdb, "--listen-addr", addr, "--data-dir", dataDir)
 	ctx := context.Background()

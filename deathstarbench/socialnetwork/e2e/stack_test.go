@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,22 +17,8 @@ import (
 
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork"
 	"github.com/orchbench/orchbench/harness/testenv"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func repoRoot(t *testing.T) string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
-}
 
 // binDir holds the binaries, built once for every test of the package.
 var binDir string
@@ -59,7 +44,7 @@ func buildBinary(t *testing.T, pkg string) string {
 	var buildErr error
 	once.(*sync.Once).Do(func() {
 		cmd := exec.Command("go", "build", "-o", out, "./"+pkg)
-		cmd.Dir = repoRoot(t)
+		cmd.Dir = testutil.RepoRoot(t)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if output, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("build %s: %v\n%s", pkg, err, output)
@@ -167,9 +152,9 @@ func startStack(t *testing.T) stack {
 	socialnet := buildBinary(t, "deathstarbench/cmd/socialnet")
 	ferretdb := buildBinary(t, "deathstarbench/cmd/ferretdb")
 
-	redisAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	memcachedAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	ferretAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	redisAddr := testutil.FreeAddr(t)
+	memcachedAddr := testutil.FreeAddr(t)
+	ferretAddr := testutil.FreeAddr(t)
 	start(t, logDir, "redis", nil, redisServer, "--bind", "127.0.0.1", "--port", strings.Split(redisAddr, ":")[1],
 		"--save", "", "--appendonly", "no", "--dir", dataDir)
 	start(t, logDir, "memcached", nil, memcached, "-l", "127.0.0.1", "-p", strings.Split(memcachedAddr, ":")[1], "-U", "0", "-u", "root", "-m", "64")
@@ -180,7 +165,7 @@ func startStack(t *testing.T) stack {
 
 	addrs := map[string]string{}
 	for _, name := range socialnetwork.ServiceNames() {
-		addrs[name] = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+		addrs[name] = testutil.FreeAddr(t)
 	}
 	env := []string{
 		"MONGODB_URI=mongodb://" + ferretAddr + "/",

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchbench/orchbench/harness/internal/testutil"
 	"github.com/orchbench/orchbench/harness/orchestrator/translate"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
 
 // The checks run through a task's network namespace; this process's own

@@ -49,7 +49,7 @@ func TestFreePortRefuses(t *testing.T) {
 
 func TestRepoRootHoldsThisPackage(t *testing.T) {
 	root := RepoRoot(t)
-	if _, err := os.Stat(filepath.Join(root, "harness", "internal", "testutil", "repo.go")); err != nil {
+	if _, err := os.Stat(filepath.Join(root, "harness", "testutil", "repo.go")); err != nil {
 		t.Errorf("root %s: %v", root, err)
 	}
 }
