@@ -8,6 +8,15 @@ import (
 	"github.com/orchbench/orchbench/harness/loadgen"
 )
 
+// LoadImage is the image a load job runs: the one configured, else the
+// default every orchestrator's job shares.
+func LoadImage(configured string) string {
+	if configured != "" {
+		return configured
+	}
+	return DefaultLoadImage
+}
+
 // EnvVar is one variable of a load job's environment.
 type EnvVar struct {
 	Name, Value string

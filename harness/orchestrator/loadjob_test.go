@@ -85,3 +85,12 @@ func TestLoadJobResultKeepsAFailedJobsResultWithAnError(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadImageDefaultsToTheSharedImage(t *testing.T) {
+	if got := LoadImage(""); got != DefaultLoadImage {
+		t.Errorf("no image configured: %q", got)
+	}
+	if got := LoadImage("orchbench/orchbench:session-abc"); got != "orchbench/orchbench:session-abc" {
+		t.Errorf("a configured image: %q", got)
+	}
+}

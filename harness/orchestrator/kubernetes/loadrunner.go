@@ -48,13 +48,6 @@ const (
 
 func (*LoadRunner) Name() string { return Name }
 
-func (l *LoadRunner) image() string {
-	if l.Image != "" {
-		return l.Image
-	}
-	return orchestrator.DefaultLoadImage
-}
-
 // Run creates the Job, waits for its pod to end, reads the result and the
 // generator's output, and deletes the Job.
 func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*loadgen.Result, []byte, error) {
@@ -99,7 +92,7 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 					HostNetwork:                  true,
 					AutomountServiceAccountToken: ptr(false),
 					Containers: []corev1.Container{{
-						Name: loadTaskName, Image: l.image(), ImagePullPolicy: corev1.PullNever,
+						Name: loadTaskName, Image: orchestrator.LoadImage(l.Image), ImagePullPolicy: corev1.PullNever,
 						Args: []string{"loadjob", "--out", resultInJob}, Env: env, Resources: res,
 						VolumeMounts: []corev1.VolumeMount{{Name: "out", MountPath: resultDir}},
 					}},

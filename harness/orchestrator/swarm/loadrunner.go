@@ -36,13 +36,6 @@ const (
 
 func (*LoadRunner) Name() string { return Name }
 
-func (l *LoadRunner) image() string {
-	if l.Image != "" {
-		return l.Image
-	}
-	return orchestrator.DefaultLoadImage
-}
-
 // Run creates the job, waits for its task to end, reads the result and the
 // generator's output, and removes the job.
 func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*loadgen.Result, []byte, error) {
@@ -65,7 +58,7 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 		Annotations: swarm.Annotations{Name: name, Labels: map[string]string{"orchbench.load": req.StepID}},
 		Mode:        swarm.ServiceMode{ReplicatedJob: &swarm.ReplicatedJob{MaxConcurrent: &one, TotalCompletions: &one}},
 		TaskTemplate: swarm.TaskSpec{
-			ContainerSpec: &swarm.ContainerSpec{Image: l.image(), Args: []string{"loadjob", "--out", resultInJob}, Env: env,
+			ContainerSpec: &swarm.ContainerSpec{Image: orchestrator.LoadImage(l.Image), Args: []string{"loadjob", "--out", resultInJob}, Env: env,
 				Labels: map[string]string{"orchbench.load": req.StepID}},
 			Resources: &swarm.ResourceRequirements{Limits: limit},
 			// a failed load step is recorded as failed; retrying would silently
