@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -16,22 +15,12 @@ import (
 
 	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
-
-// fakeOrchbench writes a shell script standing in for orchbench and
-// returns its path.
-func fakeOrchbench(t *testing.T, script string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "orchbench")
-	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 func TestRunStreamsPrefixedOutputAndKeepsTimeLastLineAndProblems(t *testing.T) {
 	// a problem line may be indented, and the last line may lack its newline
-	bin := fakeOrchbench(t, `echo "checking $2"
+	bin := testutil.ShellScript(t, "orchbench", `echo "checking $2"
 echo "  problem:  user 3 has no timeline "
 echo "problem: user 4 has no timeline" >&2
 echo "problems are only lines that start so: problem: not this"
@@ -61,7 +50,7 @@ printf '2 problems, checked 4 users'
 }
 
 func TestRunFailureCarriesProblemLinesOrTheLastLine(t *testing.T) {
-	bin := fakeOrchbench(t, `i=0
+	bin := testutil.ShellScript(t, "orchbench", `i=0
 while [ $i -lt "$2" ]; do i=$((i+1)); echo "problem: record $i missing"; done
 echo "gave up" >&2
 exit 3
@@ -93,7 +82,7 @@ exit 3
 }
 
 func TestRunKeepsABoundedNumberOfProblems(t *testing.T) {
-	bin := fakeOrchbench(t, `i=0
+	bin := testutil.ShellScript(t, "orchbench", `i=0
 while [ $i -lt 1200 ]; do i=$((i+1)); echo "problem: record $i missing"; done
 `)
 	res, err := Runner{Binary: bin, Out: &strings.Builder{}}.Run(context.Background(), Call{Kind: Verify, Job: "sn", Args: []string{"verify"}, Timeout: time.Minute})
@@ -103,7 +92,7 @@ while [ $i -lt 1200 ]; do i=$((i+1)); echo "problem: record $i missing"; done
 }
 
 func TestRunSaysWhenTheHookOutlivedItsTimeout(t *testing.T) {
-	bin := fakeOrchbench(t, "echo loading\nexec sleep 30\n")
+	bin := testutil.ShellScript(t, "orchbench", "echo loading\nexec sleep 30\n")
 	var out strings.Builder
 	res, err := Runner{Binary: bin, Out: &out}.Run(context.Background(), Call{Kind: Setup, Job: "sn", Args: []string{"setup"}, Timeout: 300 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "setup (orchbench setup) failed after ") ||

@@ -18,18 +18,9 @@ import (
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 	"github.com/orchbench/orchbench/harness/testenv"
+	"github.com/orchbench/orchbench/harness/testutil"
 	"github.com/orchbench/orchbench/harness/toolload"
 )
-
-// fakeTool writes a shell script standing in for a tool binary.
-func fakeTool(t *testing.T, body string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "fortio")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // A tool whose output is missing or garbled leaves the step invalid, with
 // a reason naming the runner.
@@ -42,7 +33,7 @@ func TestToolRunnerBadOutputMakesStepInvalid(t *testing.T) {
 		"exit code": {`echo boom >&2; exit 3`, "load runner fortio: exit status 3: boom"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			run := LocalToolRunner{Tool: toolload.Fortio{}, Binary: fakeTool(t, c.script)}
+			run := LocalToolRunner{Tool: toolload.Fortio{}, Binary: testutil.ShellScript(t, "fortio", c.script)}
 			req := orchestrator.LoadRequest{Bound: 10 * time.Second, Tool: toolload.Request{URL: "http://127.0.0.1:1/", Connections: 2, Duration: time.Second}}
 			res, _, err := run.Run(context.Background(), req)
 			g := CompleteGate(res, err, time.Second, run.Name())
@@ -140,7 +131,7 @@ func TestClosedLoopMatchesFortio(t *testing.T) {
 
 	// Both run at once, each pinned to CPU 0, so whatever else the machine
 	// does at that moment (a shared CI runner) weighs on both alike.
-	pinned := fakeTool(t, "exec taskset -c 0 "+fortio+` "$@"`)
+	pinned := testutil.ShellScript(t, "fortio", "exec taskset -c 0 "+fortio+` "$@"`)
 	type fortioRun struct {
 		res *loadgen.Result
 		err error

@@ -12,6 +12,7 @@ import (
 	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/hooks"
 	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
 
 // endpointsOnly is an orchestrator whose measured service has one
@@ -27,8 +28,7 @@ func (e endpointsOnly) Endpoints(context.Context, *orchestrator.Deployment, stri
 
 // fakeHookBinary stands in for orchbench: it logs each call and fails a
 // verification with two problem lines when a file "verify-fails" exists.
-const fakeHookBinary = `#!/bin/sh
-dir=$(dirname "$0")
+const fakeHookBinary = `dir=$(dirname "$0")
 echo "$*" >> "$dir/calls"
 if [ "$1" = verify ] && [ -f "$dir/verify-fails" ]; then
   echo "problem: home-timeline of user 3 is empty"
@@ -40,11 +40,8 @@ echo "$1 done"
 `
 
 func TestPackRunHooksReportProblemLinesAndTime(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "orchbench")
-	if err := os.WriteFile(bin, []byte(fakeHookBinary), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := testutil.ShellScript(t, "orchbench", fakeHookBinary)
+	dir := filepath.Dir(bin)
 	app, err := contract.ParseApp(&api.Job{ID: ptr("sn"), Meta: map[string]string{
 		"orchbench_service":     "sn-frontend",
 		"orchbench_setup_args":  `["setup","--frontend","http://{{endpoint}}"]`,
@@ -95,10 +92,7 @@ func TestPackRunHooksReportProblemLinesAndTime(t *testing.T) {
 }
 
 func TestPackRunPrepareHookFailureNamesTheJob(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "orchbench")
-	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho 'problem: no space left for the snapshot'\nexit 2\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := testutil.ShellScript(t, "orchbench", "echo 'problem: no space left for the snapshot'\nexit 2")
 	jobs := []*api.Job{{ID: ptr("sn"), Meta: map[string]string{"orchbench_prepare_args": `["prepare"]`}}}
 	err := runPrepareHooks(context.Background(), hooks.Runner{Binary: bin, Out: &strings.Builder{}}, jobs)
 	if err == nil || !strings.HasPrefix(err.Error(), "job sn: prepare hook (orchbench prepare) failed after ") ||
