@@ -86,7 +86,7 @@ restore_sysctls() {
 netns_up() {
   [ -e "/run/netns/$ns" ] || ip netns add "$ns"
   ip -n "$ns" link set lo up
-  ip -n "$ns" addr show dev lo | grep -q "$node_ip/32" || ip -n "$ns" addr add "$node_ip/32" dev lo
+  output_has "inet $node_ip/32 " ip -n "$ns" addr show dev lo || ip -n "$ns" addr add "$node_ip/32" dev lo
   # the node itself reaches Service addresses (kube-proxy's NAT rules send
   # them on to the pods); without a route the kernel refuses before NAT
   ip -n "$ns" route replace "$service_cidr" dev lo src "$node_ip"
@@ -248,9 +248,9 @@ coredns_image() {
   docker tag "$tag" "$ref"
 }
 
-etcd_healthy() { nsx curl -sf http://127.0.0.1:2379/health | grep -q true; }
+etcd_healthy() { output_has true nsx curl -sf http://127.0.0.1:2379/health; }
 api_ready() { kubectl_ get --raw /readyz >/dev/null; }
-node_ready() { kubectl_ get node "$node_name" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}' | grep -q True; }
+node_ready() { output_has True kubectl_ get node "$node_name" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'; }
 coredns_ready() { [ "$(kubectl_ -n kube-system get deploy coredns -o 'jsonpath={.status.availableReplicas}')" = 1 ]; }
 
 deploy_coredns() {
