@@ -149,8 +149,8 @@ plugin "raw_exec" {
 }
 plugin "docker" {
   config {
-    # bridge-mode allocations need a pause container; registry.k8s.io is not
-    # reachable, so cluster/images.sh builds one locally
+    # bridge-mode allocations need a pause container; the upstream image's
+    # registry is not reachable, so cluster/images.sh builds one locally
     infra_image = "orchbench/pause:local"
     # images are built locally and no registry can give them back: Nomad's
     # image garbage collection would delete them minutes after last use
@@ -196,7 +196,7 @@ start() { # start NAME COMMAND...
 
 vl_healthy() { output_has OK curl -sf http://127.0.0.1:9428/health; }
 agent_running() { output_has '^Status *= running' "$bin/nomad" job status -short orchbench-agent 2>/dev/null; }
-# read whole, as output_has does (lib.sh): the metrics page is long
+# the metrics page is long: read whole, for the reason output_has (lib.sh) gives
 agent_healthy() { local m; m=$(curl -sf -m 5 http://127.0.0.1:8888/metrics) && [[ $m == *otelcol_* || $m == *vector_* ]]; }
 # agent_template: Vector where the node has it (jobs/vector.nomad.tpl, untested
 # here), the OpenTelemetry Collector built by cluster/tools.sh otherwise
