@@ -269,6 +269,10 @@ up() {
   done
   local t0; t0=$(date +%s)
   mkdir -p "$k8s" "$pids" "$logs"
+  # the kubelet takes the kubepods cgroups as they are; ones an earlier node
+  # left (no kubelet runs now) go before the snapshot, so that k8s-down
+  # removes the ones this node makes
+  pgrep -x kubelet >/dev/null || "$root/cluster/hoststate.sh" clean-cgroups '^kubepods'
   "$root/cluster/hoststate.sh" snapshot "$state/hoststate/kubernetes"
   note_created_paths
   save_sysctls
@@ -358,6 +362,9 @@ down() {
   # the namespace takes the bridge, the pods' links, and every iptables rule
   # the kubelet and kube-proxy made with it
   if [ -e "/run/netns/$ns" ]; then ip netns del "$ns"; say "network namespace $ns removed"; fi
+  # the kubelet (cgroupfs driver) made kubepods in every hierarchy and leaves
+  # it when it stops; the pods' processes are gone by now
+  "$root/cluster/hoststate.sh" clean-cgroups '^kubepods' "$state/hoststate/kubernetes"
   restore_sysctls
   if [ -f "$k8s/created-paths" ]; then
     while read -r p; do
