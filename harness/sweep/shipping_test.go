@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 )
 
@@ -77,5 +80,41 @@ func TestProcessWatchSeesAShipperOnlyInTheMiddle(t *testing.T) {
 	time.Sleep(5 * time.Millisecond)
 	if _, n, err := failing.finish(); n != 0 || err == nil {
 		t.Fatalf("failed looks: %d counted, error %v", n, err)
+	}
+}
+
+// idleAgent is a node agent with no task on this machine.
+type idleAgent struct{}
+
+func (idleAgent) Name() string                                         { return "orchbench-agent" }
+func (idleAgent) Tasks(context.Context) ([]orchestrator.Limits, error) { return nil, nil }
+func (idleAgent) Pause(context.Context) error                          { return nil }
+func (idleAgent) Resume(context.Context, time.Duration) error          { return nil }
+
+// labelsLogs is an orchestrator whose task logs the agent ships, under a
+// label of its own naming; keepsNoMarkers (marker_test.go) ships none.
+type labelsLogs struct{ orchestrator.Orchestrator }
+
+func (labelsLogs) ShippedLogJob(d *orchestrator.Deployment) string { return "job:" + d.Job }
+
+// A step links to its logs only on an orchestrator whose logs the agent
+// ships, under the labels that orchestrator gives them.
+func TestShippingRecordLinksLogsOnlyWhereTheyAreShipped(t *testing.T) {
+	jobs := []*orchestrator.Deployment{{Job: "sn"}, {Job: "sn-db"}}
+	r := &Runner{Agent: idleAgent{}, LogsURL: "http://127.0.0.1:9428"}
+	st := experiment.Step{Shipping: experiment.ShippingOn}
+	rec := r.watchShipping(context.Background(), st, &deployment{orch: labelsLogs{}, jobs: jobs}).finish(time.Time{}, time.Time{})
+	if rec.LogsURL != r.LogsURL || strings.Join(rec.Jobs, ",") != "job:sn,job:sn-db" {
+		t.Fatalf("shipped logs: url %q, jobs %q", rec.LogsURL, rec.Jobs)
+	}
+	rec = r.watchShipping(context.Background(), st, &deployment{orch: keepsNoMarkers{}, jobs: jobs}).finish(time.Time{}, time.Time{})
+	if rec.LogsURL != "" || len(rec.Jobs) != 0 {
+		t.Fatalf("logs no agent ships got a link: url %q, jobs %q", rec.LogsURL, rec.Jobs)
+	}
+	// without an agent nothing is shipped, whatever the orchestrator
+	r.Agent = nil
+	rec = r.watchShipping(context.Background(), st, &deployment{orch: labelsLogs{}, jobs: jobs}).finish(time.Time{}, time.Time{})
+	if rec.LogsURL != "" || len(rec.Jobs) != 0 {
+		t.Fatalf("no agent, yet a link: url %q, jobs %q", rec.LogsURL, rec.Jobs)
 	}
 }
