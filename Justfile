@@ -7,7 +7,8 @@ set positional-arguments
 export GOSUMDB := "off"
 export GOFLAGS := "-mod=mod"
 export GOTOOLCHAIN := "local"
-export GOPROXY := env("GOPROXY", "https://proxy.golang.org")
+# the machine's Go module proxy (GOPROXY, else `go env GOPROXY`), never direct
+export GOPROXY := `cluster/registries.sh goproxy`
 export NOMAD_ADDR := "http://127.0.0.1:4646"
 export CONSUL_HTTP_ADDR := "http://127.0.0.1:8500"
 export PATH := justfile_directory() + "/.tools/bin:" + env("PATH")
@@ -153,7 +154,9 @@ test-integration: tools tools-kubernetes build
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/socialnetwork/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags integration -count=1 -timeout 50m -v ./test/integration/
 
-# gofmt and go vet
+# gofmt, go vet, and shellcheck at warning level over every shell script
 lint:
     test -z "$(gofmt -l harness deathstarbench apps test 2>/dev/null)" || { gofmt -l harness deathstarbench apps test; exit 1; }
     go vet ./...
+    command -v shellcheck >/dev/null || { echo "shellcheck is missing: run ./justw tools"; exit 1; }
+    git ls-files -z -- '*.sh' justw | xargs -0 shellcheck -S warning

@@ -24,7 +24,8 @@ alive() { [ -f "$pids/$1" ] && kill -0 "$(cat "$pids/$1")" 2>/dev/null; }
 
 holder() { # holder PROTO PORT -> "name (pid N)" of the listener, or empty
   local line
-  line=$(ss -H -lnp -"${1:0:1}" "sport = :$2" 2>/dev/null | head -1)
+  line=$(ss -H -lnp -"${1:0:1}" "sport = :$2" 2>/dev/null) || true
+  line=${line%%$'\n'*}
   [ -n "$line" ] || return 1
   local proc; proc=$(grep -o 'users:((.*))' <<<"$line" | sed -E 's/users:\(\("([^"]*)",pid=([0-9]+).*/\1 (pid \2)/')
   echo "${proc:-an unknown process}"
@@ -50,7 +51,7 @@ need_tools() {
 
 
 consul_leader() { [ -n "$(curl -sf "$CONSUL_HTTP_ADDR/v1/status/leader" | tr -d '"')" ]; }
-nomad_ready() { "$bin/nomad" node status -self -short 2>/dev/null | grep -q '^Status *= ready'; }
+nomad_ready() { output_has '^Status *= ready' "$bin/nomad" node status -self -short 2>/dev/null; }
 # nomad_diagnosis: what a node that never became ready says about itself
 nomad_diagnosis() {
   say "nomad agent members: $("$bin/nomad" server members 2>&1 | tail -n +2 | tr -s ' ' | paste -sd';')"
@@ -62,10 +63,10 @@ nomad_diagnosis() {
 }
 memory_oversubscription() {
   "$bin/nomad" operator scheduler set-config -memory-oversubscription=true >/dev/null &&
-    "$bin/nomad" operator scheduler get-config | grep -q '^Memory Oversubscription *= true'
+    output_has '^Memory Oversubscription *= true' "$bin/nomad" operator scheduler get-config
 }
-vm_healthy() { curl -sf http://127.0.0.1:8428/health | grep -q OK; }
-vm_running() { "$bin/nomad" job status -short victoriametrics 2>/dev/null | grep -q '^Status *= running'; }
+vm_healthy() { output_has OK curl -sf http://127.0.0.1:8428/health; }
+vm_running() { output_has '^Status *= running' "$bin/nomad" job status -short victoriametrics 2>/dev/null; }
 
 write_configs() {
   mkdir -p "$state/consul/data" "$state/nomad/data" "$pids" "$logs"
@@ -148,8 +149,8 @@ plugin "raw_exec" {
 }
 plugin "docker" {
   config {
-    # bridge-mode allocations need a pause container; registry.k8s.io is not
-    # reachable, so cluster/images.sh builds one locally
+    # bridge-mode allocations need a pause container; the upstream image's
+    # registry is not reachable, so cluster/images.sh builds one locally
     infra_image = "orchbench/pause:local"
     # images are built locally and no registry can give them back: Nomad's
     # image garbage collection would delete them minutes after last use
@@ -193,10 +194,9 @@ start() { # start NAME COMMAND...
   say "started $name (pid $!)"
 }
 
-vl_healthy() { curl -sf http://127.0.0.1:9428/health | grep -q OK; }
-agent_running() { "$bin/nomad" job status -short orchbench-agent 2>/dev/null | grep -q '^Status *= running'; }
-# read whole, not piped into grep -q: grep would stop at its first match and
-# curl, still writing the long metrics page, fail on the closed pipe
+vl_healthy() { output_has OK curl -sf http://127.0.0.1:9428/health; }
+agent_running() { output_has '^Status *= running' "$bin/nomad" job status -short orchbench-agent 2>/dev/null; }
+# the metrics page is long: read whole, for the reason output_has (lib.sh) gives
 agent_healthy() { local m; m=$(curl -sf -m 5 http://127.0.0.1:8888/metrics) && [[ $m == *otelcol_* || $m == *vector_* ]]; }
 # agent_template: Vector where the node has it (jobs/vector.nomad.tpl, untested
 # here), the OpenTelemetry Collector built by cluster/tools.sh otherwise

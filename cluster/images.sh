@@ -21,12 +21,13 @@
 # in the build, so no build needs a registry; they are cached by the base
 # and the package list under ${ORCHBENCH_CACHE:-~/.cache/orchbench}/debs.
 # REGISTRY=host:port pushes every built image there, for real multi-host clusters.
+# debootstrap takes Debian from the mirror the machine's apt sources name, or
+# from DEBIAN_MIRROR=URL (cluster/registries.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 export GOSUMDB=off GOFLAGS=-mod=mod GOTOOLCHAIN=local
-export GOPROXY="${GOPROXY:-https://proxy.golang.org}"; GOPROXY="${GOPROXY%,direct}"
+GOPROXY=$("$root/cluster/registries.sh" goproxy); export GOPROXY
 say() { printf '[images] %s\n' "$*"; }
-mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 built=()
 
 cache="${ORCHBENCH_CACHE:-$HOME/.cache/orchbench}"
@@ -72,8 +73,9 @@ debootstrap_image() {
   if have "$tag"; then say "$name: $tag is up to date"; tag_latest "$tag"; return; fi
   command -v debootstrap >/dev/null || { say "debootstrap is missing: run ./justw tools"; exit 1; }
   local pkgs; pkgs=$(grep -v '^#' "$root/$list" | xargs | tr ' ' ',')
+  local mirror; mirror=$("$root/cluster/registries.sh" debian-mirror bookworm) || exit 1
   local dir; dir=$(mktemp -d /var/tmp/orchbench-base.XXXXXX)
-  say "$name: debootstrap bookworm with $pkgs (about 1-2 minutes)"
+  say "$name: debootstrap bookworm from $mirror with $pkgs (about 1-2 minutes)"
   if ! debootstrap --variant=minbase --include="$pkgs" bookworm "$dir" "$mirror" >"$root/.state/logs/debootstrap-$name.log" 2>&1; then
     say "$name: debootstrap failed; last lines of .state/logs/debootstrap-$name.log:"
     tail -n 20 "$root/.state/logs/debootstrap-$name.log" | sed 's/^/    /'

@@ -86,7 +86,7 @@ restore_sysctls() {
 netns_up() {
   [ -e "/run/netns/$ns" ] || ip netns add "$ns"
   ip -n "$ns" link set lo up
-  ip -n "$ns" addr show dev lo | grep -q "$node_ip/32" || ip -n "$ns" addr add "$node_ip/32" dev lo
+  output_has "inet $node_ip/32 " ip -n "$ns" addr show dev lo || ip -n "$ns" addr add "$node_ip/32" dev lo
   # the node itself reaches Service addresses (kube-proxy's NAT rules send
   # them on to the pods); without a route the kernel refuses before NAT
   ip -n "$ns" route replace "$service_cidr" dev lo src "$node_ip"
@@ -248,9 +248,9 @@ coredns_image() {
   docker tag "$tag" "$ref"
 }
 
-etcd_healthy() { nsx curl -sf http://127.0.0.1:2379/health | grep -q true; }
+etcd_healthy() { output_has true nsx curl -sf http://127.0.0.1:2379/health; }
 api_ready() { kubectl_ get --raw /readyz >/dev/null; }
-node_ready() { kubectl_ get node "$node_name" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}' | grep -q True; }
+node_ready() { output_has True kubectl_ get node "$node_name" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'; }
 coredns_ready() { [ "$(kubectl_ -n kube-system get deploy coredns -o 'jsonpath={.status.availableReplicas}')" = 1 ]; }
 
 deploy_coredns() {
@@ -269,6 +269,10 @@ up() {
   done
   local t0; t0=$(date +%s)
   mkdir -p "$k8s" "$pids" "$logs"
+  # the kubelet takes the kubepods cgroups as they are; ones an earlier node
+  # left (no kubelet runs now) go before the snapshot, so that k8s-down
+  # removes the ones this node makes
+  pgrep -x kubelet >/dev/null || "$root/cluster/hoststate.sh" clean-cgroups '^kubepods'
   "$root/cluster/hoststate.sh" snapshot "$state/hoststate/kubernetes"
   note_created_paths
   save_sysctls
@@ -358,6 +362,9 @@ down() {
   # the namespace takes the bridge, the pods' links, and every iptables rule
   # the kubelet and kube-proxy made with it
   if [ -e "/run/netns/$ns" ]; then ip netns del "$ns"; say "network namespace $ns removed"; fi
+  # the kubelet (cgroupfs driver) made kubepods in every hierarchy and leaves
+  # it when it stops; the pods' processes are gone by now
+  "$root/cluster/hoststate.sh" clean-cgroups '^kubepods' "$state/hoststate/kubernetes"
   restore_sysctls
   if [ -f "$k8s/created-paths" ]; then
     while read -r p; do

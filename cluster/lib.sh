@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Functions the cluster scripts share; each script defines say() first.
 
 # wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND until it succeeds.
@@ -9,6 +10,17 @@ wait_for() {
     sleep 0.5
   done
   say "$what: ok"
+}
+
+# output_has PATTERN COMMAND...: true when COMMAND succeeds and a line of its
+# output matches the extended regular expression PATTERN. The output is read
+# whole before it is matched: in `COMMAND | grep -q PATTERN` under pipefail,
+# grep exits at its first match and COMMAND, still writing, dies of SIGPIPE,
+# so the pipeline fails now and then although the pattern is there.
+output_has() {
+  local pattern=$1 out; shift
+  out=$("$@") || return 1
+  grep -qE -- "$pattern" <<<"$out"
 }
 
 # stop_pidfile FILE NAME SIGNAL: stops the process FILE records with SIGNAL,

@@ -14,11 +14,12 @@ cache="${ORCHBENCH_CACHE:-$HOME/.cache/orchbench}/tools"
 mkdir -p "$bin" "$logs" "$cache"
 
 export GOSUMDB=off GOFLAGS=-mod=mod GOTOOLCHAIN=local
-export GOPROXY="${GOPROXY:-https://proxy.golang.org}"
-GOPROXY="${GOPROXY%,direct}"
+GOPROXY=$("$root/cluster/registries.sh" goproxy); export GOPROXY
 
 tool="" step=""
 say() { printf '[tools] %s\n' "$*"; }
+# shellcheck source=lib.sh
+source "$root/cluster/lib.sh"
 fail() {
   say "FAILED: tool $tool, step $step"
   say "command: $*"
@@ -39,7 +40,7 @@ run() {
 apt_install() {
   local missing=()
   for p in $APT_PACKAGES; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+    output_has 'ok installed$' dpkg-query -W -f='${Status}' "$p" 2>/dev/null || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && { say "debian packages: all present"; return; }
   if [ "$(id -u)" != 0 ]; then
@@ -86,8 +87,9 @@ installed() {
 install_bin() { cp "$1" "$2.new" && mv -f "$2.new" "$2"; }
 all_present() { local d=$1; shift; for b in "$@"; do [ -x "$d/$b" ] || return 1; done; }
 on_path_at() {
-  local p; p=$(PATH="${PATH//$bin:/}" command -v "$1" 2>/dev/null) || return 1
-  "$p" version 2>/dev/null | head -1 | grep -qF "${2#v}"
+  local p v; p=$(PATH="${PATH//$bin:/}" command -v "$1" 2>/dev/null) || return 1
+  v=$("$p" version 2>/dev/null) || return 1
+  [[ ${v%%$'\n'*} == *"${2#v}"* ]]
 }
 finish() {
   local name=$1 version=$2; shift 2
@@ -100,6 +102,10 @@ finish() {
 # (so every dependency stays at the version the release was tested with).
 wrapper() {
   local mod=$1 version=$2
+  if [ "$GOPROXY" = off ]; then
+    say "FAILED: tool $tool: no Go module proxy to build it from (neither GOPROXY nor \`go env GOPROXY\` names one before direct or off; set GOPROXY=URL)"
+    exit 1
+  fi
   work="$root/.tools/build/$tool"
   rm -rf "$work"; mkdir -p "$work"
   step="download $mod@$version"
@@ -169,7 +175,7 @@ build_nomad_ui() {
   mkdir -p "$cached"
   (cd "$work" && run "go build -tags ui (several minutes cold)" go build -trimpath -tags ui -o "$cached/nomad.tmp" github.com/hashicorp/nomad)
   step="check the build tags"
-  go version -m "$cached/nomad.tmp" | grep -q -- '-tags=ui$' || fail go version -m "$cached/nomad.tmp"
+  output_has '-tags=ui$' go version -m "$cached/nomad.tmp" || fail go version -m "$cached/nomad.tmp"
   mv "$cached/nomad.tmp" "$cached/nomad"
   install_bin "$cached/nomad" "$bin/nomad"
   echo "$version" >"$bin/.nomad.version"

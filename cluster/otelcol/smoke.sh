@@ -29,9 +29,12 @@ for b in otelcol-orchbench victoria-logs victoria-metrics; do
   [ -x "$bin/$b" ] || die "$bin/$b missing: run cluster/tools.sh otelcol victorialogs victoriametrics"
 done
 
-# someone else's server on a port would answer the checks instead of ours
+# someone else's server on a port would answer the checks instead of ours;
+# the listeners are read whole, as in `ss | grep -q` under pipefail an early
+# match could fail the pipeline
+listening=$(ss -Hltn)
 for p in "$vl_port" "$vm_port" "$nomad_port" "${OTELCOL_METRICS_PORT:-18888}" "${OTELCOL_HEALTH_PORT:-13133}"; do
-  ! ss -ltn | grep -q "127.0.0.1:$p " || die "port $p is already in use (move it: VL_PORT VM_PORT FAKE_NOMAD_PORT OTELCOL_METRICS_PORT OTELCOL_HEALTH_PORT)"
+  ! grep -q " 127.0.0.1:$p " <<<"$listening" || die "port $p is already in use (move it: VL_PORT VM_PORT FAKE_NOMAD_PORT OTELCOL_METRICS_PORT OTELCOL_HEALTH_PORT)"
 done
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
@@ -114,7 +117,8 @@ say "(a) ok: 55 lines, fields nomad.{job,group,task,alloc_id,namespace,node}, lo
 # names in QUERY are written with underscores
 vm_has() {
   local q=$1; [ "${VM_PROM_NAMING:-}" = 1 ] && q=$(sed -E 's/(host|nomad|log)\.(name|job|stream)=/\1_\2=/g' <<<"$q")
-  curl -sf "$vm/internal/force_flush" >/dev/null; curl -sf "$vm/api/v1/query" --data-urlencode "query=$q" | grep -q '"result":\[{'
+  curl -sf "$vm/internal/force_flush" >/dev/null
+  local r; r=$(curl -sf "$vm/api/v1/query" --data-urlencode "query=$q") && [[ $r == *'"result":[{'* ]]
 }
 wait_for "system.cpu.time in VictoriaMetrics" 40 vm_has '{__name__=~"system.cpu.time.*",host.name="smoke-node"}'
 wait_for "orchbench.log.errors for job web" 40 vm_has 'max({__name__=~"orchbench.log.errors.*",nomad.job="web"}) >= 5'

@@ -2,21 +2,10 @@ package sweep
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/orchestrator"
-	"github.com/orchbench/orchbench/harness/results"
 )
-
-// GateTaskEvents fails when a task restarted, exited, was OOM-killed or
-// replaced during the load and the step did not inject it: the application
-// ran on fewer instances than declared for part of the step, so the step is
-// broken, with what happened and when as its reason. The orchestrator's
-// events say when; the instances' fingerprint before and after the load
-// says whether, even when events are lost or unreadable.
-const GateTaskEvents = "task-events"
 
 // collectEvents lists the task events of every job of the deployment since
 // the load began.
@@ -31,134 +20,4 @@ func collectEvents(ctx context.Context, dep *deployment, since time.Time) ([]orc
 	}
 	orchestrator.SortEvents(all)
 	return all, nil
-}
-
-// taskEvidence is what the task-events gate judges, gathered around the
-// load: the orchestrator's events since it began, and the instances'
-// fingerprint just before it and just after it.
-type taskEvidence struct {
-	Events        []orchestrator.TaskEvent
-	EventsErr     error
-	Before, After Fingerprint
-	BeforeErr     error
-	AfterErr      error
-}
-
-// judgeTasks decides the task-events gate. Whatever the events say, the
-// fingerprints must be readable and show no instance gone, new or
-// restarted that the injected fault does not explain: events can be lost
-// or unreadable, the instances' restart counts cannot. A fingerprint that
-// could not be read leaves the step unjudged (invalid); a change nobody
-// injected is the application failing (broken).
-func judgeTasks(step string, ev taskEvidence, measuredFrom time.Time, fault *results.FaultRecord) ([]results.StepEvent, results.Gate) {
-	g := results.Gate{Name: GateTaskEvents}
-	var judged []results.StepEvent
-	var unplanned []string
-	if ev.EventsErr == nil {
-		judged, unplanned = attributeEvents(ev.Events, measuredFrom, fault)
-	}
-	var fpErr string
-	switch {
-	case ev.BeforeErr != nil:
-		fpErr = fmt.Sprintf("before the load: %v", ev.BeforeErr)
-	case ev.AfterErr != nil:
-		fpErr = fmt.Sprintf("after the load: %v", ev.AfterErr)
-	case len(ev.Before) == 0:
-		fpErr = "before the load: no running instance was listed"
-	}
-	if fpErr != "" {
-		g.Detail = fmt.Sprintf("step %s: the instances could not be read %s, so whether one restarted or was replaced is unknown", step, fpErr)
-		if len(unplanned) > 0 {
-			g.Detail += "; the events show " + clipList(unplanned, 5)
-		}
-		return judged, g
-	}
-	var unexplained, explained []string
-	for _, c := range fingerprintChanges(ev.Before, ev.After) {
-		if explainedByFault(fault, c.Instance) {
-			explained = append(explained, c.String())
-		} else {
-			unexplained = append(unexplained, c.String())
-		}
-	}
-	var problems []string
-	if len(unplanned) > 0 {
-		problems = append(problems, "events: "+clipList(unplanned, 5))
-	}
-	if len(unexplained) > 0 {
-		problems = append(problems, "instances: "+clipList(unexplained, 5))
-	}
-	var notes []string
-	if ev.EventsErr != nil {
-		notes = append(notes, fmt.Sprintf("the task events could not be read (%v), so the instances alone judged", ev.EventsErr))
-	}
-	if len(problems) > 0 {
-		g.Breaks = true
-		g.Detail = strings.Join(append(problems, notes...), "; ")
-		return judged, g
-	}
-	g.Passed = true
-	switch {
-	case ev.EventsErr != nil:
-	case len(judged) > 0:
-		notes = append(notes, fmt.Sprintf("%d events, all of the injected fault", len(judged)))
-	default:
-		notes = append(notes, "no task started, stopped or restarted during the load")
-	}
-	if len(explained) > 0 {
-		notes = append(notes, "instance changes, all of the injected fault: "+clipList(explained, 5))
-	} else {
-		notes = append(notes, fmt.Sprintf("the %d instances kept their IDs and restart counts", len(ev.Before)))
-	}
-	g.Detail = strings.Join(notes, "; ")
-	return judged, g
-}
-
-// attributeEvents attributes each event to the injected fault or to
-// nothing, fills in the fault's recovery time, and lists the events nobody
-// injected. An event is the fault's when it happened after the injection
-// to the instance hit or to its group (the replacement of a stopped
-// instance is a new one); an OOM kill never is, since no fault injects
-// one. Events of other groups after a fault are not the fault's either: a
-// cascade of restarts is something the application did, and is reported
-// as such.
-func attributeEvents(events []orchestrator.TaskEvent, measuredFrom time.Time, fault *results.FaultRecord) (judged []results.StepEvent, unplanned []string) {
-	for _, e := range events {
-		se := results.StepEvent{TaskEvent: e, Seconds: e.At.Sub(measuredFrom).Seconds(), Cause: results.CauseUnplanned}
-		if fault != nil && faultCauses(fault, e) {
-			se.Cause = results.CauseInjected
-			if e.Kind == orchestrator.EventStarted && fault.RecoverySeconds == nil {
-				recovery := e.At.Sub(fault.At).Seconds()
-				fault.RecoverySeconds = &recovery
-			}
-		}
-		if se.Cause == results.CauseUnplanned {
-			unplanned = append(unplanned, se.String())
-		}
-		judged = append(judged, se)
-	}
-	return judged, unplanned
-}
-
-// causes reports whether the injected fault explains the event.
-func faultCauses(f *results.FaultRecord, e orchestrator.TaskEvent) bool {
-	// Kubernetes stamps events to the second
-	if f.At.IsZero() || f.Error != "" || e.At.Before(f.At.Truncate(time.Second)) || e.Kind == orchestrator.EventOOMKilled {
-		return false
-	}
-	return faultHit(f, e.Instance, e.Group)
-}
-
-// faultHit reports whether an instance is the one the fault hit or of its
-// group (the replacement of a stopped instance is a new one).
-func faultHit(f *results.FaultRecord, instance, group string) bool {
-	return (f.Hit.Instance != "" && instance == f.Hit.Instance) || (f.Hit.Group != "" && group == f.Hit.Group)
-}
-
-// clipList joins the first n items and says how many more there were.
-func clipList(items []string, n int) string {
-	if len(items) <= n {
-		return strings.Join(items, "; ")
-	}
-	return strings.Join(items[:n], "; ") + fmt.Sprintf("; and %d more", len(items)-n)
 }

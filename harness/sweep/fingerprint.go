@@ -3,68 +3,21 @@ package sweep
 import (
 	"context"
 	"fmt"
-	"sort"
 
-	"github.com/orchbench/orchbench/harness/orchestrator"
-	"github.com/orchbench/orchbench/harness/results"
+	"github.com/orchbench/orchbench/harness/gates"
 )
 
-// Fingerprint is every running instance of a deployment's jobs with its
-// restart count, read just before a load and again after it: what the
-// orchestrator says now, which no lost or unreadable event can hide.
-type Fingerprint map[instanceKey]orchestrator.Instance
-
-// instanceKey tells instances apart: a Nomad allocation runs several tasks
-// under one ID.
-type instanceKey struct{ ID, Task string }
-
 // takeFingerprint reads the running instances of every job of the deployment.
-func takeFingerprint(ctx context.Context, dep *deployment) (Fingerprint, error) {
-	fp := Fingerprint{}
+func takeFingerprint(ctx context.Context, dep *deployment) (gates.Fingerprint, error) {
+	fp := gates.Fingerprint{}
 	for _, d := range dep.jobs {
 		ins, err := dep.orch.Instances(ctx, d)
 		if err != nil {
 			return nil, fmt.Errorf("instances of %s: %w", d.Job, err)
 		}
 		for _, in := range ins {
-			fp[instanceKey{in.ID, in.Task}] = in
+			fp[gates.InstanceKey{ID: in.ID, Task: in.Task}] = in
 		}
 	}
 	return fp, nil
-}
-
-// instanceChange is one difference between two fingerprints.
-type instanceChange struct {
-	orchestrator.Instance
-	What string
-}
-
-func (c instanceChange) String() string { return c.Label() + " " + c.What }
-
-// fingerprintChanges lists, in a stable order, every instance gone, new,
-// or restarted between before and after.
-func fingerprintChanges(before, after Fingerprint) []instanceChange {
-	var out []instanceChange
-	for k, b := range before {
-		a, ok := after[k]
-		switch {
-		case !ok:
-			out = append(out, instanceChange{b, "is gone"})
-		case a.Restarts != b.Restarts:
-			out = append(out, instanceChange{a, fmt.Sprintf("restarted: %d restarts before the load, %d after", b.Restarts, a.Restarts)})
-		}
-	}
-	for k, a := range after {
-		if _, ok := before[k]; !ok {
-			out = append(out, instanceChange{a, fmt.Sprintf("is new (%d restarts)", a.Restarts)})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
-	return out
-}
-
-// explainedByFault reports whether the step's injected fault accounts for a
-// change of this instance, by the rule the fault's events are excused by.
-func explainedByFault(f *results.FaultRecord, in orchestrator.Instance) bool {
-	return f != nil && !f.At.IsZero() && f.Error == "" && faultHit(f, in.ID, in.Group)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 )
 
@@ -31,7 +32,7 @@ func TestTakeFingerprintCoversEveryJob(t *testing.T) {
 	}}
 	dep := &deployment{orch: o, jobs: []*orchestrator.Deployment{{Job: "sn"}, {Job: "sn-db"}}}
 	fp, err := takeFingerprint(context.Background(), dep)
-	if err != nil || len(fp) != 3 || fp[instanceKey{"a1", "envoy"}].Restarts != 1 || fp[instanceKey{"d1", "mongo"}].Group != "db" {
+	if err != nil || len(fp) != 3 || fp[gates.InstanceKey{ID: "a1", Task: "envoy"}].Restarts != 1 || fp[gates.InstanceKey{ID: "d1", Task: "mongo"}].Group != "db" {
 		t.Fatalf("fingerprint %+v, %v", fp, err)
 	}
 	o.err = errors.New("503")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/results"
 )
@@ -49,7 +50,7 @@ func TestIterationsRunTheSequence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := IterationsGate(res, nil, st, "local"); !g.Passed {
+	if g := gates.IterationsGate(res, nil, st, "local"); !g.Passed {
 		t.Fatalf("iterations gate: %s", g.Detail)
 	}
 	if post.Load() != 20 || get.Load() != 20 || slow.Load() != 20 {

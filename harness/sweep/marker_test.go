@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/contract"
+	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/pack"
@@ -32,8 +33,8 @@ func TestMarkerKeyNamesDefinitionAndArgs(t *testing.T) {
 	if !strings.HasPrefix(key, "orchbench/setup/nomad/social-network-baseline/4711-") || len(key) != len("orchbench/setup/nomad/social-network-baseline/4711-")+12 {
 		t.Fatalf("key %q is not orchbench/setup/<orchestrator>/<job>/<revision>-<12 hex>", key)
 	}
-	if !strings.HasPrefix(key, markerPrefix(app.Orchestrator, app.ID)) {
-		t.Fatalf("key %q is outside the job's prefix %q, so clearing the job's markers would miss it", key, markerPrefix(app.Orchestrator, app.ID))
+	if !strings.HasPrefix(key, orchestrator.MarkerPrefix(app.Orchestrator, app.ID)) {
+		t.Fatalf("key %q is outside the job's prefix %q, so clearing the job's markers would miss it", key, orchestrator.MarkerPrefix(app.Orchestrator, app.ID))
 	}
 	same := func(what string, k string) {
 		t.Helper()
@@ -135,69 +136,6 @@ func renderedJobMeta(t *testing.T, text string) map[string]string {
 	return meta
 }
 
-// TestConsulMarkers stores, reads and clears markers in the cluster's Consul
-// when one answers, else in the test's stand-in for its KV API.
-func TestConsulMarkers(t *testing.T) {
-	kv := consulKV{addr: "http://127.0.0.1:8500", client: &http.Client{Timeout: 5 * time.Second}}
-	if resp, err := kv.client.Get(kv.addr + "/v1/status/leader"); err == nil && resp.StatusCode == http.StatusOK {
-		resp.Body.Close()
-		t.Log("against the Consul at 127.0.0.1:8500")
-	} else {
-		fake := newFakeCluster()
-		srv := httptest.NewServer(fake)
-		defer srv.Close()
-		kv.addr = srv.URL
-		t.Log("no Consul at 127.0.0.1:8500: against the stand-in KV")
-	}
-	ctx := context.Background()
-	job := fmt.Sprintf("orchbench-unit-%d", time.Now().UnixNano())
-	neighbour := job + "-other"
-	defer kv.clearMarkers(ctx, "nomad", job)
-	defer kv.clearMarkers(ctx, "nomad", neighbour)
-	args := []string{"dsb", "load", "--frontend", "http://{{endpoint}}"}
-	old := markerKey(jobDefinition{Orchestrator: "nomad", ID: job, Revision: "7"}, nil, args)
-	key := markerKey(jobDefinition{Orchestrator: "nomad", ID: job, Revision: "9"}, nil, args)
-	other := markerKey(jobDefinition{Orchestrator: "nomad", ID: neighbour, Revision: "9"}, nil, args)
-
-	if m, err := kv.readMarker(ctx, key); m != nil || err != nil {
-		t.Fatalf("a marker before any was written: %+v, %v", m, err)
-	}
-	finished := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	for _, k := range []string{old, key, other} {
-		if err := kv.writeMarker(ctx, k, setupMarker{Orchestrator: "nomad", Job: job, Version: 1, Revision: "9", Args: args, Finished: finished, Seconds: 12.5}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m, err := kv.readMarker(ctx, key)
-	if err != nil || m == nil {
-		t.Fatalf("written marker not read back: %+v, %v", m, err)
-	}
-	if !m.Finished.Equal(finished) || !reflect.DeepEqual(m.Args, args) || m.Revision != "9" || m.Seconds != 12.5 {
-		t.Errorf("marker read back as %+v", m)
-	}
-	if err := kv.clearMarkers(ctx, "nomad", job); err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{old, key} {
-		if m, err := kv.readMarker(ctx, k); m != nil || err != nil {
-			t.Errorf("%s survived clearing the job's markers: %+v, %v", k, m, err)
-		}
-	}
-	// the prefix ends in a slash: a job whose name extends this one's keeps its marker
-	if m, err := kv.readMarker(ctx, other); m == nil || err != nil {
-		t.Errorf("clearing %s took %s's marker too: %v", job, neighbour, err)
-	}
-	if err := kv.clearMarkers(ctx, "nomad", job); err != nil {
-		t.Errorf("clearing no markers: %v", err)
-	}
-	if err := kv.put(ctx, key, []byte("not json")); err != nil {
-		t.Fatal(err)
-	}
-	if m, err := kv.readMarker(ctx, key); err == nil || m != nil {
-		t.Errorf("a value that is no marker was accepted: %+v", m)
-	}
-}
-
 // fakeCluster stands in for the Nomad and Consul HTTP APIs prepare uses: one
 // job with one allocation whose front end is registered in Consul, and KV.
 type fakeCluster struct {
@@ -281,7 +219,7 @@ func (f *fakeCluster) markers() []string {
 	defer f.mu.Unlock()
 	var keys []string
 	for k := range f.kv {
-		if strings.HasPrefix(k, markerRoot) {
+		if strings.HasPrefix(k, orchestrator.MarkerRoot) {
 			keys = append(keys, k)
 		}
 	}
@@ -329,7 +267,7 @@ func newHookHarness(t *testing.T) *hookHarness {
 
 // runner is a new harness process: it knows nothing of earlier ones.
 func (h *hookHarness) runner() *Runner {
-	return &Runner{Orchestrators: map[string]orchestrator.Orchestrator{"nomad": h.ad}, ConsulAddr: h.ad.ConsulAddr, Out: h.out, Orchbench: filepath.Join(h.dir, "orchbench")}
+	return &Runner{Orchestrators: map[string]orchestrator.Orchestrator{"nomad": h.ad}, Out: h.out, Orchbench: filepath.Join(h.dir, "orchbench")}
 }
 
 func (h *hookHarness) deployment(fresh bool) *deployment {
@@ -380,8 +318,8 @@ func (h *hookHarness) prepare(t *testing.T, ctx context.Context, r *Runner, dep 
 	t.Helper()
 	sr := results.StepResult{Metadata: map[string]any{}}
 	g := r.prepare(ctx, dep, &sr)
-	if g.Name != GateDataset {
-		t.Fatalf("gate %q, want %q", g.Name, GateDataset)
+	if g.Name != gates.Dataset {
+		t.Fatalf("gate %q, want %q", g.Name, gates.Dataset)
 	}
 	rec, _ := sr.Metadata["dataset"].(*datasetRecord)
 	if rec == nil {
@@ -530,5 +468,46 @@ func TestPrepareWithoutOrWithBrokenHooks(t *testing.T) {
 	expectPrepared(t, "verification only", got, h.calls(t), false, SetupNone, VerifyFailed, "verify")
 	if strings.Contains(got.gate.Detail, "setup runs again") {
 		t.Errorf("promised a setup the pack does not have: %s", got.gate.Detail)
+	}
+}
+
+// keepsNoMarkers is an adapter without a marker store of its own, as Swarm
+// and Kubernetes are: only the orchestrator contract shows through.
+type keepsNoMarkers struct{ orchestrator.Orchestrator }
+
+// An orchestrator that keeps no markers has its markers kept in the
+// runner's store; with none, nothing outlives the process, and a new
+// process loads the running job again rather than trusting it.
+func TestMarkersOfAnOrchestratorWithoutAStore(t *testing.T) {
+	h := newHookHarness(t)
+	ctx := context.Background()
+	plain := func(fresh bool) *deployment {
+		dep := h.deployment(fresh)
+		dep.orch = keepsNoMarkers{h.ad}
+		return dep
+	}
+	if _, ok := plain(true).orch.(orchestrator.SetupMarkers); ok {
+		t.Fatal("the wrapped adapter still shows its marker store, so this test shows nothing")
+	}
+
+	withStore := func() *Runner { r := h.runner(); r.Markers = h.ad; return r }
+	got := h.prepare(t, ctx, withStore(), plain(true))
+	expectPrepared(t, "fresh, the runner's store", got, h.calls(t), true, SetupRan, VerifyPassed, "setup", "verify")
+	if m := h.fake.markers(); len(m) != 1 || m[0] != got.rec.Marker {
+		t.Fatalf("markers %q, want the step's %q in the runner's store", m, got.rec.Marker)
+	}
+	got = h.prepare(t, ctx, withStore(), plain(false))
+	expectPrepared(t, "new process, the runner's store", got, h.calls(t), true, SetupMarker, VerifyPassed, "verify")
+
+	// no store at all: setup still runs, and says why it cannot be trusted later
+	got = h.prepare(t, ctx, h.runner(), plain(true))
+	expectPrepared(t, "fresh, no store", got, h.calls(t), true, SetupRan, VerifyPassed, "setup", "verify")
+	if len(got.rec.Notes) != 1 || !strings.Contains(got.rec.Notes[0], "marker not written: no store keeps setup markers for nomad") {
+		t.Fatalf("notes %q", got.rec.Notes)
+	}
+	got = h.prepare(t, ctx, h.runner(), plain(false))
+	expectPrepared(t, "new process, no store", got, h.calls(t), true, SetupRan, VerifyPassed, "setup", "verify")
+	if len(got.rec.Notes) == 0 || !strings.Contains(got.rec.Notes[0], "marker unreadable, so setup runs: no store keeps setup markers") {
+		t.Fatalf("notes %q", got.rec.Notes)
 	}
 }

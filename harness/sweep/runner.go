@@ -9,7 +9,6 @@ import (
 	"hash/fnv"
 	"io"
 	"net"
-	"net/http"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -19,9 +18,11 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/pack"
 	"github.com/orchbench/orchbench/harness/results"
+	"github.com/orchbench/orchbench/harness/vmpush"
 )
 
 // Runner executes a sweep's plan on one cluster.
@@ -32,10 +33,12 @@ type Runner struct {
 	// Parse turns a rendered pack into jobs: Nomad's own parser, whatever
 	// the orchestrator, so every adapter starts from the same job.
 	Parse func(*pack.Rendered) ([]*api.Job, error)
-	// ConsulAddr is the Consul whose KV holds setup markers.
-	ConsulAddr string
-	PacksDir   string
-	Archive    results.Archive
+	// Markers keeps the setup markers of steps on orchestrators that keep
+	// none of their own (orchestrator.SetupMarkers); nil keeps none there,
+	// and setup runs again in every process.
+	Markers  orchestrator.SetupMarkers
+	PacksDir string
+	Archive  results.Archive
 	// VMURL is where results are pushed; empty skips pushing (the archive
 	// can be pushed later with `orchbench results push`).
 	VMURL string
@@ -69,7 +72,6 @@ type Runner struct {
 	lowest lowestLevels
 	// setupSpent is the time setup hooks took, kept out of the ETA.
 	setupSpent time.Duration
-	http       *http.Client
 }
 
 // deployment is one configuration's deployed jobs and what was verified once.
@@ -163,7 +165,7 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 		var raw map[string][]byte
 		if skip, why := early.Skip(st); rec.Spec.EarlyStop && skip {
 			// counted as broken at its level: its repetition already broke below
-			sr.Gates = []results.Gate{{Name: GateEarly, Detail: "skipped: " + why}}
+			sr.Gates = []results.Gate{{Name: gates.EarlyStop, Detail: "skipped: " + why}}
 			sr.Skipped, sr.Outcome, sr.Reasons = true, results.OutcomeBroken, []string{"skipped: " + why}
 			sum.Skipped++
 		} else {
@@ -199,7 +201,7 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 			sum.PushFailures++
 			pushNote = " · not pushed"
 		default:
-			if _, err := (results.Pusher{URL: r.VMURL}).PushStep(ctx, sr); err != nil {
+			if _, err := (vmpush.Pusher{URL: r.VMURL}).PushStep(ctx, sr); err != nil {
 				sum.PushFailures++
 				vmDown = true
 				pushNote = " · not pushed (VictoriaMetrics: " + err.Error() + "); later steps are archived only"
@@ -245,15 +247,12 @@ func stepLine(sr results.StepResult) string {
 	return sr.OutcomeText() + ": " + line
 }
 
+// healthGate judges a deployment that came up, or the error that kept it from it.
 func healthGate(dep *deployment, err error) results.Gate {
 	if err != nil {
-		return results.Gate{Name: GateHealthy, Detail: err.Error()}
+		return gates.HealthyGate("", nil, err)
 	}
-	var parts []string
-	for _, d := range dep.jobs {
-		parts = append(parts, fmt.Sprintf("%s v%d", d.Job, d.Version))
-	}
-	return results.Gate{Name: GateHealthy, Passed: true, Detail: "every instance running and passing its health checks on " + dep.orch.Name() + ": " + strings.Join(parts, ", ")}
+	return gates.HealthyGate(dep.orch.Name(), dep.jobs, nil)
 }
 
 func (r *Runner) orchestratorNames() []string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/hooks"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
@@ -76,19 +77,18 @@ func (r *Runner) prepare(ctx context.Context, dep *deployment, sr *results.StepR
 	rec := &datasetRecord{Setup: SetupNone, Verification: VerifyNone}
 	sr.Metadata["dataset"] = rec
 	fail := func(format string, args ...any) results.Gate {
-		return results.Gate{Name: GateDataset, Detail: fmt.Sprintf(format, args...)}
+		return results.Gate{Name: gates.Dataset, Detail: fmt.Sprintf(format, args...)}
 	}
 	app := dep.app.App
 	setupArgs, verifyArgs := app.Setup.Args, app.Verify.Args
 	if setupArgs == nil && verifyArgs == nil {
-		return results.Gate{Name: GateDataset, NotChecked: true, Detail: "the pack declares no setup hook and no verification"}
+		return results.Gate{Name: gates.Dataset, NotChecked: true, Detail: "the pack declares no setup hook and no verification"}
 	}
 	eps, err := dep.orch.Endpoints(ctx, dep.app, app.Service)
 	if err != nil {
 		return fail("no endpoint for the hooks: %v", err)
 	}
 	state := &dep.dataset
-	kv := r.kv()
 	var passed []string
 
 	if setupArgs != nil {
@@ -104,7 +104,7 @@ func (r *Runner) prepare(ctx context.Context, dep *deployment, sr *results.StepR
 		case state.setUp:
 			run, rec.Setup = false, SetupEarlier
 		default:
-			m, err := kv.readMarker(ctx, key)
+			m, err := r.readMarker(ctx, dep, key)
 			switch {
 			case err != nil:
 				rec.Notes = append(rec.Notes, "marker unreadable, so setup runs: "+err.Error())
@@ -146,7 +146,7 @@ func (r *Runner) prepare(ctx context.Context, dep *deployment, sr *results.StepR
 			passed = append(passed, "verification passed: "+res.Last)
 		}
 	}
-	return results.Gate{Name: GateDataset, Passed: true, Detail: strings.Join(passed, "; ")}
+	return results.Gate{Name: gates.Dataset, Passed: true, Detail: strings.Join(passed, "; ")}
 }
 
 // refuted handles a failed verification: the dataset is not what the
@@ -161,7 +161,7 @@ func (r *Runner) refuted(ctx context.Context, dep *deployment, rec *datasetRecor
 	if hasSetup {
 		// reload does not depend on the marker's deletion: Consul may refuse it
 		state.setUp, state.reload = false, true
-		if err := r.kv().clearMarkers(ctx, dep.orch.Name(), dep.app.Job); err != nil {
+		if err := r.clearMarkers(ctx, dep, dep.app.Job); err != nil {
 			rec.Notes = append(rec.Notes, "marker not deleted: "+err.Error())
 			detail += "; the setup marker could not be deleted (" + err.Error() + ")"
 		} else {
@@ -169,23 +169,22 @@ func (r *Runner) refuted(ctx context.Context, dep *deployment, rec *datasetRecor
 		}
 		detail += " and setup runs again before the next step on this deployment"
 	}
-	return results.Gate{Name: GateDataset, Detail: detail}
+	return results.Gate{Name: gates.Dataset, Detail: detail}
 }
 
 // setup runs the setup hook with no marker in place for the job, and writes
 // the marker once the hook has succeeded: an interrupted or failed run
 // leaves none, so the next process runs it again.
 func (r *Runner) setup(ctx context.Context, dep *deployment, app jobDefinition, key string, args []string, ep orchestrator.Endpoint, rec *datasetRecord) error {
-	kv := r.kv()
-	if err := kv.clearMarkers(ctx, app.Orchestrator, app.ID); err != nil {
+	if err := r.clearMarkers(ctx, dep, app.ID); err != nil {
 		// a marker left standing could vouch for the half-done load
 		return fmt.Errorf("setup not started: the old marker could not be deleted: %w", err)
 	}
 	if _, err := r.runHook(ctx, hooks.At(hooks.Setup, dep.app.Job, dep.app.App.Setup, ep), &rec.SetupSeconds); err != nil {
 		return err
 	}
-	m := setupMarker{Orchestrator: app.Orchestrator, Job: app.ID, Version: app.Version, Revision: app.Revision, Args: args, Finished: time.Now().UTC(), Seconds: rec.SetupSeconds}
-	if err := kv.writeMarker(ctx, key, m); err != nil {
+	m := orchestrator.SetupMarker{Orchestrator: app.Orchestrator, Job: app.ID, Version: app.Version, Revision: app.Revision, Args: args, Finished: time.Now().UTC(), Seconds: rec.SetupSeconds}
+	if err := r.writeMarker(ctx, dep, key, m); err != nil {
 		// the dataset is loaded; only a later process will load it again
 		rec.Notes = append(rec.Notes, "marker not written: "+err.Error())
 		fmt.Fprintf(r.Out, "setup of %s: marker not written (%v); a later sweep will run setup again\n", dep.app.Job, err)

@@ -11,15 +11,11 @@ import (
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 )
-
-// GateShipping checks that the node agent ran, or did not, as the step
-// declared: a step measured "without the agent" while it ran measured a
-// busier node than its label says.
-const GateShipping = "shipping"
 
 // ShippingAgent is the node's log and metrics shipper as the sweep uses it
 // (nomad.NodeAgent on the embedded cluster).
@@ -137,14 +133,14 @@ func (r *Runner) applyShipping(ctx context.Context, st experiment.Step) (results
 	}
 	if st.ShippingOff() && !r.agentPaused {
 		if err := r.Agent.Pause(ctx); err != nil {
-			return results.Gate{Name: GateShipping, Detail: "shipping = \"off\": stopping the node agent: " + err.Error()}, false
+			return results.Gate{Name: gates.Shipping, Detail: "shipping = \"off\": stopping the node agent: " + err.Error()}, false
 		}
 		r.agentPaused = true
 		fmt.Fprintf(r.Out, "  node agent %s stopped for the steps with shipping = \"off\"\n", r.Agent.Name())
 	}
 	if !st.ShippingOff() && r.agentPaused {
 		if err := r.resumeAgent(ctx); err != nil {
-			return results.Gate{Name: GateShipping, Detail: err.Error()}, false
+			return results.Gate{Name: gates.Shipping, Detail: err.Error()}, false
 		}
 	}
 	return results.Gate{}, true
@@ -202,11 +198,10 @@ type shippingWatch struct {
 
 func (r *Runner) watchShipping(ctx context.Context, st experiment.Step, dep *deployment) *shippingWatch {
 	w := &shippingWatch{mode: st.Shipping, procs: startProcessWatch(agentProcesses, time.Second)}
-	if r.Agent != nil && dep.orch.Name() == "nomad" {
-		// the agent tails Nomad's allocation logs; other orchestrators' are not shipped
+	if logs, shipped := dep.orch.(orchestrator.ShippedLogs); shipped && r.Agent != nil {
 		w.logsURL = r.LogsURL
 		for _, d := range dep.jobs {
-			w.jobs = append(w.jobs, d.Job)
+			w.jobs = append(w.jobs, logs.ShippedLogJob(d))
 		}
 	}
 	if w.mode == "" {
@@ -244,32 +239,4 @@ func (w *shippingWatch) finish(from, to time.Time) results.Shipping {
 		}
 	}
 	return rec
-}
-
-// ShippingGate compares what ran with what the step declared. With
-// shipping off no agent binary may have been seen on the node at any look
-// during the load, and the node must have been looked at; with shipping on
-// an agent task must have run, or the step measured a quieter node than the
-// sweep's other steps. agentErr is a failure to read the agent's tasks.
-func ShippingGate(rec results.Shipping, agentErr error) results.Gate {
-	g := results.Gate{Name: GateShipping}
-	switch {
-	case rec.Undeclared:
-		g.NotChecked, g.Detail = true, "the spec sets no shipping and this cluster has no node agent"
-	case rec.Mode == experiment.ShippingOff && len(rec.Processes) > 0:
-		g.Detail = fmt.Sprintf("shipping = \"off\" was declared, but %s ran on the node during the load", strings.Join(rec.Processes, ", "))
-	case rec.Mode == experiment.ShippingOff && rec.ProcessError != "":
-		g.Detail = fmt.Sprintf("shipping = \"off\": whether an agent ran could not be seen (%d looks succeeded): %s", rec.ProcessLooks, rec.ProcessError)
-	case rec.Mode == experiment.ShippingOff && rec.ProcessLooks == 0:
-		g.Detail = "shipping = \"off\": the node's processes were never looked at during the load"
-	case rec.Mode == experiment.ShippingOff:
-		g.Passed, g.Detail = true, fmt.Sprintf("no node agent ran during the load (%d looks at the node's processes, one a second)", rec.ProcessLooks)
-	case agentErr != nil:
-		g.Detail = fmt.Sprintf("shipping = \"on\": the node agent's tasks could not be read: %v", agentErr)
-	case len(rec.Tasks) == 0:
-		g.Detail = "shipping = \"on\", but no node agent task ran during the load (cluster-up deploys it: nomad job status orchbench-agent)"
-	default:
-		g.Passed, g.Detail = true, rec.String()
-	}
-	return g
 }

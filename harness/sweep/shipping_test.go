@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,44 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 )
-
-func TestShippingGate(t *testing.T) {
-	agentTask := []results.TaskCPU{{Task: "otelcol", Cores: 0.04}}
-	cases := []struct {
-		name   string
-		rec    results.Shipping
-		err    error
-		passed bool
-		detail string
-	}{
-		{"off and quiet", results.Shipping{Mode: "off", ProcessLooks: 31}, nil, true, "no node agent ran during the load (31 looks at the node's processes, one a second)"},
-		// nothing seen because nothing was looked at is no pass
-		{"off, never looked", results.Shipping{Mode: "off"}, nil, false, `shipping = "off": the node's processes were never looked at`},
-		{"off, /proc unreadable", results.Shipping{Mode: "off", ProcessLooks: 3, ProcessError: "the node's processes: permission denied"}, nil, false,
-			`whether an agent ran could not be seen (3 looks succeeded): the node's processes: permission denied`},
-		{"off but the agent ran", results.Shipping{Mode: "off", Processes: []string{"otelcol-orchbench (pid 42)"}}, nil, false,
-			`shipping = "off" was declared, but otelcol-orchbench (pid 42) ran`},
-		// an agent someone started by hand is shipping as much as ours
-		{"off but a stray vector ran", results.Shipping{Mode: "off", Processes: []string{"vector (pid 7)"}}, nil, false, "vector (pid 7)"},
-		{"on and running", results.Shipping{Mode: "on", Agent: "orchbench-agent", Cores: 0.04, Tasks: agentTask}, nil, true, "agent 0.040 cores"},
-		{"on but no agent task", results.Shipping{Mode: "on"}, nil, false, "no node agent task ran"},
-		// a process without a Nomad task is not the agent whose cost is measured
-		{"on, only a stray process", results.Shipping{Mode: "on", Processes: []string{"vector (pid 7)"}}, nil, false, "no node agent task ran"},
-		{"unset, no agent on the cluster", results.Shipping{Mode: "on", Undeclared: true}, nil, false, "sets no shipping"},
-		{"on, unreadable", results.Shipping{Mode: "on"}, errors.New("no cgroup"), false, "could not be read: no cgroup"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			g := ShippingGate(c.rec, c.err)
-			if g.Name != GateShipping || g.Passed != c.passed || g.NotChecked != c.rec.Undeclared || !strings.Contains(g.Detail, c.detail) {
-				t.Errorf("gate = %+v, want passed=%v with %q", g, c.passed, c.detail)
-			}
-		})
-	}
-}
 
 func TestAgentProcessesFindsAgentsByExecutable(t *testing.T) {
 	old := limits.ProcRoot
@@ -102,7 +71,7 @@ func TestProcessWatchSeesAShipperOnlyInTheMiddle(t *testing.T) {
 	if err != nil || n < 5 || strings.Join(seen, ", ") != "vector (pid 7)" {
 		t.Fatalf("seen %q in %d looks (%v), want the mid-load vector", seen, n, err)
 	}
-	g := ShippingGate(results.Shipping{Mode: "off", Processes: seen, ProcessLooks: n}, nil)
+	g := gates.ShippingGate(results.Shipping{Mode: "off", Processes: seen, ProcessLooks: n}, nil)
 	if g.Passed || g.NotChecked || !strings.Contains(g.Detail, `shipping = "off" was declared, but vector (pid 7) ran on the node during the load`) {
 		t.Fatalf("a mid-load shipper passed: %+v", g)
 	}
@@ -111,5 +80,41 @@ func TestProcessWatchSeesAShipperOnlyInTheMiddle(t *testing.T) {
 	time.Sleep(5 * time.Millisecond)
 	if _, n, err := failing.finish(); n != 0 || err == nil {
 		t.Fatalf("failed looks: %d counted, error %v", n, err)
+	}
+}
+
+// idleAgent is a node agent with no task on this machine.
+type idleAgent struct{}
+
+func (idleAgent) Name() string                                         { return "orchbench-agent" }
+func (idleAgent) Tasks(context.Context) ([]orchestrator.Limits, error) { return nil, nil }
+func (idleAgent) Pause(context.Context) error                          { return nil }
+func (idleAgent) Resume(context.Context, time.Duration) error          { return nil }
+
+// labelsLogs is an orchestrator whose task logs the agent ships, under a
+// label of its own naming; keepsNoMarkers (marker_test.go) ships none.
+type labelsLogs struct{ orchestrator.Orchestrator }
+
+func (labelsLogs) ShippedLogJob(d *orchestrator.Deployment) string { return "job:" + d.Job }
+
+// A step links to its logs only on an orchestrator whose logs the agent
+// ships, under the labels that orchestrator gives them.
+func TestShippingRecordLinksLogsOnlyWhereTheyAreShipped(t *testing.T) {
+	jobs := []*orchestrator.Deployment{{Job: "sn"}, {Job: "sn-db"}}
+	r := &Runner{Agent: idleAgent{}, LogsURL: "http://127.0.0.1:9428"}
+	st := experiment.Step{Shipping: experiment.ShippingOn}
+	rec := r.watchShipping(context.Background(), st, &deployment{orch: labelsLogs{}, jobs: jobs}).finish(time.Time{}, time.Time{})
+	if rec.LogsURL != r.LogsURL || strings.Join(rec.Jobs, ",") != "job:sn,job:sn-db" {
+		t.Fatalf("shipped logs: url %q, jobs %q", rec.LogsURL, rec.Jobs)
+	}
+	rec = r.watchShipping(context.Background(), st, &deployment{orch: keepsNoMarkers{}, jobs: jobs}).finish(time.Time{}, time.Time{})
+	if rec.LogsURL != "" || len(rec.Jobs) != 0 {
+		t.Fatalf("logs no agent ships got a link: url %q, jobs %q", rec.LogsURL, rec.Jobs)
+	}
+	// without an agent nothing is shipped, whatever the orchestrator
+	r.Agent = nil
+	rec = r.watchShipping(context.Background(), st, &deployment{orch: labelsLogs{}, jobs: jobs}).finish(time.Time{}, time.Time{})
+	if rec.LogsURL != "" || len(rec.Jobs) != 0 {
+		t.Fatalf("no agent, yet a link: url %q, jobs %q", rec.LogsURL, rec.Jobs)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
@@ -41,25 +42,25 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	for _, d := range dep.jobs {
 		l, err := o.Limits(ctx, d)
 		if err != nil {
-			gate(results.Gate{Name: GateLimits, Detail: err.Error()})
+			gate(results.Gate{Name: gates.Limits, Detail: err.Error()})
 			return files
 		}
 		lims = append(lims, l...)
 	}
 	sr.Metadata["limits"] = lims
-	if !gate(LimitsGate(lims)) {
+	if !gate(gates.LimitsGate(lims)) {
 		return files
 	}
 	service := app.App.Service
 	eps, err := o.Endpoints(ctx, app, service)
 	if err != nil {
-		gate(results.Gate{Name: GateProbe, Detail: err.Error()})
+		gate(results.Gate{Name: gates.Probe, Detail: err.Error()})
 		return files
 	}
 	sr.Metadata["endpoints"] = eps
 	probe, err := probeFor(st, app.App)
 	if err != nil {
-		gate(results.Gate{Name: GateProbe, Detail: err.Error()})
+		gate(results.Gate{Name: gates.Probe, Detail: err.Error()})
 		return files
 	}
 	probeGate, probed := probe.check(ctx, eps)
@@ -79,7 +80,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 			st.Load, err = writeIterationScript(dir, st.Load)
 		}
 		if err != nil {
-			gate(results.Gate{Name: GateLoad, Detail: "iterations script: " + err.Error()})
+			gate(results.Gate{Name: gates.Load, Detail: "iterations script: " + err.Error()})
 			return files
 		}
 	}
@@ -89,17 +90,17 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	if req.GeneratorCores > 0 {
 		capacity, err := r.capacityOf(ctx, o)
 		if req.MHzPerCore = capacity.MHzPerCore; err != nil {
-			gate(results.Gate{Name: GateLoad, Detail: fmt.Sprintf("generator_cores = %g: %v", req.GeneratorCores, err)})
+			gate(results.Gate{Name: gates.Load, Detail: fmt.Sprintf("generator_cores = %g: %v", req.GeneratorCores, err)})
 			return files
 		}
 	}
 	tool := st.Load.RunnerName()
-	if tool != experiment.RunnerOrchbench && !gate(ToolEntryGate(tool, eps)) {
+	if tool != experiment.RunnerOrchbench && !gate(gates.ToolEntryGate(tool, eps)) {
 		return files
 	}
 	load, err := r.loadRunner(o, st.Load)
 	if err != nil {
-		gate(results.Gate{Name: GateLoad, Detail: err.Error()})
+		gate(results.Gate{Name: gates.Load, Detail: err.Error()})
 		return files
 	}
 	sr.Metadata["load_runner"] = load.Name()
@@ -109,13 +110,13 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		sr.Metadata["load_command"] = toolCommand(tool, req.Tool)
 	}
 	if st.Users == 0 {
-		little := littleCheck(max(st.Load.Connections, 1), st.OfferedRPS, probed.Slowest)
+		little := gates.LittleCheckOf(max(st.Load.Connections, 1), st.OfferedRPS, probed.Slowest)
 		sr.Metadata["little"] = little
-		if !gate(LittleGate(little)) {
+		if !gate(gates.LittleGate(little)) {
 			return files
 		}
 	} else {
-		gate(closedLittleGate(st.Users))
+		gate(gates.ClosedLittleGate(st.Users))
 	}
 	var fault <-chan results.FaultRecord
 	if st.Fault != nil {
@@ -124,7 +125,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	}
 	sampler := startCPUSampler(lims, time.Second)
 	shipping := r.watchShipping(ctx, st, dep)
-	var tasks taskEvidence
+	var tasks gates.TaskEvidence
 	tasks.Before, tasks.BeforeErr = takeFingerprint(ctx, dep)
 	loadBegan := time.Now()
 	res, text, toolRun, runErr := runLoad(ctx, load, req)
@@ -136,7 +137,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		}
 		shipped := shipping.finish(res.Start, res.End)
 		sr.Metadata["shipping"] = shipped
-		gate(ShippingGate(shipped, shipping.err))
+		gate(gates.ShippingGate(shipped, shipping.err))
 	} else {
 		sampler.finish(time.Time{}, time.Time{})
 		shipping.finish(time.Time{}, time.Time{})
@@ -160,9 +161,9 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		measurement(sr, res)
 		serviceCPU(sr, taskCPU, eps)
 	}
-	complete := CompleteGate(res, runErr, st.Duration-toolSlack(tool), load.Name())
+	complete := gates.CompleteGate(res, runErr, st.Duration-toolSlack(tool), load.Name())
 	if st.Load.Kind == experiment.LoadIterations {
-		complete = IterationsGate(res, runErr, st, load.Name())
+		complete = gates.IterationsGate(res, runErr, st, load.Name())
 	}
 	if !gate(complete) {
 		return files
@@ -174,20 +175,20 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	}
 	sr.Metadata["peers"] = res.Peers
 	if tool != experiment.RunnerOrchbench && len(res.Peers) == 0 {
-		gate(results.Gate{Name: GateLoadPath, NotChecked: true, Detail: tool + " does not report the addresses its connections reached"})
+		gate(results.Gate{Name: gates.LoadPath, NotChecked: true, Detail: tool + " does not report the addresses its connections reached"})
 	} else {
-		gate(LoadPathGate(res.Peers, eps, r.instanceCgroups(ctx, dep, lims)))
+		gate(loadPathGate(res.Peers, eps, r.instanceCgroups(ctx, dep, lims)))
 	}
 	sr.Metadata["generator"] = res.Generator
 	if tool != experiment.RunnerOrchbench {
-		gate(toolGeneratorGate(sr, tool, toolRun, res, req.GeneratorCores, serviceUse(taskCPU, eps)))
+		gate(toolGeneratorGate(sr, tool, toolRun, res, req.GeneratorCores, gates.ServiceUseOf(taskCPU, eps)))
 	} else if st.Load.Kind == experiment.LoadOpen {
-		gate(GeneratorGate(res, generatorLagBound(st.Load.MaxGeneratorLag, rec.Spec.SLO)))
+		gate(gates.GeneratorGate(res, gates.GeneratorLagBound(st.Load.MaxGeneratorLag, rec.Spec.SLO)))
 	} else {
-		gate(ClosedLoopGeneratorGate(res, st.Load.Think, DefaultMaxClosedLoopLagShare, serviceUse(taskCPU, eps)))
+		gate(gates.ClosedLoopGeneratorGate(res, st.Load.Think, gates.DefaultMaxClosedLoopLagShare, gates.ServiceUseOf(taskCPU, eps)))
 	}
-	gate(ResponsesGate(probe, probed.Body, bodyReferences(r.lowest.below(st), res), res))
-	gate(SLOGate(*sr, rec.Spec.SLO))
+	gate(gates.ResponsesGate(probe.Path, probed.Body, gates.BodyReferencesFor(r.lowest.below(st), res), res))
+	gate(gates.SLOGate(*sr, rec.Spec.SLO))
 	return files
 }
 
@@ -248,27 +249,30 @@ func (r *Runner) faultGate(sr *results.StepResult, gate func(results.Gate) bool,
 		if res != nil {
 			from, to = res.Start, res.End
 		}
-		gate(FaultGate(f, from, to))
+		gate(gates.FaultGate(f, from, to))
 		return &f
 	case <-time.After(5 * time.Second):
-		gate(results.Gate{Name: GateFault, Detail: "the fault was not injected before the load ended (after is longer than the run?)"})
+		gate(results.Gate{Name: gates.Fault, Detail: "the fault was not injected before the load ended (after is longer than the run?)"})
 		return nil
 	}
 }
 
 // eventsGate reads what happened to the deployment's tasks since the load
-// began and the instances now, and judges them against the fingerprint
-// taken before the load; the fault's recovery time is filled in on the way.
-func (r *Runner) eventsGate(ctx context.Context, sr *results.StepResult, dep *deployment, step string, tasks taskEvidence, since time.Time, res *loadgen.Result, fault *results.FaultRecord) results.Gate {
+// began and the instances now, has them judged against the fingerprint
+// taken before the load, and fills in the fault's recovery time.
+func (r *Runner) eventsGate(ctx context.Context, sr *results.StepResult, dep *deployment, step string, tasks gates.TaskEvidence, since time.Time, res *loadgen.Result, fault *results.FaultRecord) results.Gate {
 	tasks.Events, tasks.EventsErr = collectEvents(ctx, dep, since)
 	tasks.After, tasks.AfterErr = takeFingerprint(ctx, dep)
 	measuredFrom := since
 	if res != nil && !res.Start.IsZero() {
 		measuredFrom = res.Start
 	}
-	judged, g := judgeTasks(step, tasks, measuredFrom, fault)
-	if len(judged) > 0 {
-		sr.Metadata["task_events"] = judged
+	v := gates.TaskEventsGate(step, tasks, measuredFrom, fault)
+	if len(v.Events) > 0 {
+		sr.Metadata["task_events"] = v.Events
 	}
-	return g
+	if fault != nil && fault.RecoverySeconds == nil {
+		fault.RecoverySeconds = v.Recovery
+	}
+	return v.Gate
 }

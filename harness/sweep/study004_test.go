@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/loadgen"
 )
 
@@ -79,11 +80,11 @@ func TestStudy004ResponsesCheckedOnEveryEndpoint(t *testing.T) {
 		}
 		return res
 	}
-	probe := Probe{Path: "/books/2"}
+	probePath := "/books/2"
 	probeBody := len(`{"id":2,"title":"The Dispossessed","author":"Ursula K. Le Guin","year":1974}`)
 
 	res := run(&booksAPI{getByID: map[string]int{}})
-	g := ResponsesGate(probe, probeBody, bodyReferences(nil, res), res)
+	g := gates.ResponsesGate(probePath, probeBody, gates.BodyReferencesFor(nil, res), res)
 	if !g.Passed || g.NotChecked || len(res.Endpoints) != len(it.Requests) {
 		t.Fatalf("gate %+v over %d endpoints", g, len(res.Endpoints))
 	}
@@ -99,7 +100,7 @@ func TestStudy004ResponsesCheckedOnEveryEndpoint(t *testing.T) {
 
 	// the rows are lost after each user's first three passes
 	res = run(&booksAPI{getByID: map[string]int{}, emptyAfter: 3})
-	g = ResponsesGate(probe, probeBody, bodyReferences(nil, res), res)
+	g = gates.ResponsesGate(probePath, probeBody, gates.BodyReferencesFor(nil, res), res)
 	if g.Passed || g.NotChecked || !g.Breaks || !strings.Contains(g.Detail, "responses shrank under load: GET /books/1: ") ||
 		!strings.Contains(g.Detail, "under half of 77 in the opening responses and probe 76") {
 		t.Fatalf("lost rows passed: %+v", g)

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 )
@@ -128,10 +129,10 @@ func TestProbeLatencyIsTakenOnAnOpenConnection(t *testing.T) {
 	if !g.Passed || seenBy.Slowest >= 300*time.Millisecond || !strings.Contains(g.Detail, "on an open connection") {
 		t.Fatalf("the first request's 300 ms became the unloaded latency: %v, %+v", seenBy.Slowest, g)
 	}
-	if little := LittleGate(littleCheck(4, 400, seenBy.Slowest)); !little.Passed {
+	if little := gates.LittleGate(gates.LittleCheckOf(4, 400, seenBy.Slowest)); !little.Passed {
 		t.Fatalf("4 connections at a warm latency well under 10 ms refused for 400 rps: %+v", little)
 	}
-	if little := LittleGate(littleCheck(4, 400, 300*time.Millisecond)); little.Passed {
+	if little := gates.LittleGate(gates.LittleCheckOf(4, 400, 300*time.Millisecond)); little.Passed {
 		t.Fatalf("the cold latency would have made it invalid, so this test shows nothing: %+v", little)
 	}
 }

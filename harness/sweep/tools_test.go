@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
@@ -36,31 +37,13 @@ func TestToolRunnerBadOutputMakesStepInvalid(t *testing.T) {
 			run := LocalToolRunner{Tool: toolload.Fortio{}, Binary: testutil.ShellScript(t, "fortio", c.script)}
 			req := orchestrator.LoadRequest{Bound: 10 * time.Second, Tool: toolload.Request{URL: "http://127.0.0.1:1/", Connections: 2, Duration: time.Second}}
 			res, _, err := run.Run(context.Background(), req)
-			g := CompleteGate(res, err, time.Second, run.Name())
+			g := gates.CompleteGate(res, err, time.Second, run.Name())
 			sr := results.StepResult{Gates: []results.Gate{g}}
 			sr.Decide()
 			if sr.Outcome != results.OutcomeInvalid || !strings.Contains(strings.Join(sr.Reasons, "; "), c.want) {
 				t.Fatalf("outcome %s, reasons %q; want invalid naming %q", sr.Outcome, sr.Reasons, c.want)
 			}
 		})
-	}
-}
-
-// An iterations run is complete only when every user finished its loops.
-func TestIterationsGate(t *testing.T) {
-	st := experiment.Step{Users: 5, Duration: time.Minute, Load: experiment.Load{Kind: experiment.LoadIterations,
-		Iterations: &experiment.Iterations{Loops: 20, Requests: make([]experiment.Request, 5)}}}
-	res := &loadgen.Result{Accounting: loadgen.Accounting{Due: 500, Completed: 490, Errors: 0, Timeouts: 10}, WallSeconds: 3}
-	if g := IterationsGate(res, nil, st, "local"); !g.Passed {
-		t.Fatalf("500 of 500 refused: %s", g.Detail)
-	}
-	res.Accounting = loadgen.Accounting{Due: 350, Completed: 350}
-	if g := IterationsGate(res, nil, st, "local"); g.Passed || !strings.Contains(g.Detail, "only 350 of the 500 requests (5 threads × 20 loops × 5 requests)") {
-		t.Fatalf("an unfinished run passed: %+v", g)
-	}
-	res.Accounting = loadgen.Accounting{Due: 500, Completed: 400}
-	if g := IterationsGate(res, nil, st, "local"); g.Passed || !strings.Contains(g.Detail, "unaccounted") {
-		t.Fatalf("an unbalanced run passed: %+v", g)
 	}
 }
 

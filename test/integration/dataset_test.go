@@ -18,6 +18,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/results"
 	"github.com/orchbench/orchbench/harness/sweep"
@@ -122,7 +123,7 @@ func TestDatasetMarkerAndVerification(t *testing.T) {
 		t.Fatalf("%d steps archived, want 2", len(second))
 	}
 	expectDataset(t, "after FLUSHALL", second[0], results.OutcomeInvalid, sweep.SetupMarker, sweep.VerifyFailed)
-	g := gate(second[0], sweep.GateDataset)
+	g := gate(second[0], gates.Dataset)
 	for _, want := range []string{"problem lines", "home-timeline of user", "is empty, want at least", "the setup marker is deleted"} {
 		if !strings.Contains(g.Detail, want) {
 			t.Errorf("dataset gate detail lacks %q: %s", want, g.Detail)
@@ -222,7 +223,7 @@ func gate(s results.StepResult, name string) results.Gate {
 func expectDataset(t *testing.T, what string, s results.StepResult, outcome results.Outcome, setup, verification string) {
 	t.Helper()
 	ds := datasetMeta(s)
-	g := gate(s, sweep.GateDataset)
+	g := gate(s, gates.Dataset)
 	t.Logf("%s: %s; dataset gate passed=%v: %s; metadata %v", what, s.OutcomeText(), g.Passed, g.Detail, ds)
 	if s.Outcome != outcome || ds["setup"] != setup || ds["verification"] != verification || g.Passed != (verification != sweep.VerifyFailed) {
 		t.Fatalf("%s: outcome %s, setup %v, verification %v, dataset gate passed=%v; want %s, %q, %q", what, s.Outcome, ds["setup"], ds["verification"], g.Passed, outcome, setup, verification)

@@ -12,9 +12,9 @@ import (
 
 // Study 000's load on Nomad, by our closed loop and by Fortio itself (and
 // Locust, which must give a valid step too): the
-// same Taewa pack and limits, 8 connections at max rate, 8 s, each
-// generator capped at 0.25 core in its own batch job: every step must be
-// valid, archive rps per core the service used, and the medians of the two
+// same Taewa pack and limits, 8 connections at max rate, 8 s, our
+// generator and Fortio capped at 0.25 core in their own batch jobs: every
+// step must be valid, archive rps per core the service used, and the medians of the two
 // throughputs over 3 repetitions must agree within 15 %. Steps are deployed
 // afresh and shuffled together, so the machine's drift spreads over both;
 // still, on a shared 2-core machine one runner's own repetitions spread
@@ -25,18 +25,23 @@ import (
 func TestFortioRunnerMatchesOurClosedLoop(t *testing.T) {
 	tag := envOr("ORCHBENCH_IT_IMAGE_TAG", "local")
 	prefix := envOr("ORCHBENCH_IT_JOB_PREFIX", "it")
-	app := func(name, runner string) string {
+	// Locust (one Python thread) spends its whole 0.25 core before Taewa
+	// spends its own at difficulty 1000: the generator gate rightly called
+	// those steps invalid (locust used 91-97 % of 0.25 core, the service
+	// 74-87 % of its quota). So Locust gets its own one core and a
+	// difficulty at which the service is what saturates.
+	app := func(name, runner string, difficulty int, generatorCores float64) string {
 		return fmt.Sprintf(`
   app %q {
     pack     = "taewa"
     variants = ["baseline"]
-    vars     = { job_name = "%s-%s", resource_scale = 0.25, difficulty = 1000 }
+    vars     = { job_name = "%s-%s", resource_scale = 0.25, difficulty = %d }
     runner          = %q
-    generator_cores = 0.25
+    generator_cores = %g
     closed_loop {
       users = 8
     }
-  }`, name, prefix, name, runner)
+  }`, name, prefix, name, difficulty, runner, generatorCores)
 	}
 	spec := `sweep "loadtools" {
   seed        = 1
@@ -44,7 +49,7 @@ func TestFortioRunnerMatchesOurClosedLoop(t *testing.T) {
   deploy      = "per-step"
   warmup      = "2s"
   duration    = "8s"
-  orchestrators = ["nomad"]` + app("ours", "orchbench") + app("fortio", "fortio") + app("locust", "locust") + `
+  orchestrators = ["nomad"]` + app("ours", "orchbench", 1000, 0.25) + app("fortio", "fortio", 1000, 0.25) + app("locust", "locust", 80000, 1) + `
   slo {
     p99_ms             = 500
     min_achieved_ratio = 0.95

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/orchbench/orchbench/harness/contract"
+	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
@@ -105,7 +106,7 @@ func TestStudy000Apps(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				g := sweep.LimitsGate(lims)
+				g := gates.LimitsGate(lims)
 				if !g.Passed {
 					t.Fatalf("limits gate: %s", g.Detail)
 				}

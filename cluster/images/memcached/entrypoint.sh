@@ -21,8 +21,7 @@ done
 case $host in 0.0.0.0|"") host=127.0.0.1 ;; esac
 
 warm() {
-  local i
-  for i in $(seq 1 300); do
+  for _ in $(seq 1 300); do
     if { exec 3<>"/dev/tcp/$host/$port"; } 2>/dev/null; then
       # the dump is "set ... noreply" commands; quit is read after all of them
       cat "$MEMCACHED_SEED_DIR"/*.memcached >&3

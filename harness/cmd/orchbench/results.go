@@ -10,6 +10,7 @@ import (
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/results"
 	"github.com/orchbench/orchbench/harness/studies"
+	"github.com/orchbench/orchbench/harness/vmpush"
 )
 
 func init() {
@@ -94,7 +95,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			n, err := results.PushSweep(cmd.Context(), a, id, vmURL)
+			n, err := vmpush.PushSweep(cmd.Context(), a, id, vmURL)
 			if err != nil {
 				return err
 			}
@@ -102,7 +103,7 @@ func init() {
 			return nil
 		},
 	}
-	push.Flags().StringVar(&vmURL, "vm", results.VMURL(), "VictoriaMetrics base `URL` (default from $ORCHBENCH_VM_URL)")
+	push.Flags().StringVar(&vmURL, "vm", vmpush.VMURL(), "VictoriaMetrics base `URL` (default from $ORCHBENCH_VM_URL)")
 
 	cmd.AddCommand(list, show, push)
 	rootCmd.AddCommand(cmd)

@@ -24,6 +24,7 @@ import (
 	"github.com/orchbench/orchbench/harness/results"
 	"github.com/orchbench/orchbench/harness/studies"
 	"github.com/orchbench/orchbench/harness/sweep"
+	"github.com/orchbench/orchbench/harness/vmpush"
 )
 
 type sweepFlags struct {
@@ -64,7 +65,7 @@ any time: --resume continues without repeating or losing a step.`,
 func (f *sweepFlags) registerExecution(fl *pflag.FlagSet) {
 	fl.StringVar(&f.dir, "dir", "results", "results archive `directory`")
 	fl.StringVar(&f.reports, "reports", "reports", "report output `directory`")
-	fl.StringVar(&f.vm, "vm", results.VMURL(), "VictoriaMetrics URL to push results to (empty: archive only)")
+	fl.StringVar(&f.vm, "vm", vmpush.VMURL(), "VictoriaMetrics URL to push results to (empty: archive only)")
 	fl.StringVar(&f.logs, "logs", "http://127.0.0.1:9428", "VictoriaLogs URL the node agent ships task logs to (each step's report links to its logs there)")
 	fl.StringVar(&f.loadRunner, "load-runner", "orchestrator", "where load runs: orchestrator (each step's orchestrator's own one-shot job: on Nomad the batch job jobs/loadgen.nomad.hcl) or local (child process here)")
 	fl.StringVar(&f.image, "loadgen-image", orchestrator.DefaultLoadImage, "image of the load generator's one-shot job; a study tool's (runner = \"fortio\") is orchbench/<tool> with the same tag")
@@ -171,7 +172,9 @@ func (f sweepFlags) runner(rec *results.SweepRecord, out io.Writer) (*sweep.Runn
 		return nil, err
 	}
 	cfg := orchestrator.Config{LoadImage: f.image, LoadJobFile: filepath.Join("jobs", "loadgen.nomad.hcl"), LoadJobPrefix: f.jobPrefix}
-	runner := &sweep.Runner{Orchestrators: map[string]orchestrator.Orchestrator{}, Parse: parser.ParseJobs, ConsulAddr: parser.ConsulAddr,
+	// the cluster's Consul keeps the setup markers of every orchestrator's
+	// steps, as it does Nomad's own
+	runner := &sweep.Runner{Orchestrators: map[string]orchestrator.Orchestrator{}, Parse: parser.ParseJobs, Markers: parser,
 		PacksDir: "packs", Archive: results.Archive{Dir: f.dir}, VMURL: f.vm, Out: out, Keep: f.keep}
 	for _, st := range rec.Plan {
 		if runner.Orchestrators[st.Orchestrator] != nil {

@@ -1,4 +1,4 @@
-package sweep
+package gates
 
 import (
 	"fmt"
@@ -59,7 +59,7 @@ const SaturatedShare = 0.95
 // however late the generator sent, as when a container's network path
 // takes CPU from a generator on the same cores.
 func ClosedLoopGeneratorGate(res *loadgen.Result, think time.Duration, maxShare float64, svc ServiceUse) results.Gate {
-	g := results.Gate{Name: GateGenerator}
+	g := results.Gate{Name: Generator}
 	gen := res.Generator
 	if gen.LagSamples == 0 || res.UncorrectedLatency.Count == 0 {
 		g.NotChecked = true

@@ -11,25 +11,9 @@ import (
 
 	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
-)
-
-// Gate names, as archived and shown in reports.
-const (
-	GateHealthy   = "healthy"
-	GateLimits    = "limits"
-	GateProbe     = "probe"
-	GateLoadPath  = "load-path"
-	GateLoad      = "load"
-	GateEarly     = results.GateEarlyStop
-	GateFault     = "fault"
-	GateResponses = results.GateResponses
-	GateSLO       = results.GateSLO
-	GateGenerator = "generator"
-	GateDataset   = "dataset"
-	// GateLittle checks that an open loop's connections can carry its rate.
-	GateLittle = "little"
 )
 
 // Probe is an application's correctness check: a response that proves the
@@ -80,7 +64,7 @@ func (p Probe) check(ctx context.Context, eps []orchestrator.Endpoint) (results.
 	seen := probeSeen{Body: -1}
 	var sizes []string
 	fail := func(format string, args ...any) (results.Gate, probeSeen) {
-		return results.Gate{Name: GateProbe, Detail: fmt.Sprintf(format, args...)}, probeSeen{}
+		return results.Gate{Name: gates.Probe, Detail: fmt.Sprintf(format, args...)}, probeSeen{}
 	}
 	if len(eps) == 0 {
 		return fail("no registered instance to probe")
@@ -103,13 +87,8 @@ func (p Probe) check(ctx context.Context, eps []orchestrator.Endpoint) (results.
 		if err != nil {
 			return fail("GET %s: %v", url, err)
 		}
-		switch {
-		case resp.StatusCode != p.Status:
-			return fail("GET %s: status %d, want %d", url, resp.StatusCode, p.Status)
-		case len(body) < p.MinBytes:
-			return fail("GET %s: %d bytes, want at least %d (dataset not loaded?)", url, len(body), p.MinBytes)
-		case p.Regex != nil && !p.Regex.Match(body):
-			return fail("GET %s: body %q does not match %s", url, clip(body, 80), p.Regex)
+		if wrong := gates.ProbeAnswer(contract.Probe(p), url, resp.StatusCode, body); wrong != "" {
+			return fail("%s", wrong)
 		}
 		warm, err := timeAgain(ctx, client, url)
 		if err != nil {
@@ -121,14 +100,7 @@ func (p Probe) check(ctx context.Context, eps []orchestrator.Endpoint) (results.
 		}
 		seen.Slowest = max(seen.Slowest, warm)
 	}
-	return results.Gate{Name: GateProbe, Passed: true, Detail: "GET " + p.Path + ": " + strings.Join(sizes, ", ")}, seen
-}
-
-func clip(b []byte, n int) string {
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
+	return results.Gate{Name: gates.Probe, Passed: true, Detail: "GET " + p.Path + ": " + strings.Join(sizes, ", ")}, seen
 }
 
 // timeAgain times a second GET of url through client, whose connection the

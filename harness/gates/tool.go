@@ -1,18 +1,12 @@
-package sweep
+package gates
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
-	"github.com/orchbench/orchbench/harness/toolload"
 )
-
-// GateToolEntry refuses, before the load, a study tool aimed at one of
-// several instances: it takes one URL, so it would load one instance.
-const GateToolEntry = "tool-entry"
 
 // MaxToolCPUShare is the share of the CPU it could use past which a tool
 // counts as saturated. A tool does not measure its own send lag, so its
@@ -28,25 +22,6 @@ type ToolCPU struct {
 	LimitCores    float64 `json:"limit_cores,omitempty"`
 	Source        string  `json:"source,omitempty"`
 	Unknown       string  `json:"unknown,omitempty"`
-}
-
-// toolCPUOf cuts a runner's readings of its tool to the measured window,
-// as the service's are cut.
-func toolCPUOf(run *orchestrator.ToolRun, res *loadgen.Result) ToolCPU {
-	switch {
-	case run == nil:
-		return ToolCPU{Unknown: "its runner does not watch it from outside"}
-	case run.CPUError != "":
-		return ToolCPU{Unknown: run.CPUError, LimitCores: run.LimitCores}
-	case res == nil:
-		return ToolCPU{Unknown: "no result says when the measured window was", LimitCores: run.LimitCores}
-	}
-	first, last, ok := window(run.CPU, res.Start, res.End)
-	if !ok {
-		return ToolCPU{Unknown: fmt.Sprintf("%d readings of its CPU, too few to span the measured window", len(run.CPU)), LimitCores: run.LimitCores, Source: run.CPUSource}
-	}
-	cores, _ := first.Between(last)
-	return ToolCPU{Cores: cores, WindowSeconds: last.At.Sub(first.At).Seconds(), LimitCores: run.LimitCores, Source: run.CPUSource}
 }
 
 // capRounding is how much tighter than generator_cores the cap a tool ran
@@ -73,28 +48,13 @@ func toolCeiling(tool string, generatorCores, toolMax, limit float64) (float64, 
 	return best, what
 }
 
-// toolGeneratorGate records with the step what the tool's runner saw and
-// the tool's CPU over the measured window, and judges it.
-func toolGeneratorGate(sr *results.StepResult, tool string, run *orchestrator.ToolRun, res *loadgen.Result, generatorCores float64, svc ServiceUse) results.Gate {
-	cpu := toolCPUOf(run, res)
-	sr.Metadata["tool_cpu"] = cpu
-	if run != nil {
-		sr.Metadata["tool_run"] = run
-	}
-	toolMax := 0.0
-	if t, err := toolload.Lookup(tool); err == nil {
-		toolMax = t.MaxCores()
-	}
-	return ToolGeneratorGate(tool, cpu, generatorCores, toolMax, svc)
-}
-
 // ToolGeneratorGate stands for GeneratorGate with a study tool, which does
 // not measure its own send lag: a tool that used MaxToolCPUShare of the
 // CPU it could use, while the service was not saturated, may have set the
 // pace itself, and the step is invalid. With the service's quota spent the
 // service set it however busy the tool was.
 func ToolGeneratorGate(tool string, cpu ToolCPU, generatorCores, toolMax float64, svc ServiceUse) results.Gate {
-	g := results.Gate{Name: GateGenerator}
+	g := results.Gate{Name: Generator}
 	if cpu.Unknown != "" {
 		g.NotChecked = true
 		g.Detail = fmt.Sprintf("%s's CPU was not measured (%s), so whether it saturated is unknown", tool, cpu.Unknown)
@@ -130,7 +90,7 @@ func ToolGeneratorGate(tool string, cpu ToolCPU, generatorCores, toolMax float64
 // step would measure a service of one. A Kubernetes NodePort is one
 // address that spreads connections over the instances itself.
 func ToolEntryGate(tool string, eps []orchestrator.Endpoint) results.Gate {
-	g := results.Gate{Name: GateToolEntry}
+	g := results.Gate{Name: ToolEntry}
 	addrs := map[string]bool{}
 	var list []string
 	for _, ep := range eps {

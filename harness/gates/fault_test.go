@@ -1,4 +1,4 @@
-package sweep
+package gates
 
 import (
 	"strings"
@@ -34,7 +34,7 @@ func TestFaultGateMeasuredWindow(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g := FaultGate(c.f, c.from, c.to)
-			if g.Name != GateFault || g.Breaks || g.Passed != c.passed || g.NotChecked != c.notChecked || !strings.Contains(g.Detail, c.detail) {
+			if g.Name != Fault || g.Breaks || g.Passed != c.passed || g.NotChecked != c.notChecked || !strings.Contains(g.Detail, c.detail) {
 				t.Fatalf("gate = %+v, want passed=%v notChecked=%v with %q", g, c.passed, c.notChecked, c.detail)
 			}
 		})

@@ -1,4 +1,4 @@
-package sweep
+package gates
 
 import (
 	"errors"
@@ -18,8 +18,12 @@ func TestTaskEventsJudged(t *testing.T) {
 	}
 	// the events alone: the instances are the same before and after
 	steady := Fingerprint{{"a1", "redis"}: {ID: "a1", Group: "redis", Task: "redis"}}
+	verdict := func(events []orchestrator.TaskEvent, from time.Time, f *results.FaultRecord) TaskVerdict {
+		return TaskEventsGate("s1", TaskEvidence{Events: events, Before: steady, After: steady}, from, f)
+	}
 	judgeEvents := func(events []orchestrator.TaskEvent, from time.Time, f *results.FaultRecord) ([]results.StepEvent, results.Gate) {
-		return judgeTasks("s1", taskEvidence{Events: events, Before: steady, After: steady}, from, f)
+		v := verdict(events, from, f)
+		return v.Events, v.Gate
 	}
 	killed := func() *results.FaultRecord {
 		return &results.FaultRecord{Kind: orchestrator.FaultKillTask, Service: "sn-redis", At: at(10), Hit: orchestrator.FaultHit{Instance: "a1", Group: "redis"}}
@@ -47,17 +51,20 @@ func TestTaskEventsJudged(t *testing.T) {
 	t.Run("the injected fault's events pass and give its recovery", func(t *testing.T) {
 		f := killed()
 		events := []orchestrator.TaskEvent{ev(10.1, orchestrator.EventExited, "redis", "a1"), ev(13.6, orchestrator.EventStarted, "redis", "a1")}
-		judged, g := judgeEvents(events, start, f)
-		if !g.Passed {
-			t.Fatalf("gate %+v, want passed", g)
+		v := verdict(events, start, f)
+		if !v.Gate.Passed {
+			t.Fatalf("gate %+v, want passed", v.Gate)
 		}
-		for _, j := range judged {
+		for _, j := range v.Events {
 			if j.Cause != results.CauseInjected {
 				t.Errorf("%s: cause %q, want the injected fault", j.TaskEvent, j.Cause)
 			}
 		}
-		if f.RecoverySeconds == nil || *f.RecoverySeconds < 3.59 || *f.RecoverySeconds > 3.61 {
-			t.Errorf("recovery %v, want 3.6 s", f.RecoverySeconds)
+		if v.Recovery == nil || *v.Recovery < 3.59 || *v.Recovery > 3.61 {
+			t.Errorf("recovery %v, want 3.6 s", v.Recovery)
+		}
+		if f.RecoverySeconds != nil {
+			t.Errorf("the judgment wrote into the fault record it was given: recovery %v", *f.RecoverySeconds)
 		}
 	})
 	t.Run("a replacement in the hit group is the fault's", func(t *testing.T) {
@@ -105,7 +112,7 @@ func TestTaskEventsFingerprint(t *testing.T) {
 	fingerprint := func(ins ...orchestrator.Instance) Fingerprint {
 		fp := Fingerprint{}
 		for _, in := range ins {
-			fp[instanceKey{in.ID, in.Task}] = in
+			fp[InstanceKey{in.ID, in.Task}] = in
 		}
 		return fp
 	}
@@ -115,38 +122,38 @@ func TestTaskEventsFingerprint(t *testing.T) {
 	eventsDown := errors.New("nomad: 503 Service Unavailable")
 	cases := []struct {
 		name           string
-		ev             taskEvidence
+		ev             TaskEvidence
 		fault          *results.FaultRecord
 		passed, breaks bool
 		detail         string
 	}{
-		{"unchanged", taskEvidence{Before: before, After: fingerprint(instance("a1", "redis", 0), instance("u1", "user", 2))}, nil, true, false,
+		{"unchanged", TaskEvidence{Before: before, After: fingerprint(instance("a1", "redis", 0), instance("u1", "user", 2))}, nil, true, false,
 			"no task started, stopped or restarted during the load; the 2 instances kept their IDs and restart counts"},
 		// the events were lost; the restart count was not
-		{"a restart no event told", taskEvidence{Before: before, After: fingerprint(instance("a1", "redis", 0), instance("u1", "user", 3))}, nil, false, true,
+		{"a restart no event told", TaskEvidence{Before: before, After: fingerprint(instance("a1", "redis", 0), instance("u1", "user", 3))}, nil, false, true,
 			"instances: user/user (instance u1) restarted: 2 restarts before the load, 3 after"},
-		{"a replacement nobody injected", taskEvidence{Before: before, After: fingerprint(instance("b2", "redis", 0), instance("u1", "user", 2))}, nil, false, true,
+		{"a replacement nobody injected", TaskEvidence{Before: before, After: fingerprint(instance("b2", "redis", 0), instance("u1", "user", 2))}, nil, false, true,
 			"instances: redis/redis (instance a1) is gone; redis/redis (instance b2) is new (0 restarts)"},
-		{"the injected replacement", taskEvidence{Before: before, After: fingerprint(instance("b2", "redis", 0), instance("u1", "user", 2))}, stopped, true, false,
+		{"the injected replacement", TaskEvidence{Before: before, After: fingerprint(instance("b2", "redis", 0), instance("u1", "user", 2))}, stopped, true, false,
 			"instance changes, all of the injected fault: redis/redis (instance a1) is gone; redis/redis (instance b2) is new (0 restarts)"},
-		{"a cascade beside the injected fault", taskEvidence{Before: before, After: fingerprint(instance("b2", "redis", 0), instance("u1", "user", 3))}, stopped, false, true,
+		{"a cascade beside the injected fault", TaskEvidence{Before: before, After: fingerprint(instance("b2", "redis", 0), instance("u1", "user", 3))}, stopped, false, true,
 			"instances: user/user (instance u1) restarted: 2 restarts before the load, 3 after"},
-		{"events unreadable, instances steady", taskEvidence{EventsErr: eventsDown, Before: before, After: before}, nil, true, false,
+		{"events unreadable, instances steady", TaskEvidence{EventsErr: eventsDown, Before: before, After: before}, nil, true, false,
 			"the task events could not be read (nomad: 503 Service Unavailable), so the instances alone judged; the 2 instances kept their IDs and restart counts"},
-		{"events unreadable, an instance restarted", taskEvidence{EventsErr: eventsDown, Before: before, After: fingerprint(instance("a1", "redis", 1), instance("u1", "user", 2))}, nil, false, true,
+		{"events unreadable, an instance restarted", TaskEvidence{EventsErr: eventsDown, Before: before, After: fingerprint(instance("a1", "redis", 1), instance("u1", "user", 2))}, nil, false, true,
 			"instances: redis/redis (instance a1) restarted: 0 restarts before the load, 1 after; the task events could not be read (nomad: 503 Service Unavailable)"},
 		// what could not be read is not judged: invalid, not broken
-		{"no fingerprint before", taskEvidence{BeforeErr: errors.New("job sn: 500"), After: before}, nil, false, false,
+		{"no fingerprint before", TaskEvidence{BeforeErr: errors.New("job sn: 500"), After: before}, nil, false, false,
 			"step s1: the instances could not be read before the load: job sn: 500, so whether one restarted or was replaced is unknown"},
-		{"no fingerprint after", taskEvidence{Before: before, AfterErr: errors.New("instances of sn: context deadline exceeded")}, nil, false, false,
+		{"no fingerprint after", TaskEvidence{Before: before, AfterErr: errors.New("instances of sn: context deadline exceeded")}, nil, false, false,
 			"step s1: the instances could not be read after the load: instances of sn: context deadline exceeded"},
-		{"an empty fingerprint", taskEvidence{Before: Fingerprint{}, After: Fingerprint{}}, nil, false, false,
+		{"an empty fingerprint", TaskEvidence{Before: Fingerprint{}, After: Fingerprint{}}, nil, false, false,
 			"step s1: the instances could not be read before the load: no running instance was listed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, g := judgeTasks("s1", c.ev, start, c.fault)
-			if g.Name != GateTaskEvents || g.Passed != c.passed || g.Breaks != c.breaks || g.NotChecked || !strings.Contains(g.Detail, c.detail) {
+			g := TaskEventsGate("s1", c.ev, start, c.fault).Gate
+			if g.Name != TaskEvents || g.Passed != c.passed || g.Breaks != c.breaks || g.NotChecked || !strings.Contains(g.Detail, c.detail) {
 				t.Fatalf("gate = %+v\nwant passed=%v breaks=%v with %q", g, c.passed, c.breaks, c.detail)
 			}
 		})

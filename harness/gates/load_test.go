@@ -1,18 +1,13 @@
-package sweep
+package gates
 
 import (
 	"errors"
-	"fmt"
-	"net"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
-	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/loadgen"
-	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 )
 
@@ -20,65 +15,8 @@ import (
 // and to pass on a right one. The integration tests make the same checks
 // fail on a real cluster (test/integration/validity_test.go).
 
-func TestLoadPathGateReadsTheWire(t *testing.T) {
-	eps := []orchestrator.Endpoint{{Service: "taewa", Address: "127.0.0.1", Port: 2000}, {Service: "taewa", Address: "127.0.0.1", Port: 2001}}
-	direct := []loadgen.Peer{{Addr: "127.0.0.1:2000", Connections: 8}, {Addr: "127.0.0.1:2001", Connections: 8}}
-	if g := LoadPathGate(direct, eps, nil); !g.Passed || !strings.Contains(g.Detail, "127.0.0.1:2001 (taewa, 8 connections)") {
-		t.Fatalf("direct load refused: %+v", g)
-	}
-	// the generator was aimed at a registered address, but a forwarder
-	// (or a script's own address) is what the sockets reached
-	proxied := []loadgen.Peer{{Addr: "127.0.0.1:2000", Connections: 8}, {Addr: "127.0.0.1:39999", Connections: 8}}
-	g := LoadPathGate(proxied, eps, nil)
-	if g.Passed || g.NotChecked || g.Breaks || !strings.Contains(g.Detail, "127.0.0.1:39999 (8 connections), which is not a registered instance") {
-		t.Fatalf("a proxy in the path passed: %+v", g)
-	}
-	if g := LoadPathGate(nil, eps, nil); !g.NotChecked || g.Passed {
-		t.Fatalf("no connection at all must say not checked: %+v", g)
-	}
-}
-
-// A registered address can itself be a relay: Swarm's host-mode publishing
-// answers on loopback through docker-proxy, which holds the port and
-// forwards to the task. The gate asks who accepted the connections: a
-// process of no instance's cgroup is a proxy in the path.
-func TestLoadPathGateFindsAUserlandRelay(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
-	addr := ln.Addr().(*net.TCPAddr)
-	eps := []orchestrator.Endpoint{{Service: "taewa", Address: "127.0.0.1", Port: addr.Port}}
-	peers := []loadgen.Peer{{Addr: addr.String(), Connections: 16}}
-	instance := map[string]bool{"/docker/0123abcd": true}
-	g := LoadPathGate(peers, eps, instance)
-	if g.Passed || g.NotChecked || g.Breaks || !strings.Contains(g.Detail, fmt.Sprintf("connections to %s are accepted by", addr)) ||
-		!strings.Contains(g.Detail, fmt.Sprintf("(pid %d,", os.Getpid())) || !strings.Contains(g.Detail, "a userland proxy relays the load") {
-		t.Fatalf("a relay holding the registered port passed: %+v", g)
-	}
-	// the same listener inside an instance's cgroup is the instance itself (host networking)
-	own, err := limits.CPUCgroupOf(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	instance[own] = true
-	if g := LoadPathGate(peers, eps, instance); !g.Passed {
-		t.Fatalf("an instance listening itself was refused: %+v", g)
-	}
-}
-
 func TestGeneratorGate(t *testing.T) {
-	bound := generatorLagBound(0, experiment.SLO{})
+	bound := GeneratorLagBound(0, experiment.SLO{})
 	res := &loadgen.Result{Generator: loadgen.GeneratorStats{LagSamples: 1000, LagP99Us: 300, LagMaxUs: 2000, CPUCores: 0.3}}
 	if g := GeneratorGate(res, bound); !g.Passed || !strings.Contains(g.Detail, "(bound 5ms: the default; the SLO has no p99 rule)") {
 		t.Fatalf("a generator on time refused: %+v", g)
@@ -101,17 +39,17 @@ func TestGeneratorGate(t *testing.T) {
 // A 3 ms send lag is nothing beside a 200 ms SLO and a third of a 10 ms one.
 func TestGeneratorLagBoundFollowsTheSLO(t *testing.T) {
 	res := &loadgen.Result{Generator: loadgen.GeneratorStats{LagSamples: 1000, LagP99Us: 3000, LagMaxUs: 4000}}
-	if g := GeneratorGate(res, generatorLagBound(0, experiment.SLO{P99Ms: 200})); !g.Passed ||
+	if g := GeneratorGate(res, GeneratorLagBound(0, experiment.SLO{P99Ms: 200})); !g.Passed ||
 		!strings.Contains(g.Detail, "(bound 5ms: the default, under 10 % of the SLO's p99 of 200 ms)") {
 		t.Fatalf("a lag well under a 200 ms SLO refused: %+v", g)
 	}
-	g := GeneratorGate(res, generatorLagBound(0, experiment.SLO{P99Ms: 10}))
+	g := GeneratorGate(res, GeneratorLagBound(0, experiment.SLO{P99Ms: 10}))
 	if g.Passed || g.NotChecked || g.Breaks || !strings.Contains(g.Detail, "generator saturated: send lag p99 3ms, max 4ms over 1000 sends") ||
 		!strings.Contains(g.Detail, "(bound 1ms: 10 % of the SLO's p99 of 10 ms)") {
 		t.Fatalf("a 3 ms lag under a 10 ms SLO passed: %+v", g)
 	}
 	// the spec's own bound wins over both
-	if b := generatorLagBound(20*time.Millisecond, experiment.SLO{P99Ms: 10}); b.Max != 20*time.Millisecond || b.Source != "max_generator_lag in the spec" {
+	if b := GeneratorLagBound(20*time.Millisecond, experiment.SLO{P99Ms: 10}); b.Max != 20*time.Millisecond || b.Source != "max_generator_lag in the spec" {
 		t.Fatalf("declared bound = %+v", b)
 	}
 }
@@ -155,7 +93,7 @@ func TestSLOGateBreaksNotInvalidates(t *testing.T) {
 	if g.Passed || !g.Breaks || !strings.Contains(g.Detail, "error ratio 0.0500 > 0.01") {
 		t.Fatalf("503s: %+v", g)
 	}
-	sr := results.StepResult{Gates: []results.Gate{{Name: GateHealthy, Passed: true}, g}}
+	sr := results.StepResult{Gates: []results.Gate{{Name: Healthy, Passed: true}, g}}
 	sr.Decide()
 	if sr.Outcome != results.OutcomeBroken {
 		t.Fatalf("a step with 5 %% errors is %s, want broken", sr.Outcome)
@@ -164,13 +102,13 @@ func TestSLOGateBreaksNotInvalidates(t *testing.T) {
 
 func TestLittleGate(t *testing.T) {
 	// 8 connections at 10 ms carry 800 rps
-	g := LittleGate(littleCheck(8, 500, 10*time.Millisecond))
-	if g.Name != GateLittle || !g.Passed || !strings.Contains(g.Detail, "8 connections at the unloaded latency of 10.0 ms carry up to 800 rps, at least the 500 offered") {
+	g := LittleGate(LittleCheckOf(8, 500, 10*time.Millisecond))
+	if g.Name != Little || !g.Passed || !strings.Contains(g.Detail, "8 connections at the unloaded latency of 10.0 ms carry up to 800 rps, at least the 500 offered") {
 		t.Fatalf("%+v", g)
 	}
 	// too few connections: the generator's queue, not the application, is
 	// measured, so the step is invalid (no Breaks), not broken
-	g = LittleGate(littleCheck(8, 1000, 10*time.Millisecond))
+	g = LittleGate(LittleCheckOf(8, 1000, 10*time.Millisecond))
 	if g.Passed || g.NotChecked || g.Breaks || !strings.Contains(g.Detail, "8 connections at the unloaded latency of 10.0 ms carry at most 800 rps, less than the 1000 offered") {
 		t.Fatalf("%+v", g)
 	}
@@ -178,10 +116,10 @@ func TestLittleGate(t *testing.T) {
 	if sr.Decide(); sr.Outcome != results.OutcomeInvalid {
 		t.Fatalf("a step short of connections is %s, want invalid", sr.Outcome)
 	}
-	if g := LittleGate(littleCheck(8, 1000, 0)); g.Passed || !g.NotChecked || !strings.Contains(g.Detail, "no unloaded latency") {
+	if g := LittleGate(LittleCheckOf(8, 1000, 0)); g.Passed || !g.NotChecked || !strings.Contains(g.Detail, "no unloaded latency") {
 		t.Fatalf("no latency known, no verdict: %+v", g)
 	}
-	if g := closedLittleGate(5); g.Passed || !g.NotChecked || !strings.Contains(g.Detail, "closed loop: each of the 5 users waits") {
+	if g := ClosedLittleGate(5); g.Passed || !g.NotChecked || !strings.Contains(g.Detail, "closed loop: each of the 5 users waits") {
 		t.Fatalf("closed loop: %+v", g)
 	}
 }

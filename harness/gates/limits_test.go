@@ -1,4 +1,4 @@
-package sweep
+package gates
 
 import (
 	"strings"
@@ -145,7 +145,7 @@ func TestLimitsGateRules(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g := LimitsGate(c.lims)
-			if g.Name != GateLimits {
+			if g.Name != Limits {
 				t.Fatalf("gate named %q", g.Name)
 			}
 			if g.Passed != c.pass {

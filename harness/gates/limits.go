@@ -1,4 +1,4 @@
-package sweep
+package gates
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // measured as much as a missing one.
 func LimitsGate(lims []orchestrator.Limits) results.Gate {
 	if len(lims) == 0 {
-		return results.Gate{Name: GateLimits, Detail: "no task found to read limits from"}
+		return results.Gate{Name: Limits, Detail: "no task found to read limits from"}
 	}
 	var bad, ok []string
 	for i, l := range lims {
@@ -31,9 +31,9 @@ func LimitsGate(lims []orchestrator.Limits) results.Gate {
 		ok = append(ok, fmt.Sprintf("%s: %s, %s", taskName(l), cpuSummary(l), memSummary(l.MemoryLimitBytes)))
 	}
 	if len(bad) > 0 {
-		return results.Gate{Name: GateLimits, Detail: strings.Join(bad, "; ")}
+		return results.Gate{Name: Limits, Detail: strings.Join(bad, "; ")}
 	}
-	return results.Gate{Name: GateLimits, Passed: true, Detail: strings.Join(ok, "; ")}
+	return results.Gate{Name: Limits, Passed: true, Detail: strings.Join(ok, "; ")}
 }
 
 func taskName(l orchestrator.Limits) string {

@@ -1,12 +1,10 @@
-package sweep
+package gates
 
 import (
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/orchbench/orchbench/harness/contract"
-	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
@@ -110,11 +108,11 @@ func TestClosedLoopGeneratorGateLagPastTheLatencyBoundIsInvalidAtASaturatedServi
 func TestServiceUseCountsOnlyTheMeasuredInstances(t *testing.T) {
 	eps := []orchestrator.Endpoint{{Instance: "a1"}, {Instance: "a2"}}
 	cpu := []results.TaskCPU{{AllocID: "a1", Cores: 0.5, LimitCores: 0.5}, {AllocID: "a2", Cores: 0.4, LimitCores: 0.5}, {AllocID: "db", Cores: 2}}
-	if u := serviceUse(cpu, eps); u.Used != 0.9 || u.Limit != 1 || u.Quota || u.Saturated(SaturatedShare) || !u.Saturated(0.9) {
+	if u := ServiceUseOf(cpu, eps); u.Used != 0.9 || u.Limit != 1 || u.Quota || u.Saturated(SaturatedShare) || !u.Saturated(0.9) {
 		t.Fatalf("%+v", u)
 	}
 	cpu[1].LimitCores = 0
-	if u := serviceUse(cpu, eps); u.Limit != 0 || u.Saturated(0.1) {
+	if u := ServiceUseOf(cpu, eps); u.Limit != 0 || u.Saturated(0.1) {
 		t.Fatalf("one uncapped instance: %+v", u)
 	}
 }
@@ -128,7 +126,7 @@ func TestServiceUseWithQuotasNeedsThrottling(t *testing.T) {
 		{AllocID: "a2", Cores: 0.48, LimitCores: 0.5, QuotaCores: 0.5, ThrottledRatio: 0.1},
 		{AllocID: "db", Cores: 1, LimitCores: 1, QuotaCores: 1, ThrottledRatio: 0},
 	}
-	u := serviceUse(cpu, eps)
+	u := ServiceUseOf(cpu, eps)
 	if !u.Quota || u.Throttled != 0.1 || u.Used != 0.97 {
 		t.Fatalf("%+v", u)
 	}
@@ -136,35 +134,7 @@ func TestServiceUseWithQuotasNeedsThrottling(t *testing.T) {
 		t.Fatalf("97 %% of the quota, one instance throttled in 10 %% of periods, counted as saturated: %s", u)
 	}
 	cpu[1].ThrottledRatio = 0.7
-	if u := serviceUse(cpu, eps); !u.Saturated(SaturatedShare) || !strings.Contains(u.String(), "throttled in 70 % of CFS periods") {
+	if u := ServiceUseOf(cpu, eps); !u.Saturated(SaturatedShare) || !strings.Contains(u.String(), "throttled in 70 % of CFS periods") {
 		t.Fatalf("both instances throttled in most periods: %+v %s", u, u)
-	}
-}
-
-// From the cgroup's counters to the judgment: a task with its own CFS
-// quota carries it into TaskCPU, so its throttled periods count.
-func TestSaturationFromSampledCgroupCounters(t *testing.T) {
-	t0 := time.Now()
-	lims := []orchestrator.Limits{{Instance: orchestrator.Instance{ID: "a1", Task: "api", Declared: contract.Task{Cores: 1}},
-		EffectiveCores: 0.5, QuotaCores: 0.5, CgroupPath: "unused"}}
-	done := make(chan struct{})
-	close(done)
-	counters := func(throttled int64) *cpuSampler {
-		return &cpuSampler{lims: lims, stop: make(chan struct{}), done: done, samples: [][]limits.Usage{{
-			{At: t0},
-			{At: t0.Add(10 * time.Second), CPU: 4900 * time.Millisecond, Periods: 100, Throttled: throttled},
-		}}}
-	}
-	eps := []orchestrator.Endpoint{{Instance: "a1"}}
-	cpu := counters(85).finish(t0, t0.Add(10*time.Second))
-	if len(cpu) != 1 || cpu[0].QuotaCores != 0.5 || cpu[0].ThrottledRatio != 0.85 {
-		t.Fatalf("%+v", cpu)
-	}
-	if u := serviceUse(cpu, eps); !u.Saturated(SaturatedShare) {
-		t.Fatalf("98 %% of the quota, throttled in 85 %% of periods, not saturated: %s", u)
-	}
-	cpu = counters(10).finish(t0, t0.Add(10*time.Second))
-	if u := serviceUse(cpu, eps); u.Saturated(SaturatedShare) || !strings.Contains(u.String(), "throttled in 10 % of CFS periods") {
-		t.Fatalf("throttled in 10 %% of periods, saturated: %s", u)
 	}
 }

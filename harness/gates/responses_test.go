@@ -1,10 +1,9 @@
-package sweep
+package gates
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/results"
 )
@@ -19,7 +18,7 @@ func bodies(label string, completed, meanBody int64) loadgen.EndpointBodies {
 
 func wantGate(t *testing.T, g results.Gate, passed, notChecked bool, details ...string) {
 	t.Helper()
-	if g.Name != GateResponses || !g.Breaks || g.Passed != passed || g.NotChecked != notChecked {
+	if g.Name != Responses || !g.Breaks || g.Passed != passed || g.NotChecked != notChecked {
 		t.Fatalf("gate = %+v, want passed=%v notChecked=%v", g, passed, notChecked)
 	}
 	for _, d := range details {
@@ -30,24 +29,24 @@ func wantGate(t *testing.T, g results.Gate, passed, notChecked bool, details ...
 }
 
 func TestResponsesGateHoldsEveryEndpointToItsReference(t *testing.T) {
-	probe := Probe{Path: "/wrk2-api/home-timeline/read?user_id=1&start=0&stop=10"}
+	probe := "/wrk2-api/home-timeline/read?user_id=1&start=0&stop=10"
 	warm := &loadgen.WarmupSummary{Endpoints: []loadgen.EndpointBodies{
 		bodies("/wrk2-api/home-timeline/read", 60, 11000), bodies("/wrk2-api/post/compose", 10, 20)}}
 	res := &loadgen.Result{Warmup: warm, Endpoints: []loadgen.EndpointResult{
 		endpoint("/wrk2-api/home-timeline/read", 600, 11000), endpoint("/wrk2-api/post/compose", 100, 20)}}
-	wantGate(t, ResponsesGate(probe, 11700, bodyReferences(nil, res), res), true, false,
+	wantGate(t, ResponsesGate(probe, 11700, BodyReferencesFor(nil, res), res), true, false,
 		"/wrk2-api/home-timeline/read: 11000 body bytes on average (reference 11000 in the warm-up, probe 11700)",
 		"/wrk2-api/post/compose: 20 body bytes on average (reference 20 in the warm-up)")
 
 	// the empty timelines of the testbed we replace
 	res.Endpoints[0] = endpoint("/wrk2-api/home-timeline/read", 600, 200)
-	wantGate(t, ResponsesGate(probe, 11700, bodyReferences(nil, res), res), false, false,
+	wantGate(t, ResponsesGate(probe, 11700, BodyReferencesFor(nil, res), res), false, false,
 		"responses shrank under load: /wrk2-api/home-timeline/read: 200 body bytes on average, under half of 11000 in the warm-up and probe 11700")
 
 	// an endpoint the probe does not cover is held to its own warm-up
 	res.Endpoints[0] = endpoint("/wrk2-api/home-timeline/read", 600, 11000)
 	res.Endpoints[1] = endpoint("/wrk2-api/post/compose", 100, 3)
-	wantGate(t, ResponsesGate(probe, 11700, bodyReferences(nil, res), res), false, false,
+	wantGate(t, ResponsesGate(probe, 11700, BodyReferencesFor(nil, res), res), false, false,
 		"/wrk2-api/post/compose: 3 body bytes on average, under half of 20 in the warm-up")
 }
 
@@ -55,7 +54,7 @@ func TestResponsesGateHoldsEveryEndpointToItsReference(t *testing.T) {
 // Counting headers, an empty body (~110 header bytes) would pass.
 func TestResponsesGateCountsBodiesNotHeaders(t *testing.T) {
 	empty := &loadgen.Result{Endpoints: []loadgen.EndpointResult{{Label: "GET /", Count: 10, Completed: 10, Bytes: 10 * 110}}}
-	wantGate(t, ResponsesGate(Probe{Path: "/?n=1000"}, 44, nil, empty), false, false, "GET /: 0 body bytes on average, under half of probe 44")
+	wantGate(t, ResponsesGate("/?n=1000", 44, nil, empty), false, false, "GET /: 0 body bytes on average, under half of probe 44")
 }
 
 // Study 004: a script labels requests as sent ("GET /books/1") and the
@@ -63,14 +62,14 @@ func TestResponsesGateCountsBodiesNotHeaders(t *testing.T) {
 // opening responses are every endpoint's reference, and the probe's body
 // holds the GET by id (not the PATCH of the same path).
 func TestResponsesGateIterationsOpening(t *testing.T) {
-	probe := Probe{Path: "/books/2"}
+	probe := "/books/2"
 	res := &loadgen.Result{
 		Endpoints: []loadgen.EndpointResult{endpoint("GET /books", 100, 9000), endpoint("GET /books/1", 100, 76),
 			endpoint("GET /cpu-intensive?num=8", 100, 30), endpoint("PATCH /books/1", 100, 2), endpoint("POST /books", 100, 80)},
 		Opening: []loadgen.EndpointBodies{bodies("GET /books", 15, 8000), bodies("GET /books/1", 15, 76),
 			bodies("GET /cpu-intensive?num=8", 15, 30), bodies("PATCH /books/1", 15, 2), bodies("POST /books", 15, 80)},
 	}
-	wantGate(t, ResponsesGate(probe, 76, bodyReferences(nil, res), res), true, false,
+	wantGate(t, ResponsesGate(probe, 76, BodyReferencesFor(nil, res), res), true, false,
 		"GET /books: 9000 body bytes on average (reference 8000 in the opening responses)",
 		"GET /books/1: 76 body bytes on average (reference 76 in the opening responses, probe 76)",
 		"GET /cpu-intensive?num=8: 30 body bytes on average (reference 30 in the opening responses)",
@@ -81,7 +80,7 @@ func TestResponsesGateIterationsOpening(t *testing.T) {
 	// opening was already short
 	res.Endpoints[1] = endpoint("GET /books/1", 100, 17)
 	res.Opening[1] = bodies("GET /books/1", 15, 17)
-	wantGate(t, ResponsesGate(probe, 76, bodyReferences(nil, res), res), false, false,
+	wantGate(t, ResponsesGate(probe, 76, BodyReferencesFor(nil, res), res), false, false,
 		"GET /books/1: 17 body bytes on average, under half of probe 76 (reference 17 in the opening responses)")
 }
 
@@ -90,11 +89,11 @@ func TestResponsesGateSilentEndpoint(t *testing.T) {
 		Endpoints: []loadgen.EndpointResult{endpoint("GET /a", 50, 100), {Label: "GET /b", Count: 50, Errors: 50}},
 		Opening:   []loadgen.EndpointBodies{bodies("GET /a", 3, 100)},
 	}
-	wantGate(t, ResponsesGate(Probe{Path: "/a"}, 100, bodyReferences(nil, res), res), false, false,
+	wantGate(t, ResponsesGate("/a", 100, BodyReferencesFor(nil, res), res), false, false,
 		"an endpoint stopped answering while the others answered", "GET /b: no completed response", "GET /a: 100 body bytes on average")
 	// nothing answered at all: the SLO's error rule says it
 	res.Endpoints[0] = loadgen.EndpointResult{Label: "GET /a", Count: 50, Errors: 50}
-	wantGate(t, ResponsesGate(Probe{Path: "/a"}, 100, bodyReferences(nil, res), res), false, true,
+	wantGate(t, ResponsesGate("/a", 100, BodyReferencesFor(nil, res), res), false, true,
 		"no endpoint's responses could be held to a reference", "GET /a: no completed response")
 }
 
@@ -102,55 +101,22 @@ func TestResponsesGateSilentEndpoint(t *testing.T) {
 // lower level nothing can hold its endpoints, and the gate says so.
 func TestResponsesGateWithoutReference(t *testing.T) {
 	res := &loadgen.Result{Endpoints: []loadgen.EndpointResult{endpoint("GET /other", 10, 10)}}
-	wantGate(t, ResponsesGate(Probe{Path: "/"}, 44, bodyReferences(nil, res), res), false, true,
+	wantGate(t, ResponsesGate("/", 44, BodyReferencesFor(nil, res), res), false, true,
 		"GET /other: 10 body bytes on average (no reference")
 }
 
 func TestResponsesGateLowerLevelFirst(t *testing.T) {
-	lower := &lowerLevel{Step: "app-nomad-v-r100-rep1", Endpoints: []results.EndpointStats{{Name: "GET /feed", Completed: 100, BodyBytes: 100 * 5000}}}
+	lower := &LowerLevel{Step: "app-nomad-v-r100-rep1", Endpoints: []results.EndpointStats{{Name: "GET /feed", Completed: 100, BodyBytes: 100 * 5000}}}
 	res := &loadgen.Result{
 		Endpoints: []loadgen.EndpointResult{endpoint("GET /feed", 100, 2000), endpoint("GET /new", 100, 40)},
 		// the warm-up at this level already ran on the shrunk store
 		Warmup: &loadgen.WarmupSummary{Endpoints: []loadgen.EndpointBodies{bodies("GET /feed", 10, 2000), bodies("GET /new", 10, 40)}},
 	}
-	refs := bodyReferences(lower, res)
+	refs := BodyReferencesFor(lower, res)
 	if refs["GET /new"].Source != "in the warm-up" {
 		t.Fatalf("an endpoint the lower level did not send falls back to the warm-up: %+v", refs)
 	}
-	wantGate(t, ResponsesGate(Probe{Path: "/health"}, 2, refs, res), false, false,
+	wantGate(t, ResponsesGate("/health", 2, refs, res), false, false,
 		"GET /feed: 2000 body bytes on average, under half of 5000 at the lower level app-nomad-v-r100-rep1",
 		"GET /new: 40 body bytes on average (reference 40 in the warm-up)")
-}
-
-func TestLowestLevels(t *testing.T) {
-	step := func(rate float64, rep int) experiment.Step {
-		return experiment.Step{ID: experiment.StepID("a", "nomad", "v", rate, 0, rep), App: "a", Orchestrator: "nomad", Variant: "v", OfferedRPS: rate, Rep: rep}
-	}
-	measured := func(body int64, gates ...results.Gate) results.StepResult {
-		return results.StepResult{Outcome: results.OutcomeValid, Gates: gates, Endpoints: []results.EndpointStats{{Name: "GET /", Completed: 10, BodyBytes: 10 * body}}}
-	}
-	l := lowestLevels{}
-	if l.below(step(200, 1)) != nil {
-		t.Fatal("nothing measured yet")
-	}
-	l.record(step(400, 1), measured(400))
-	if l.below(step(200, 1)) != nil {
-		t.Fatal("a higher level is no reference")
-	}
-	l.record(step(200, 1), measured(200))
-	l.record(step(300, 1), measured(300))
-	if got := l.below(step(400, 1)); got == nil || got.Step != "a-nomad-v-r200-rep1" {
-		t.Fatalf("the lowest level below r400 = %+v, want r200", got)
-	}
-	if l.below(step(200, 1)) != nil || l.below(step(400, 2)) != nil {
-		t.Fatal("a level is not its own reference, nor another repetition's")
-	}
-	// a lower level that was invalid or whose bodies shrank is no reference
-	l.record(step(100, 1), results.StepResult{Outcome: results.OutcomeInvalid, Endpoints: measured(100).Endpoints})
-	shrank := measured(100, results.Gate{Name: GateResponses, Breaks: true})
-	shrank.Outcome = results.OutcomeBroken
-	l.record(step(100, 1), shrank)
-	if got := l.below(step(400, 1)); got.Step != "a-nomad-v-r200-rep1" {
-		t.Fatalf("reference = %s", got.Step)
-	}
 }
