@@ -10,6 +10,7 @@ import (
 	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
 
 // A registered address can itself be a relay: Swarm's host-mode publishing
@@ -21,16 +22,7 @@ func TestLoadPathGateFindsAUserlandRelay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
+	testutil.Hold(t, ln, nil)
 	addr := ln.Addr().(*net.TCPAddr)
 	eps := []orchestrator.Endpoint{{Service: "taewa", Address: "127.0.0.1", Port: addr.Port}}
 	peers := []loadgen.Peer{{Addr: addr.String(), Connections: 16}}
