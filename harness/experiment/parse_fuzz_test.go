@@ -74,3 +74,89 @@ func TestParseRefusesWhatFuzzingFound(t *testing.T) {
 		}
 	}
 }
+
+// cachedVariants keeps the fuzzer from rereading the packs on every input.
+func cachedVariants(list VariantLister) VariantLister {
+	var mu sync.Mutex
+	type answer struct {
+		variants []string
+		err      error
+	}
+	seen := map[string]answer{}
+	return func(pack string) ([]string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		a, ok := seen[pack]
+		if !ok {
+			a.variants, a.err = list(pack)
+			seen[pack] = a
+		}
+		return a.variants, a.err
+	}
+}
+
+func requireDiagnosticsInFile(t *testing.T, err error, filename string, size int) {
+	t.Helper()
+	var se *SpecError
+	if !errors.As(err, &se) || len(se.Diags) == 0 {
+		t.Fatalf("error without diagnostics: %v", err)
+	}
+	for _, d := range se.Diags {
+		r := d.Subject
+		if r == nil {
+			t.Fatalf("diagnostic without a source range: %s; %s", d.Summary, d.Detail)
+		}
+		if r.Filename != filename || r.Start.Byte < 0 || r.Start.Byte > r.End.Byte || r.End.Byte > size || r.Start.Line < 1 || r.Start.Column < 1 {
+			t.Fatalf("diagnostic %q points outside the %d-byte file: %s (bytes %d-%d)", d.Summary, size, r, r.Start.Byte, r.End.Byte)
+		}
+	}
+}
+
+func requireValidSweep(t *testing.T, s *Sweep) {
+	t.Helper()
+	if s.Duration <= 0 || s.Warmup < 0 || s.Cooldown < 0 || s.Repetitions < 1 || len(s.Apps) == 0 || len(s.Orchestrators) == 0 {
+		t.Fatalf("accepted sweep breaks its own rules: %+v", s)
+	}
+	levels := 0
+	for _, app := range s.Apps {
+		l := app.Load
+		if len(app.Variants) == 0 || l.Threads < 1 || l.Connections < l.Threads {
+			t.Fatalf("app %s: variants %v, threads %d, connections %d", app.Name, app.Variants, l.Threads, l.Connections)
+		}
+		if (len(app.Rates) == 0) == (len(app.Users) == 0) {
+			t.Fatalf("app %s: rates %v and users %v, want exactly one", app.Name, app.Rates, app.Users)
+		}
+		if !slices.IsSorted(app.Rates) || !slices.IsSorted(app.Users) || len(slices.Compact(slices.Clone(app.Rates))) != len(app.Rates) {
+			t.Fatalf("app %s: levels not ascending and distinct: %v %v", app.Name, app.Rates, app.Users)
+		}
+		for _, r := range app.Rates {
+			if !(r > 0) || math.IsInf(r, 0) {
+				t.Fatalf("app %s: rate %v", app.Name, r)
+			}
+		}
+		if l.Iterations != nil && l.Iterations.PerUser() < 1 {
+			t.Fatalf("app %s: %d requests per user", app.Name, l.Iterations.PerUser())
+		}
+		levels += len(s.Orchestrators) * len(app.Variants) * (len(app.Rates) + len(app.Users))
+	}
+	steps := Plan(s)
+	if len(steps) != levels*s.Repetitions {
+		t.Fatalf("planned %d steps, want %d", len(steps), levels*s.Repetitions)
+	}
+	ids := map[string]bool{}
+	for i, st := range steps {
+		if st.Index != i || ids[st.ID] {
+			t.Fatalf("step %d is %+v (a repeated ID or index)", i, st)
+		}
+		ids[st.ID] = true
+		if _, err := json.Marshal(st); err != nil {
+			t.Fatalf("step %s does not fit the JSON archive: %v", st.ID, err)
+		}
+	}
+	again := Plan(s)
+	for i := range steps {
+		if again[i].ID != steps[i].ID {
+			t.Fatalf("the same seed planned %s then %s at %d", steps[i].ID, again[i].ID, i)
+		}
+	}
+}
