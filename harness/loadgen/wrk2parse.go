@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ParseWrk2Text reads the text report of wrk2 (or wrk, or WriteText) into a
@@ -164,9 +165,14 @@ func wholeCount(v float64) int64 {
 
 // checkReport rejects what neither wrk, wrk2 nor WriteText prints, so a
 // damaged or concatenated text is refused instead of archived: a count or
-// time below zero, a number that is not finite (the archive is JSON, which
-// holds no NaN or infinity), and percentiles out of range or out of order.
+// time below zero, a number that is not finite or a URL that is not UTF-8
+// (the archive is JSON, which holds neither NaN, infinity nor stray
+// bytes), and percentiles out of range or out of order.
 func checkReport(res *Result) error {
+	if !utf8.ValidString(res.Config.URL) {
+		// JSON would archive it with U+FFFD in place of the bad bytes
+		return fmt.Errorf("the URL %q is not UTF-8", res.Config.URL)
+	}
 	for _, f := range []struct {
 		name string
 		v    float64

@@ -98,6 +98,7 @@ func TestParseWrk2TextRejectsDamagedReports(t *testing.T) {
 		"percentiles out of order": {" 90.000%    2.00ms\n 50.000%    1.00ms\n" + tail, "50% at 1000us follows 90% at 2000us"},
 		"two reports run together": {" 50.000%    1.00ms\n 99.000%    3.00ms\n 50.000%    1.00ms\n" + tail, "follows 99%"},
 		"latency past int64":       {" 50.000%    99999999999999999999999ms\n" + tail, "50% at -1us"},
+		"URL not UTF-8":            {"Running 0 test @ \xb5\nRequests/sec:0\n", `the URL "\xb5" is not UTF-8`},
 		"NaN mean":                 {"    Latency   NaNms   1.00ms   2.00ms   50.00%\n" + tail, "mean NaN"},
 	} {
 		res, err := ParseWrk2Text(strings.NewReader(c.text))
