@@ -224,11 +224,14 @@ func checkLatency(l LatencySummary) error {
 
 func finiteNonNegative(v float64) bool { return v >= 0 && !math.IsInf(v, 1) }
 
+// rePercentile needs no space after the %: a value wider than its
+// 10-character column (over 99999 minutes) runs into it, in wrk2's layout
+// and in WriteText's.
 var (
 	reRunning    = regexp.MustCompile(`^Running (\S+) test @ (\S+)`)
 	reThreads    = regexp.MustCompile(`^(\d+) threads and (\d+) connections`)
 	reFooter     = regexp.MustCompile(`=\s*([-\d.]+),\s*\S+(?:\s+\S+)?\s*=\s*([-\d.]+)\]`)
-	rePercentile = regexp.MustCompile(`^([\d.]+)%\s+([\d.]+(?:us|ms|s|m|h))$`)
+	rePercentile = regexp.MustCompile(`^([\d.]+)%\s*([\d.]+(?:us|ms|s|m|h))$`)
 	reRequests   = regexp.MustCompile(`^(\d+) requests in ([\d.]+\w+), ([\d.]+\w*B) read`)
 	reCounter    = regexp.MustCompile(`(connect|read|write|timeout) (\d+)`)
 )
