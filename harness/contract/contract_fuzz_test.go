@@ -116,8 +116,9 @@ func sameApp(x, y App) bool {
 	return reflect.DeepEqual(x, y) && (rx == nil) == (ry == nil) && (rx == nil || rx.String() == ry.String())
 }
 
-// What FuzzParseContract found accepted that no limit or request can be
-// made of; each is now an error naming where it is.
+// Values once accepted that no limit or request can be made of (seen in
+// review, now held by FuzzParseContract's promises); each is now an error
+// naming where it is.
 func TestParseContractRefusesWhatFuzzingFound(t *testing.T) {
 	for _, c := range []struct{ key, value string }{
 		{KeyLoadPath, "index.html"},

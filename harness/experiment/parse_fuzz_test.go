@@ -51,8 +51,9 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// Specs Parse once accepted that could not be planned or archived; each is
-// now refused with a diagnostic on the line at fault.
+// Specs Parse once accepted that could not be planned or archived (seen in
+// review, now held by FuzzParse's promises); each is now refused with a
+// diagnostic on the line at fault.
 func TestParseRefusesWhatFuzzingFound(t *testing.T) {
 	base := testBase(t)
 	spec := func(sweepAttrs, appBody string) string {

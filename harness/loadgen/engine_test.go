@@ -58,9 +58,9 @@ func TestBufParserMatchesReadResponse(t *testing.T) {
 	}
 }
 
-// Streams on which the two parsers once disagreed (found by
-// FuzzResponseParsersAgree); each must now give the verdict readResponse
-// always gave.
+// Streams on which the two parsers once disagreed (seen in review; each is
+// a seed of FuzzResponseParsersAgree too); each must now give the verdict
+// readResponse always gave.
 func TestParsersAgreeWhereTheyOnceDiffered(t *testing.T) {
 	for name, c := range map[string]struct {
 		stream  string

@@ -84,8 +84,9 @@ func requireOrdered(t *testing.T, l LatencySummary) {
 	}
 }
 
-// Reports FuzzParseWrk2Text found accepted with values the archive cannot
-// hold or that no wrk prints; each is now refused with a reason.
+// Reports once accepted with values the archive cannot hold or that no wrk
+// prints (the URL one found by FuzzParseWrk2Text, the others in review);
+// each is now refused with a reason.
 func TestParseWrk2TextRejectsDamagedReports(t *testing.T) {
 	const tail = "  10 requests in 1.00s, 1.00KB read\nRequests/sec:     10.00\n"
 	const spectrum = "  Latency Distribution (HdrHistogram - Recorded Latency)\n  Detailed Percentile spectrum:\n"

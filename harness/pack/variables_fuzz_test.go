@@ -102,8 +102,8 @@ func requireTyped(t *testing.T, p *Pack, vals Values, after string) {
 }
 
 // A --var path adding a key to a map of objects once built a map whose new
-// element lacked its siblings' attributes, and cty panicked; found by
-// FuzzPackVariables.
+// element lacked its siblings' attributes, and cty panicked (seen in
+// review, the kind of input FuzzPackVariables explores).
 func TestOverridePathAddsAMapElement(t *testing.T) {
 	vars, err := parseVariables([]byte(`variable "strict" {
   type    = map(object({ a = number, b = string }))
