@@ -141,12 +141,17 @@ test-unit:
     go vet ./...
     go vet -tags integration,e2e ./test/... ./deathstarbench/...
     ORCHBENCH_TEST_STRICT=1 go test ./...
+    {{just_executable()}} --justfile {{justfile()}} fuzz
     node --test apps/taewa
     NODE_PATH="$(cluster/vendor.sh dir riwai)/node_modules" node --test apps/riwai
     PYTHONPATH="$(cluster/vendor.sh dir raupi)/site" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m unittest discover -s apps/raupi
     node --test apps/books-node
     cd cluster/otelcol/nomadattrs && test -z "$(gofmt -l .)" && go vet ./... && go test ./...
     cluster/jobs.sh render && nomad fmt -check .state/jobs/*.nomad.hcl && for f in .state/jobs/*.nomad.hcl; do nomad job validate "$f" >/dev/null 2>&1 || { nomad job validate "$f"; exit 1; }; done
+
+# Fuzz every parser for `time` each (5 s in test-unit) past the seed corpora that `go test` replays; `just fuzz 60s` hunts longer, and a failing input lands in the package's testdata/fuzz/ to be fixed and committed
+fuzz time="5s":
+    for t in loadgen:FuzzResponseParsersAgree loadgen:FuzzParseWrk2Text experiment:FuzzParse contract:FuzzParseContract pack:FuzzPackVariables; do go test -run '^$' -fuzz "^${t#*:}\$" -fuzztime {{time}} "./harness/${t%%:*}/"; done
 
 # Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
 test-integration: tools tools-kubernetes build

@@ -116,6 +116,11 @@ func ParseApp(job *api.Job) (App, error) {
 	bad := func(key string, why string) error {
 		return fmt.Errorf("job %s: job meta %s = %q %s", a.Job, key, meta[key], why)
 	}
+	for _, key := range []string{KeyLoadPath, KeyProbePath} {
+		if v := meta[key]; v != "" && !requestPath(v) { // empty: not declared
+			return a, bad(key, "is not a request path: it starts with / and holds no spaces or control characters")
+		}
+	}
 	a.Probe = Probe{Path: meta[KeyProbePath], Status: http.StatusOK}
 	if s, ok := meta[KeyProbeStatus]; ok {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -154,6 +159,21 @@ func ParseApp(job *api.Job) (App, error) {
 		return a, fmt.Errorf("job %s: %w", a.Job, err)
 	}
 	return a, nil
+}
+
+// requestPath reports whether p can follow the method on an HTTP request
+// line as it is: anything else would make the load generator and the
+// probe send a malformed request, or a second one smuggled into the first.
+func requestPath(p string) bool {
+	if !strings.HasPrefix(p, "/") {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] <= ' ' || p[i] == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // Measured reports whether the job holds the service load is aimed at.
@@ -261,6 +281,18 @@ func ParseTask(job *api.Job, g *api.TaskGroup, t *api.Task, mhzPerCore float64) 
 		return "", "", false
 	}
 	var d Task
+	if r := t.Resources; r != nil {
+		// Nomad refuses these, but the intent is read before it sees them,
+		// and a negative MHz or MiB would become a negative limit.
+		for _, f := range []struct {
+			name string
+			v    *int
+		}{{"cpu", r.CPU}, {"cores", r.Cores}, {"memory", r.MemoryMB}, {"memory_max", r.MemoryMaxMB}} {
+			if f.v != nil && *f.v < 0 {
+				return d, fmt.Errorf("%s: resources %s = %d is negative", where(), f.name, *f.v)
+			}
+		}
+	}
 	if v, level, ok := lookup(KeyCores); ok {
 		c, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || c < 0 || math.IsInf(c, 0) || math.IsNaN(c) {

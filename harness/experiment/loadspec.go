@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -91,6 +92,9 @@ func (p *parser) iterations(b *hcl.Block, app *App) {
 	}
 	if len(it.Requests) == 0 {
 		p.errorf(b.DefRange, "Missing requests", "iterations needs at least one request { path = \"/...\" } block")
+	} else if it.Loops > math.MaxInt32/len(it.Requests) {
+		// a user's request count (PerUser) must not overflow an int anywhere
+		p.errorf(a["loops"].Expr.Range(), "Invalid loops", "loops × requests must stay below %d, got %d × %d", math.MaxInt32, it.Loops, len(it.Requests))
 	}
 	if app.Load.Path != "" || app.Load.Script != "" || app.Load.Workload != "" {
 		p.errorf(b.DefRange, "Conflicting load", "iterations sends its request blocks; drop path, script and workload")

@@ -98,6 +98,9 @@ func Parse(src []byte, filename string, opts Options) (*Sweep, error) {
 		return nil, &SpecError{p.diags}
 	}
 	s := p.sweep(sweeps[0])
+	if n := stepCount(s); !p.diags.HasErrors() && n > maxSteps {
+		p.errorf(sweeps[0].DefRange, "Too many steps", "the sweep plans %.0f steps, more than %d; check repetitions and the load levels", n, maxSteps)
+	}
 	if !p.diags.HasErrors() {
 		// Names may contain '-', so two different matrices cells could in
 		// principle spell the same step ID; the archive needs them unique.
@@ -119,6 +122,21 @@ func Parse(src []byte, filename string, opts Options) (*Sweep, error) {
 		s.Description = strings.TrimSpace(s.Description + " (runner " + opts.Runner + " for every app, from --runner)")
 	}
 	return s, nil
+}
+
+// maxSteps bounds a sweep's plan: ten thousand steps of even one second
+// each run for hours, so more is a typo (repetitions = 100000) that would
+// otherwise exhaust memory while the plan is made.
+const maxSteps = 10000
+
+// stepCount is how many steps Plan makes of s, in float64 so that no
+// product of large counts overflows before it is compared.
+func stepCount(s *Sweep) float64 {
+	n := 0.0
+	for _, app := range s.Apps {
+		n += float64(len(s.Orchestrators)) * float64(len(app.Variants)) * float64(len(app.Rates)+len(app.Users))
+	}
+	return n * float64(s.Repetitions)
 }
 
 type parser struct {
@@ -344,6 +362,9 @@ func (p *parser) app(block *hcl.Block) (App, bool) {
 					}
 					if _, bad := m["variant"]; bad {
 						p.errorf(attr.Expr.Range(), "Invalid variant_vars", "variant_vars.%s sets \"variant\", which the matrix sets itself", k)
+					}
+					if nonFinite(m) {
+						p.errorf(attr.Expr.Range(), "Invalid variant_vars", "variant_vars.%s holds a number beyond float64's range", k)
 					}
 					app.VariantVars[k] = m
 				}
@@ -662,7 +683,33 @@ func (p *parser) varsMap(a hcl.Attributes, name string) map[string]any {
 	if _, bad := m["variant"]; bad {
 		p.errorf(attr.Expr.Range(), "Invalid "+name, "%s sets \"variant\", which the matrix sets itself", name)
 	}
+	if nonFinite(m) {
+		p.errorf(attr.Expr.Range(), "Invalid "+name, "%s holds a number beyond float64's range", name)
+	}
 	return m
+}
+
+// nonFinite reports whether a value made by ctyToGo holds an infinity: HCL
+// keeps 1e400 exactly, but vars travel on as JSON and --var text, which
+// have no infinity (json.Marshal fails, and VarText would pass "+Inf").
+func nonFinite(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return math.IsInf(x, 0) || math.IsNaN(x)
+	case map[string]any:
+		for _, e := range x {
+			if nonFinite(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if nonFinite(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func rangeOf(a hcl.Attributes, name string, fallback hcl.Range) hcl.Range {

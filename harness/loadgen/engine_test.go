@@ -57,3 +57,42 @@ func TestBufParserMatchesReadResponse(t *testing.T) {
 		t.Fatalf("garbage parsed: %v", err)
 	}
 }
+
+// Streams on which the two parsers once disagreed (seen in review; each is
+// a seed of FuzzResponseParsersAgree too); each must now give the verdict
+// readResponse always gave.
+func TestParsersAgreeWhereTheyOnceDiffered(t *testing.T) {
+	for name, c := range map[string]struct {
+		stream  string
+		status  int // of the one response read; 0 for none
+		failed  bool
+		class   errClass
+		capture bool
+	}{
+		// The old head scan took "\r\r\n" for the blank line and then read
+		// the body to EOF; it is a header line without a colon.
+		"CR CR LF in the head": {stream: "HTTP/1.1 200 OK\r\n\r\r\nContent-Length: 2\r\n\r\nok", failed: true, class: errMalformedResponse},
+		// ... and ended the trailers there, leaving "\r\n" as the start of
+		// a next response that never came.
+		"CR CR LF in the trailers": {stream: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: y\r\r\n\r\n", status: 200},
+		// A bad status line used to wait for a blank line and end as EOF.
+		"bad status line, then close": {stream: "garbage\r\n", failed: true, class: errMalformedResponse},
+		"bad header line, then close": {stream: "HTTP/1.1 200 OK\r\nno colon\r\n", failed: true, class: errMalformedResponse},
+		// An empty status line used to pass as an interim response.
+		"empty status line": {stream: "\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", failed: true, class: errMalformedResponse, capture: true},
+	} {
+		for _, splits := range [][]byte{nil, {0}, {2, 5}} {
+			want := connOutcome{failed: c.failed, class: c.class}
+			got := feedAllResponses([]byte(c.stream), splits, 0, c.capture)
+			if !got.equal(readAllResponses([]byte(c.stream), splits, 0, c.capture)) {
+				t.Fatalf("%s, splits %v: parsers disagree", name, splits)
+			}
+			if got.failed != want.failed || got.class != want.class || (c.status == 0) != (len(got.responses) == 0) {
+				t.Fatalf("%s, splits %v: got %+v", name, splits, got)
+			}
+			if c.status != 0 && (len(got.responses) != 1 || got.responses[0].status != c.status || got.responses[0].bytes != int64(len(c.stream))) {
+				t.Fatalf("%s, splits %v: got %+v, want one %d response of all %d bytes", name, splits, got.responses, c.status, len(c.stream))
+			}
+		}
+	}
+}

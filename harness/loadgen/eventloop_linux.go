@@ -20,9 +20,10 @@ import (
 
 const (
 	loopEvents = 256
-	// maxHeadBuffer bounds how far the read buffer grows for a response
-	// head that does not fit; beyond it the response is malformed.
-	maxHeadBuffer = 1 << 20
+	// maxLineBuffer bounds how far the read buffer grows for a status,
+	// header or chunk-size line that does not fit; beyond it the response
+	// is malformed.
+	maxLineBuffer = 1 << 20
 	// timeoutScan is how often in-flight requests are checked against the
 	// timeout: finer would cost a scan per wake-up for nothing.
 	timeoutScan    = 10 * time.Millisecond
@@ -356,7 +357,7 @@ func (l *loop) read(c *loopConn) {
 		if c.rd > 0 {
 			c.wr = copy(c.buf, c.buf[c.rd:c.wr])
 			c.rd = 0
-		} else if len(c.buf) < maxHeadBuffer {
+		} else if len(c.buf) < maxLineBuffer {
 			c.buf = append(c.buf, make([]byte, len(c.buf))...)
 		} else {
 			l.failNext(c, "read", errMalformed)

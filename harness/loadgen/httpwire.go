@@ -153,11 +153,16 @@ func readLine(br *bufio.Reader, n *int64) ([]byte, error) {
 		}
 		return nil, err
 	}
-	line = line[:len(line)-1]
+	return trimCR(line[:len(line)-1]), nil
+}
+
+// trimCR drops the one CR of a CRLF line end. Both parsers cut lines with
+// it: a second CR is part of the line, so "\r\r\n" is not a blank line.
+func trimCR(line []byte) []byte {
 	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
+		return line[:len(line)-1]
 	}
-	return line, nil
+	return line
 }
 
 func readChunked(br *bufio.Reader, capture bool, r *response) error {

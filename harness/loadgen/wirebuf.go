@@ -4,9 +4,11 @@ import "bytes"
 
 // bufParser reads one HTTP/1.1 response out of bytes as they arrive on a
 // non-blocking socket: the event loop cannot block inside a read the way
-// readResponse does, so the parser keeps its place between reads. Framing
-// and header handling are readResponse's (shared line parsers), so both
-// engines count and classify the same way.
+// readResponse does, so the parser keeps its place between reads. It takes
+// the head a line at a time, as readResponse does, and shares its line
+// parsers, so both engines count and classify the same bytes the same way:
+// a bad status or header line is malformed as soon as it is complete, not
+// an early end of the stream when the server then closes.
 type bufParser struct {
 	st     parseState
 	remain int64 // body or chunk bytes still to come
@@ -17,7 +19,8 @@ type bufParser struct {
 type parseState uint8
 
 const (
-	psHead parseState = iota
+	psStatus parseState = iota
+	psHeader
 	psBody
 	psChunkSize
 	psChunkData
@@ -33,23 +36,13 @@ func (p *bufParser) reset(r *response, head, capture bool) {
 }
 
 // feed consumes what it can of buf and returns how many bytes it used; the
-// response is complete once p.st is psDone. A head that does not fit in buf
+// response is complete once p.st is psDone. A line that does not end in buf
 // is left unconsumed: the caller grows the buffer or gives up.
 func (p *bufParser) feed(buf []byte, r *response) (int, error) {
 	used := 0
 	for used < len(buf) && p.st != psDone {
 		rest := buf[used:]
 		switch p.st {
-		case psHead:
-			n := headEnd(rest)
-			if n < 0 {
-				return used, nil
-			}
-			if err := p.parseHead(rest[:n], r); err != nil {
-				return used, err
-			}
-			r.bytes += int64(n)
-			used += n
 		case psBody, psChunkData, psUntilEOF:
 			take := int64(len(rest))
 			if p.st != psUntilEOF && take > p.remain {
@@ -70,15 +63,14 @@ func (p *bufParser) feed(buf []byte, r *response) (int, error) {
 					p.st = psChunkEnd
 				}
 			}
-		default: // line-based chunk framing
+		default: // the head and the chunk framing are lines
 			i := bytes.IndexByte(rest, '\n')
 			if i < 0 {
 				return used, nil
 			}
-			line := bytes.TrimRight(rest[:i], "\r")
 			r.bytes += int64(i + 1)
 			used += i + 1
-			if err := p.chunkLine(line); err != nil {
+			if err := p.line(trimCR(rest[:i]), r); err != nil {
 				return used, err
 			}
 		}
@@ -86,8 +78,20 @@ func (p *bufParser) feed(buf []byte, r *response) (int, error) {
 	return used, nil
 }
 
-func (p *bufParser) chunkLine(line []byte) error {
+// line handles one complete line, its terminator already removed.
+func (p *bufParser) line(line []byte, r *response) error {
 	switch p.st {
+	case psStatus:
+		if err := parseStatusLine(line, r); err != nil {
+			return err
+		}
+		p.st = psHeader
+	case psHeader:
+		if len(line) == 0 {
+			p.endHead(r)
+			return nil
+		}
+		return parseHeaderLine(line, p.cap, r)
 	case psChunkSize:
 		if i := bytes.IndexByte(line, ';'); i >= 0 {
 			line = line[:i]
@@ -111,49 +115,13 @@ func (p *bufParser) chunkLine(line []byte) error {
 	return nil
 }
 
-// headEnd is the length of the head (status line to blank line) at the
-// start of b, or -1 if b does not hold all of it yet.
-func headEnd(b []byte) int {
-	for i := 0; ; {
-		j := bytes.IndexByte(b[i:], '\n')
-		if j < 0 {
-			return -1
-		}
-		i += j + 1
-		if i < len(b) && b[i] == '\n' {
-			return i + 1
-		}
-		if i+1 < len(b) && b[i] == '\r' && b[i+1] == '\n' {
-			return i + 2
-		}
-		if i >= len(b) {
-			return -1
-		}
-	}
-}
-
-func (p *bufParser) parseHead(head []byte, r *response) error {
-	first := true
-	for len(head) > 0 {
-		i := bytes.IndexByte(head, '\n')
-		line := bytes.TrimRight(head[:i], "\r")
-		head = head[i+1:]
-		if len(line) == 0 {
-			break
-		}
-		var err error
-		if first {
-			err, first = parseStatusLine(line, r), false
-		} else {
-			err = parseHeaderLine(line, p.cap, r)
-		}
-		if err != nil {
-			return err
-		}
-	}
+// endHead picks how the body is framed once the blank line ends the head.
+func (p *bufParser) endHead(r *response) {
 	switch {
 	case r.status < 200 && r.status != 101:
-		r.headers = r.headers[:0] // interim response: the real one follows
+		// interim response: the real one follows
+		r.headers = r.headers[:0]
+		p.st = psStatus
 	case p.head || r.status == 204 || r.status == 304 || r.status == 101:
 		p.st = psDone
 	case r.chunked:
@@ -165,5 +133,4 @@ func (p *bufParser) parseHead(head []byte, r *response) error {
 	default:
 		p.st, r.mustClose = psUntilEOF, true
 	}
-	return nil
 }

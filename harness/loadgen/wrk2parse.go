@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ParseWrk2Text reads the text report of wrk2 (or wrk, or WriteText) into a
@@ -54,7 +55,7 @@ func ParseWrk2Text(r io.Reader) (*Result, error) {
 				res.Latency.Mean, _ = parseTimeUs(f[1])
 				res.Latency.StdDev, _ = parseTimeUs(f[2])
 				mx, _ := parseTimeUs(f[3])
-				res.Latency.Max = int64(mx)
+				res.Latency.Max = wholeCount(mx)
 			}
 		case strings.HasPrefix(trim, "Detailed Percentile spectrum"):
 			inSpectrum = true
@@ -68,13 +69,13 @@ func ParseWrk2Text(r io.Reader) (*Result, error) {
 			if m := reFooter.FindStringSubmatch(trim); m != nil && cur != nil {
 				a, _ := strconv.ParseFloat(m[1], 64)
 				b, _ := strconv.ParseFloat(m[2], 64)
-				cur.Max, cur.Count = int64(math.Round(a*1000)), int64(b)
+				cur.Max, cur.Count = wholeCount(math.Round(a*1000)), wholeCount(b)
 			}
 		case strings.HasPrefix(trim, "#[Buckets"):
 			if m := reFooter.FindStringSubmatch(trim); m != nil && cur != nil {
 				a, _ := strconv.ParseFloat(m[1], 64)
 				b, _ := strconv.ParseFloat(m[2], 64)
-				cur.Buckets, cur.SubBuckets = int(a), int(b)
+				cur.Buckets, cur.SubBuckets = int(wholeCount(a)), int(wholeCount(b))
 			}
 			inSpectrum = false
 		case strings.HasPrefix(trim, "----------"):
@@ -103,7 +104,7 @@ func ParseWrk2Text(r io.Reader) (*Result, error) {
 				target = &res.Latency // wrk's own "Latency Distribution" block
 			}
 			target.Unit = "us"
-			target.Percentiles = append(target.Percentiles, PercentileValue{Percentile: p, Value: int64(math.Round(v))})
+			target.Percentiles = append(target.Percentiles, PercentileValue{Percentile: p, Value: wholeCount(math.Round(v))})
 		case reRequests.MatchString(trim):
 			m := reRequests.FindStringSubmatch(trim)
 			res.Requests, _ = strconv.ParseInt(m[1], 10, 64)
@@ -111,7 +112,7 @@ func ParseWrk2Text(r io.Reader) (*Result, error) {
 				res.DurationSeconds = us / 1e6
 			}
 			if b, err := parseBytes(m[3]); err == nil {
-				res.Bytes = int64(b)
+				res.Bytes = wholeCount(b)
 			}
 		case strings.HasPrefix(trim, "Socket errors:"):
 			for _, m := range reCounter.FindAllStringSubmatch(trim, -1) {
@@ -146,14 +147,91 @@ func ParseWrk2Text(r io.Reader) (*Result, error) {
 	if res.Latency.Count == 0 {
 		res.Latency.Count = res.Requests
 	}
+	if err := checkReport(res); err != nil {
+		return nil, fmt.Errorf("not a wrk/wrk2 report: %w", err)
+	}
 	return res, nil
 }
 
+// wholeCount converts a number read as a float into an int64, or into -1,
+// which checkReport rejects, when no int64 holds it: Go leaves the
+// conversion of an out-of-range float to the platform.
+func wholeCount(v float64) int64 {
+	if math.IsNaN(v) || v < math.MinInt64 || v >= math.MaxInt64 {
+		return -1
+	}
+	return int64(v)
+}
+
+// checkReport rejects what neither wrk, wrk2 nor WriteText prints, so a
+// damaged or concatenated text is refused instead of archived: a count or
+// time below zero, a number that is not finite or a URL that is not UTF-8
+// (the archive is JSON, which holds neither NaN, infinity nor stray
+// bytes), and percentiles out of range or out of order.
+func checkReport(res *Result) error {
+	if !utf8.ValidString(res.Config.URL) {
+		// JSON would archive it with U+FFFD in place of the bad bytes
+		return fmt.Errorf("the URL %q is not UTF-8", res.Config.URL)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"Requests/sec", res.AchievedRate}, {"the measured duration", res.DurationSeconds}, {"the test duration", res.Config.DurationSeconds}} {
+		if !finiteNonNegative(f.v) {
+			return fmt.Errorf("%s is %v", f.name, f.v)
+		}
+	}
+	e := res.Errors
+	for _, n := range []int64{res.Requests, res.Bytes, e.Connect, e.Read, e.Write, e.Timeout, e.Status} {
+		if n < 0 {
+			return fmt.Errorf("a count is %d (requests, bytes or errors)", n)
+		}
+	}
+	if err := checkLatency(res.Latency); err != nil {
+		return fmt.Errorf("latency: %w", err)
+	}
+	if err := checkLatency(res.UncorrectedLatency); err != nil {
+		return fmt.Errorf("uncorrected latency: %w", err)
+	}
+	return nil
+}
+
+func checkLatency(l LatencySummary) error {
+	if !finiteNonNegative(l.Mean) || !finiteNonNegative(l.StdDev) {
+		return fmt.Errorf("mean %v, standard deviation %v", l.Mean, l.StdDev)
+	}
+	if l.Count < 0 || l.Min < 0 || l.Max < 0 || l.Buckets < 0 || l.SubBuckets < 0 {
+		return fmt.Errorf("count %d, min %d, max %d, buckets %d, sub-buckets %d", l.Count, l.Min, l.Max, l.Buckets, l.SubBuckets)
+	}
+	for i, p := range l.Percentiles {
+		if !(p.Percentile >= 0 && p.Percentile <= 100) || p.Value < 0 {
+			return fmt.Errorf("%v%% at %dus", p.Percentile, p.Value)
+		}
+		if i > 0 && (p.Percentile < l.Percentiles[i-1].Percentile || p.Value < l.Percentiles[i-1].Value) {
+			return fmt.Errorf("%v%% at %dus follows %v%% at %dus", p.Percentile, p.Value, l.Percentiles[i-1].Percentile, l.Percentiles[i-1].Value)
+		}
+	}
+	for i, s := range l.Spectrum {
+		if !finiteNonNegative(s.Value) || !(s.Percentile >= 0 && s.Percentile <= 1) || s.TotalCount < 0 {
+			return fmt.Errorf("spectrum row %vus, percentile %v, count %d", s.Value, s.Percentile, s.TotalCount)
+		}
+		if prev := l.Spectrum[max(i-1, 0)]; s.Value < prev.Value || s.Percentile < prev.Percentile || s.TotalCount < prev.TotalCount {
+			return fmt.Errorf("spectrum row %vus, percentile %v, count %d follows %vus, %v, %d", s.Value, s.Percentile, s.TotalCount, prev.Value, prev.Percentile, prev.TotalCount)
+		}
+	}
+	return nil
+}
+
+func finiteNonNegative(v float64) bool { return v >= 0 && !math.IsInf(v, 1) }
+
+// rePercentile needs no space after the %: a value wider than its
+// 10-character column (over 99999 minutes) runs into it, in wrk2's layout
+// and in WriteText's.
 var (
 	reRunning    = regexp.MustCompile(`^Running (\S+) test @ (\S+)`)
 	reThreads    = regexp.MustCompile(`^(\d+) threads and (\d+) connections`)
 	reFooter     = regexp.MustCompile(`=\s*([-\d.]+),\s*\S+(?:\s+\S+)?\s*=\s*([-\d.]+)\]`)
-	rePercentile = regexp.MustCompile(`^([\d.]+)%\s+([\d.]+(?:us|ms|s|m|h))$`)
+	rePercentile = regexp.MustCompile(`^([\d.]+)%\s*([\d.]+(?:us|ms|s|m|h))$`)
 	reRequests   = regexp.MustCompile(`^(\d+) requests in ([\d.]+\w+), ([\d.]+\w*B) read`)
 	reCounter    = regexp.MustCompile(`(connect|read|write|timeout) (\d+)`)
 )

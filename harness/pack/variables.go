@@ -35,11 +35,21 @@ type Variable struct {
 // loadVariables parses variables.hcl. A pack without the file simply has no
 // variables, which nomad-pack allows too.
 func loadVariables(path string) (map[string]*Variable, error) {
-	vars := map[string]*Variable{}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return vars, nil
+	src, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]*Variable{}, nil
 	}
-	body, err := parseHCLFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseVariables(src, path)
+}
+
+// parseVariables reads the declarations of a variables.hcl held in memory;
+// path is used in messages.
+func parseVariables(src []byte, path string) (map[string]*Variable, error) {
+	vars := map[string]*Variable{}
+	body, err := parseHCLSource(src, path)
 	if err != nil {
 		return nil, err
 	}
@@ -176,23 +186,31 @@ func (p *Pack) resolveValues(overrides map[string]string, varFiles []string) (Va
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(overrides)) {
-		raw := overrides[key]
-		v, path, err := p.resolvePath(key)
-		if err != nil {
-			return nil, fmt.Errorf("--var %s=%s: %w", key, raw, err)
+		if err := p.applyOverride(vals, key, overrides[key]); err != nil {
+			return nil, err
 		}
-		var val cty.Value
-		if len(path) == 0 {
-			val, err = v.parseCLIValue(raw)
-		} else {
-			val, err = v.overridePath(vals[v.Name], path, raw)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("--var %s=%s: %w (%s)", key, raw, err, v.describe())
-		}
-		vals[v.Name] = val
 	}
 	return vals, nil
+}
+
+// applyOverride applies one `--var key=raw`, key being a variable or a
+// dotted path inside one.
+func (p *Pack) applyOverride(vals Values, key, raw string) error {
+	v, path, err := p.resolvePath(key)
+	if err != nil {
+		return fmt.Errorf("--var %s=%s: %w", key, raw, err)
+	}
+	var val cty.Value
+	if len(path) == 0 {
+		val, err = v.parseCLIValue(raw)
+	} else {
+		val, err = v.overridePath(vals[v.Name], path, raw)
+	}
+	if err != nil {
+		return fmt.Errorf("--var %s=%s: %w (%s)", key, raw, err, v.describe())
+	}
+	vals[v.Name] = val
+	return nil
 }
 
 // applyVarFile reads a nomad-pack variable file. nomad-pack accepts both
@@ -204,7 +222,13 @@ func (p *Pack) applyVarFile(vals Values, path string) error {
 	if err != nil {
 		return fmt.Errorf("variable file: %w", err)
 	}
-	src, err = p.stripPackPrefixes(src, path)
+	return p.applyVarSource(vals, src, path)
+}
+
+// applyVarSource applies a variable file held in memory; path is used in
+// messages.
+func (p *Pack) applyVarSource(vals Values, src []byte, path string) error {
+	src, err := p.stripPackPrefixes(src, path)
 	if err != nil {
 		return err
 	}

@@ -123,9 +123,10 @@ func setPath(val cty.Value, path []string, leaf cty.Value) (cty.Value, error) {
 		return cty.NilVal, err
 	}
 	elems[path[0]] = next
-	if t.IsMapType() {
-		return cty.MapVal(elems), nil
-	}
+	// An object even where the value was a map: a new key's element may
+	// lack attributes its siblings have, which cty.MapVal panics on. The
+	// caller converts the whole value back to the declared type, which
+	// makes it a map again or says which attribute is missing.
 	return cty.ObjectVal(elems), nil
 }
 
