@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/gates"
@@ -144,20 +143,22 @@ func appCPU(sr *results.StepResult, cpu []results.TaskCPU) {
 // each figure divides by, and none over fewer than results.MinRatioCores.
 func perCoreLine(sr results.StepResult) string {
 	var text string
-	ratio := func(q, cores float64, whose string) string {
+	// inside names what else the parenthesis of cores says
+	ratio := func(q, cores float64, whose, inside string) string {
 		if q > 0 {
-			return fmt.Sprintf(", %.0f rps per core of %s (%.2f cores)", q, whose, cores)
+			return fmt.Sprintf(", %.0f rps per core of %s (%.2f cores%s)", q, whose, cores, inside)
 		}
-		return fmt.Sprintf(", rps per core of %s n/a (%.3f cores)", whose, cores)
+		return fmt.Sprintf(", rps per core of %s n/a (%.3f cores%s)", whose, cores, inside)
 	}
 	if sr.ServiceCores > 0 {
-		text += ratio(sr.QPSPerCore, sr.ServiceCores, "the measured service")
+		text += ratio(sr.QPSPerCore, sr.ServiceCores, "the measured service", "")
 	}
 	if sr.AppCores > 0 {
-		text += ratio(sr.QPSPerAppCore, sr.AppCores, "the application")
+		datastores := ""
 		if sr.DatastoreCores > 0 {
-			text = strings.TrimSuffix(text, ")") + fmt.Sprintf(", %.2f in datastores)", sr.DatastoreCores)
+			datastores = fmt.Sprintf(", %.2f in datastores", sr.DatastoreCores)
 		}
+		text += ratio(sr.QPSPerAppCore, sr.AppCores, "the application", datastores)
 	}
 	return text
 }

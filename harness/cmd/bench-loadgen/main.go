@@ -16,7 +16,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -184,24 +183,7 @@ func startServer(sleep time.Duration) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, serveMode, "-sleep", sleep.String())
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		cmd.Process.Kill()
-		return nil, fmt.Errorf("hello server: %w", err)
-	}
-	port, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil {
-		cmd.Process.Kill()
-		return nil, fmt.Errorf("hello server printed %q", line)
-	}
-	return &server{cmd: cmd, stdin: stdin, url: fmt.Sprintf("http://127.0.0.1:%d/", port)}, nil
+	return startChildServer(self, serveMode, "-sleep", sleep.String())
 }
 
 // serviceTime asks the server for the median time its handler spent.
