@@ -151,7 +151,7 @@ test-unit:
 
 # Fuzz every parser for `time` each (5 s in test-unit) past the seed corpora that `go test` replays; `just fuzz 60s` hunts longer, and a failing input lands in the package's testdata/fuzz/ to be fixed and committed
 fuzz time="5s":
-    for t in loadgen:FuzzResponseParsersAgree loadgen:FuzzParseWrk2Text experiment:FuzzParse contract:FuzzParseContract pack:FuzzPackVariables; do go test -run '^$' -fuzz "^${t#*:}\$" -fuzztime {{time}} "./harness/${t%%:*}/"; done
+    cluster/fuzz.sh {{time}}
 
 # Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
 test-integration: tools tools-kubernetes build
