@@ -57,6 +57,9 @@ const (
 	EntryHostPort EntryKind = "host-port"
 	// EntryNodePort: a Kubernetes NodePort.
 	EntryNodePort EntryKind = "node-port"
+	// EntryOverlay: the instance's own address on the job's overlay
+	// network (Swarm), which only containers on that network reach.
+	EntryOverlay EntryKind = "overlay"
 )
 
 // Endpoint is one healthy instance of a service, as the orchestrator's

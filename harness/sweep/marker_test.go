@@ -245,7 +245,7 @@ echo "$1 done"
 type hookHarness struct {
 	dir  string
 	fake *fakeCluster
-	ad   *nomad.Adapter
+	ad   *nomad.Orchestrator
 	out  *strings.Builder
 }
 
@@ -261,7 +261,7 @@ func newHookHarness(t *testing.T) *hookHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.ad = &nomad.Adapter{Client: client, ConsulAddr: srv.URL, HTTP: srv.Client()}
+	h.ad = &nomad.Orchestrator{Client: client, ConsulAddr: srv.URL, HTTP: srv.Client()}
 	return h
 }
 

@@ -231,7 +231,7 @@ func expectDataset(t *testing.T, what string, s results.StepResult, outcome resu
 }
 
 // flushRedis empties the deployment's Redis, as a restart would.
-func flushRedis(t *testing.T, ctx context.Context, ad *nomad.Adapter) {
+func flushRedis(t *testing.T, ctx context.Context, ad *nomad.Orchestrator) {
 	t.Helper()
 	eps, err := ad.Endpoints(ctx, deploymentOf(t, ad, dsJob), dsJob+"-redis")
 	if err != nil {

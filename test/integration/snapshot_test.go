@@ -108,7 +108,7 @@ func homeTimelineSizes(t *testing.T, frontend string) string {
 }
 
 // killTask SIGKILLs the task and waits until Nomad has restarted it in place.
-func killTask(t *testing.T, ad *nomad.Adapter, job, task string) {
+func killTask(t *testing.T, ad *nomad.Orchestrator, job, task string) {
 	t.Helper()
 	allocs, _, err := ad.Client.Jobs().Allocations(job, false, nil)
 	if err != nil {

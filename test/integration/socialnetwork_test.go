@@ -86,7 +86,7 @@ func TestSocialNetworkPack(t *testing.T) {
 	t.Run("scale-2", func(t *testing.T) { scaleToTwo(t, ctx, ad, job) })
 }
 
-func deploymentOf(t *testing.T, ad *nomad.Adapter, job string) *orchestrator.Deployment {
+func deploymentOf(t *testing.T, ad *nomad.Orchestrator, job string) *orchestrator.Deployment {
 	t.Helper()
 	info, _, err := ad.Client.Jobs().Info(job, nil)
 	if err != nil {
@@ -160,7 +160,7 @@ func composeReachesFollowers(t *testing.T, frontend string) {
 
 // killRedisUnderLoad runs a sweep step whose fault kills the Redis task:
 // the sweep completes, the step records the errors, and Nomad restarts Redis.
-func killRedisUnderLoad(t *testing.T, ctx context.Context, ad *nomad.Adapter, job string) {
+func killRedisUnderLoad(t *testing.T, ctx context.Context, ad *nomad.Orchestrator, job string) {
 	// --keep: the deployment is the test's, and Redis's restart is checked after.
 	steps := sweepSteps(t, "sn-fault", snFaultSpec, "--keep")
 	if len(steps) != 1 {
@@ -202,7 +202,7 @@ func killRedisUnderLoad(t *testing.T, ctx context.Context, ad *nomad.Adapter, jo
 
 // scaleToTwo redeploys with --var scale=2 and expects two healthy instances
 // of every socialnet service and one of each store.
-func scaleToTwo(t *testing.T, ctx context.Context, ad *nomad.Adapter, job string) {
+func scaleToTwo(t *testing.T, ctx context.Context, ad *nomad.Orchestrator, job string) {
 	vars := append([]string{"--var", "scale=2"}, snVars...)
 	start := time.Now()
 	must(t, orchbench, append([]string{"pack", "run", "social-network", "--wait"}, vars...)...)

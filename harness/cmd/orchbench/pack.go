@@ -84,7 +84,7 @@ func (f *packFlags) render(ctx context.Context, name string, o orchestrator.Orch
 
 // renderJobs renders the pack for o and has Nomad's parser turn it into
 // jobs, the single source of truth every adapter deploys.
-func (f *packFlags) renderJobs(ctx context.Context, name string, o orchestrator.Orchestrator) (*nomad.Adapter, []*api.Job, error) {
+func (f *packFlags) renderJobs(ctx context.Context, name string, o orchestrator.Orchestrator) (*nomad.Orchestrator, []*api.Job, error) {
 	parser, err := nomad.New("", "")
 	if err != nil {
 		return nil, nil, err

@@ -36,3 +36,11 @@ func (o *Orchestrator) jobWorkloads(ctx context.Context, job string) ([]workload
 	}
 	return out, nil
 }
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

@@ -44,7 +44,7 @@ func (e consulEntry) passing() bool {
 	return true
 }
 
-func (a *Adapter) consulHealth(ctx context.Context, service string, passingOnly bool) ([]consulEntry, error) {
+func (a *Orchestrator) consulHealth(ctx context.Context, service string, passingOnly bool) ([]consulEntry, error) {
 	u := a.ConsulAddr + "/v1/health/service/" + url.PathEscape(service)
 	if passingOnly {
 		u += "?passing=true"
@@ -70,7 +70,7 @@ func (a *Adapter) consulHealth(ctx context.Context, service string, passingOnly 
 
 // Endpoints lists the passing Consul instances of service that belong to the
 // deployment's current allocations.
-func (a *Adapter) Endpoints(ctx context.Context, d *orchestrator.Deployment, service string) ([]orchestrator.Endpoint, error) {
+func (a *Orchestrator) Endpoints(ctx context.Context, d *orchestrator.Deployment, service string) ([]orchestrator.Endpoint, error) {
 	allocs, err := a.currentAllocs(ctx, d)
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 // TaskEvents reads the task events of every allocation of the job, old
 // ones included: a replaced allocation's last events (its kill, its OOM)
 // are what explains the new one.
-func (a *Adapter) TaskEvents(ctx context.Context, d *orchestrator.Deployment, since time.Time) ([]orchestrator.TaskEvent, error) {
+func (a *Orchestrator) TaskEvents(ctx context.Context, d *orchestrator.Deployment, since time.Time) ([]orchestrator.TaskEvent, error) {
 	stubs, _, err := a.Client.Jobs().Allocations(d.Job, true, qo(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("nomad: allocations of %s: %w", d.Job, err)

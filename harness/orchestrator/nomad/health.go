@@ -13,7 +13,7 @@ import (
 
 // currentAllocs are the allocations of the deployment's job version that are
 // meant to run; older versions still stopping are not part of the deployment.
-func (a *Adapter) currentAllocs(ctx context.Context, d *orchestrator.Deployment) ([]*api.AllocationListStub, error) {
+func (a *Orchestrator) currentAllocs(ctx context.Context, d *orchestrator.Deployment) ([]*api.AllocationListStub, error) {
 	stubs, _, err := a.Client.Jobs().Allocations(d.Job, false, qo(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("nomad: allocations of %s: %w", d.Job, err)
@@ -33,7 +33,7 @@ func (a *Adapter) currentAllocs(ctx context.Context, d *orchestrator.Deployment)
 // every Consul service of the job is passing on each. It returns early when an
 // allocation or the deployment fails or nothing can be placed, because waiting
 // out the timeout would only hide the cause.
-func (a *Adapter) WaitHealthy(ctx context.Context, d *orchestrator.Deployment, timeout time.Duration) error {
+func (a *Orchestrator) WaitHealthy(ctx context.Context, d *orchestrator.Deployment, timeout time.Duration) error {
 	start := time.Now()
 	err := orchestrator.WaitUntilHealthy(ctx, Name, d.Job, timeout, a.poll(), a.Progress, func(ctx context.Context) (bool, string, error) {
 		return a.healthy(ctx, d)
@@ -44,7 +44,7 @@ func (a *Adapter) WaitHealthy(ctx context.Context, d *orchestrator.Deployment, t
 	return err
 }
 
-func (a *Adapter) poll() time.Duration {
+func (a *Orchestrator) poll() time.Duration {
 	if a.PollInterval > 0 {
 		return a.PollInterval
 	}
@@ -52,7 +52,7 @@ func (a *Adapter) poll() time.Duration {
 }
 
 // healthy reports whether the deployment is ready, and a one-line state.
-func (a *Adapter) healthy(ctx context.Context, d *orchestrator.Deployment) (bool, string, error) {
+func (a *Orchestrator) healthy(ctx context.Context, d *orchestrator.Deployment) (bool, string, error) {
 	job, _, err := a.Client.Jobs().Info(d.Job, qo(ctx))
 	if err != nil {
 		return false, "", fmt.Errorf("nomad: job %s: %w", d.Job, err)
@@ -132,7 +132,7 @@ func (a *Adapter) healthy(ctx context.Context, d *orchestrator.Deployment) (bool
 
 // placementFailure describes why the latest evaluation could not place
 // allocations (not enough CPU, memory, a missing driver), or "" if none.
-func (a *Adapter) placementFailure(ctx context.Context, jobID string) string {
+func (a *Orchestrator) placementFailure(ctx context.Context, jobID string) string {
 	evals, _, err := a.Client.Jobs().Evaluations(jobID, qo(ctx))
 	if err != nil || len(evals) == 0 {
 		return ""

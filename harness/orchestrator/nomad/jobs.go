@@ -17,7 +17,7 @@ import (
 // accepts exactly what `nomad job run` and nomad-pack accept instead of
 // carrying its own jobspec parser; every adapter deploys what it returns.
 // A rejection names the template file.
-func (a *Adapter) ParseJobs(r *pack.Rendered) ([]*api.Job, error) {
+func (a *Orchestrator) ParseJobs(r *pack.Rendered) ([]*api.Job, error) {
 	names := r.JobFiles()
 	if len(names) == 0 {
 		return nil, fmt.Errorf("pack %s rendered no jobs (no non-empty templates/*%s)", r.Pack.Name, ".nomad.tpl")
@@ -40,7 +40,7 @@ func (a *Adapter) ParseJobs(r *pack.Rendered) ([]*api.Job, error) {
 }
 
 // Plan asks the scheduler what registering job would change, with a diff.
-func (a *Adapter) Plan(job *api.Job) (*api.JobPlanResponse, error) {
+func (a *Orchestrator) Plan(job *api.Job) (*api.JobPlanResponse, error) {
 	resp, _, err := a.Client.Jobs().Plan(job, true, nil)
 	if err != nil {
 		return nil, fmt.Errorf("plan job %s: %w", derefOr(job.ID), err)
@@ -94,7 +94,7 @@ func WritePlan(w io.Writer, job *api.Job, plan *api.JobPlanResponse) {
 }
 
 // Status returns the job and its allocations (all versions, newest first).
-func (a *Adapter) Status(jobID string) (*api.Job, []*api.AllocationListStub, error) {
+func (a *Orchestrator) Status(jobID string) (*api.Job, []*api.AllocationListStub, error) {
 	job, _, err := a.Client.Jobs().Info(jobID, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("job %s: %w", jobID, err)

@@ -34,7 +34,7 @@ func TestParseJobsSaysWhetherNomadRejectedOrWasUnreachable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = (&Adapter{Client: c}).ParseJobs(r)
+		_, err = (&Orchestrator{Client: c}).ParseJobs(r)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", addr, err, want)
 		}

@@ -16,7 +16,7 @@ import (
 
 // Instances lists every task of the current allocations with what the pack
 // declared for it; prestart and poststart hooks have finished and are left out.
-func (a *Adapter) Instances(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Instance, error) {
+func (a *Orchestrator) Instances(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Instance, error) {
 	job, _, err := a.Client.Jobs().Info(d.Job, qo(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("nomad: job %s: %w", d.Job, err)
@@ -75,7 +75,7 @@ func deref(s *string) string {
 // Limits reads every task's cgroup. It reads the local kernel, so it covers
 // the tasks placed on this machine (the embedded cluster, or a harness run on
 // the node itself).
-func (a *Adapter) Limits(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Limits, error) {
+func (a *Orchestrator) Limits(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Limits, error) {
 	instances, err := a.Instances(ctx, d)
 	if err != nil {
 		return nil, err

@@ -18,10 +18,10 @@ import (
 // The adapter keeps setup markers (orchestrator.SetupMarkers) in the KV
 // store of the Consul it registers services in: the cluster's own store,
 // which outlives any harness process.
-var _ orchestrator.SetupMarkers = (*Adapter)(nil)
+var _ orchestrator.SetupMarkers = (*Orchestrator)(nil)
 
 // ReadMarker returns the marker at key, or nil when there is none.
-func (a *Adapter) ReadMarker(ctx context.Context, key string) (*orchestrator.SetupMarker, error) {
+func (a *Orchestrator) ReadMarker(ctx context.Context, key string) (*orchestrator.SetupMarker, error) {
 	b, ok, err := a.kv().get(ctx, key)
 	if err != nil || !ok {
 		return nil, err
@@ -35,7 +35,7 @@ func (a *Adapter) ReadMarker(ctx context.Context, key string) (*orchestrator.Set
 }
 
 // WriteMarker stores m at key.
-func (a *Adapter) WriteMarker(ctx context.Context, key string, m orchestrator.SetupMarker) error {
+func (a *Orchestrator) WriteMarker(ctx context.Context, key string, m orchestrator.SetupMarker) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -44,7 +44,7 @@ func (a *Adapter) WriteMarker(ctx context.Context, key string, m orchestrator.Se
 }
 
 // ClearMarkers deletes every marker of the job on the orchestrator.
-func (a *Adapter) ClearMarkers(ctx context.Context, orch, job string) error {
+func (a *Orchestrator) ClearMarkers(ctx context.Context, orch, job string) error {
 	if job == "" {
 		return errors.New("clear setup markers: no job")
 	}
@@ -57,7 +57,7 @@ type consulKV struct {
 	client *http.Client
 }
 
-func (a *Adapter) kv() consulKV {
+func (a *Orchestrator) kv() consulKV {
 	client := a.HTTP
 	if client == nil {
 		client = &http.Client{Timeout: 10 * time.Second}

@@ -55,7 +55,7 @@ func (f *kvStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // TestConsulMarkers stores, reads and clears markers in the cluster's Consul
 // when one answers, else in the test's stand-in for its KV API.
 func TestConsulMarkers(t *testing.T) {
-	a := &Adapter{ConsulAddr: "http://127.0.0.1:8500", HTTP: &http.Client{Timeout: 5 * time.Second}}
+	a := &Orchestrator{ConsulAddr: "http://127.0.0.1:8500", HTTP: &http.Client{Timeout: 5 * time.Second}}
 	if resp, err := a.HTTP.Get(a.ConsulAddr + "/v1/status/leader"); err == nil && resp.StatusCode == http.StatusOK {
 		resp.Body.Close()
 		t.Log("against the Consul at 127.0.0.1:8500")

@@ -48,7 +48,7 @@ const taskRunning = "running"
 func (t *ToolRunner) Name() string { return Name + "/" + t.Tool.Name() }
 
 // ToolLoadRunner is the runner of a named tool: orchestrator.ToolRunners.
-func (a *Adapter) ToolLoadRunner(tool string) (orchestrator.LoadRunner, error) {
+func (a *Orchestrator) ToolLoadRunner(tool string) (orchestrator.LoadRunner, error) {
 	tl, err := toolload.Lookup(tool)
 	if err != nil {
 		return nil, err

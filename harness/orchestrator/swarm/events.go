@@ -18,11 +18,11 @@ import (
 // retired tasks, and its task states do not say "OOM"; the engine's event
 // stream does ("oom" before "die"), for every container it ran.
 func (o *Orchestrator) TaskEvents(ctx context.Context, d *orchestrator.Deployment, since time.Time) ([]orchestrator.TaskEvent, error) {
-	return o.Adapter.TaskEvents(ctx, d.Job, since, time.Now())
+	return o.Engine.TaskEvents(ctx, d.Job, since, time.Now())
 }
 
 // TaskEvents lists the job's container events in [since, until].
-func (a *Adapter) TaskEvents(ctx context.Context, job string, since, until time.Time) ([]orchestrator.TaskEvent, error) {
+func (a *Engine) TaskEvents(ctx context.Context, job string, since, until time.Time) ([]orchestrator.TaskEvent, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	stream := a.Client.Events(ctx, client.EventsListOptions{

@@ -15,7 +15,7 @@ const faultWait = 60 * time.Second
 // KillTask kills one running task's container (the lowest slot) and returns
 // the task's ID once Swarm has seen it end; Swarm's restart policy starts a
 // new task (a new container) in its slot.
-func (a *Adapter) KillTask(ctx context.Context, d *Deployment, service string) (string, error) {
+func (a *Engine) KillTask(ctx context.Context, d *deployment, service string) (string, error) {
 	return a.endTask(ctx, d, service, "kill", func(id string) error {
 		_, err := a.Client.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "KILL"})
 		return err
@@ -29,14 +29,14 @@ func (a *Adapter) KillTask(ctx context.Context, d *Deployment, service string) (
 // remove one task of a service: a stopped container is how its task ends.
 // Both faults count against the restart policy's attempts, and with restart
 // attempts = 0 (condition none) nothing replaces the task.
-func (a *Adapter) ReplaceTask(ctx context.Context, d *Deployment, service string) (string, error) {
+func (a *Engine) ReplaceTask(ctx context.Context, d *deployment, service string) (string, error) {
 	return a.endTask(ctx, d, service, "stop", func(id string) error {
 		_, err := a.Client.ContainerStop(ctx, id, client.ContainerStopOptions{})
 		return err
 	})
 }
 
-func (a *Adapter) endTask(ctx context.Context, d *Deployment, service, verb string, end func(containerID string) error) (string, error) {
+func (a *Engine) endTask(ctx context.Context, d *deployment, service, verb string, end func(containerID string) error) (string, error) {
 	name := service
 	if svc := d.Plan.Service(service); svc != nil {
 		name = svc.Name

@@ -22,7 +22,7 @@ const placementGrace = 15 * time.Second
 // image, a mount that cannot be made), when tasks cannot be placed, when a
 // slot fails more often than the restart policy allows since the last
 // deploy or fault, or when Swarm paused or rolled back an update.
-func (a *Adapter) WaitHealthy(ctx context.Context, d *Deployment, timeout time.Duration) error {
+func (a *Engine) WaitHealthy(ctx context.Context, d *deployment, timeout time.Duration) error {
 	err := orchestrator.WaitUntilHealthy(ctx, Name, d.Job, timeout, a.poll(), a.Progress, func(ctx context.Context) (bool, string, error) {
 		return a.healthy(ctx, d)
 	})
@@ -33,7 +33,7 @@ func (a *Adapter) WaitHealthy(ctx context.Context, d *Deployment, timeout time.D
 }
 
 // healthy reports whether every service is ready, and a one-line state.
-func (a *Adapter) healthy(ctx context.Context, d *Deployment) (bool, string, error) {
+func (a *Engine) healthy(ctx context.Context, d *deployment) (bool, string, error) {
 	since := a.baselineOf(d)
 	services, err := a.jobServices(ctx, d.Job)
 	if err != nil {
@@ -102,7 +102,7 @@ func ofTemplate(tasks []swarm.Task, forceUpdate uint64) []swarm.Task {
 
 // taskFailure is the verdict on failed tasks of the deployment's version
 // since the baseline, or nil while Swarm may still recover.
-func (a *Adapter) taskFailure(d *Deployment, svc *translate.Service, tasks []swarm.Task, since time.Time) error {
+func (a *Engine) taskFailure(d *deployment, svc *translate.Service, tasks []swarm.Task, since time.Time) error {
 	allowed := 3
 	if rp := svc.Restart; rp != nil {
 		switch {

@@ -17,7 +17,7 @@ import (
 // port on the task's node: 127.0.0.1 and the port Swarm published for the
 // task (its Status.PortStatus). Other services are given by their overlay
 // address, which only containers on the job's network reach.
-func (a *Adapter) Endpoints(ctx context.Context, d *Deployment, service string) ([]Endpoint, error) {
+func (a *Engine) Endpoints(ctx context.Context, d *deployment, service string) ([]orchestrator.Endpoint, error) {
 	svc := d.Plan.Service(service)
 	if svc == nil {
 		return nil, fmt.Errorf("swarm: job %s has no service %s", d.Job, service)
@@ -35,15 +35,15 @@ func (a *Adapter) Endpoints(ctx context.Context, d *Deployment, service string) 
 		return nil, err
 	}
 	entry := d.Plan.Entry != nil && d.Plan.Entry.Service == svc.Name
-	var out []Endpoint
+	var out []orchestrator.Endpoint
 	for _, t := range runningTasks(tasks, d.Version) {
 		cid := t.Status.ContainerStatus.ContainerID
 		if h, _, err := a.health(ctx, svc, cid); err != nil || (h != "healthy" && h != "none") {
 			continue
 		}
-		ep := Endpoint{Service: service, Instance: t.ID, Container: cid, Node: nodes[t.NodeID]}
+		ep := orchestrator.Endpoint{Service: service, Instance: t.ID, Node: nodes[t.NodeID]}
 		if entry {
-			ep.Entry, ep.Address = EntryHostPort, "127.0.0.1"
+			ep.Entry, ep.Address = orchestrator.EntryHostPort, "127.0.0.1"
 			for _, p := range t.Status.PortStatus.Ports {
 				if p.TargetPort == uint32(d.Plan.Entry.Port) && p.PublishMode == swarm.PortConfigPublishModeHost {
 					ep.Port = int(p.PublishedPort)
@@ -53,7 +53,7 @@ func (a *Adapter) Endpoints(ctx context.Context, d *Deployment, service string) 
 				return nil, fmt.Errorf("swarm: job %s: task %s of %s publishes no host port for container port %d (port status %+v)", d.Job, shortID(t.ID), service, d.Plan.Entry.Port, t.Status.PortStatus.Ports)
 			}
 		} else {
-			ep.Entry, ep.Port = EntryOverlay, svc.Port
+			ep.Entry, ep.Port = orchestrator.EntryOverlay, svc.Port
 			for _, na := range t.NetworksAttachments {
 				if na.Network.ID == d.NetworkID && len(na.Addresses) > 0 {
 					ep.Address = na.Addresses[0].Addr().String()
@@ -68,7 +68,7 @@ func (a *Adapter) Endpoints(ctx context.Context, d *Deployment, service string) 
 	return out, nil
 }
 
-func (a *Adapter) nodeNames(ctx context.Context) (map[string]string, error) {
+func (a *Engine) nodeNames(ctx context.Context) (map[string]string, error) {
 	res, err := a.Client.NodeList(ctx, client.NodeListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("swarm: list nodes: %w", err)
@@ -80,34 +80,27 @@ func (a *Adapter) nodeNames(ctx context.Context) (map[string]string, error) {
 	return out, nil
 }
 
-// Instance is one running task of the deployment and what was declared for it.
-type Instance struct {
-	ID        string // Swarm task ID
+// runningTask is one running Swarm task of the deployment: the neutral instance
+// (whose ID is the task's, and whose Restarts counts the earlier tasks of
+// the same slot since the last deploy, Swarm restarting a task by replacing
+// its container) and where it runs.
+type runningTask struct {
+	orchestrator.Instance
 	Service   string
-	Group     string
-	Task      string
 	Slot      int
-	Node      string
 	NodeID    string
-	Driver    string // "docker"
-	Image     string
-	ImageID   string
 	Container string
 	PID       int
-	// Restarts counts the earlier tasks of the same slot since the last
-	// deploy: Swarm restarts a task by replacing its container.
-	Restarts int
-	Declared Declaration
 }
 
 // Instances lists the running tasks of the deployment's version.
-func (a *Adapter) Instances(ctx context.Context, d *Deployment) ([]Instance, error) {
+func (a *Engine) Instances(ctx context.Context, d *deployment) ([]runningTask, error) {
 	nodes, err := a.nodeNames(ctx)
 	if err != nil {
 		return nil, err
 	}
 	since := d.Started
-	var out []Instance
+	var out []runningTask
 	for _, svc := range d.Plan.Services {
 		id, err := a.serviceID(ctx, d, svc.Name)
 		if err != nil {
@@ -118,8 +111,8 @@ func (a *Adapter) Instances(ctx context.Context, d *Deployment) ([]Instance, err
 			return nil, err
 		}
 		for _, t := range runningTasks(tasks, d.Version) {
-			in := Instance{ID: t.ID, Service: svc.Name, Group: svc.Group, Task: svc.Task, Slot: t.Slot, Node: nodes[t.NodeID], NodeID: t.NodeID,
-				Driver: "docker", Image: t.Spec.ContainerSpec.Image, Container: t.Status.ContainerStatus.ContainerID, Declared: svc.Declared}
+			in := runningTask{Service: svc.Name, Slot: t.Slot, NodeID: t.NodeID, Container: t.Status.ContainerStatus.ContainerID,
+				Instance: orchestrator.Instance{ID: t.ID, Group: svc.Group, Task: svc.Task, Node: nodes[t.NodeID], Driver: "docker", Image: t.Spec.ContainerSpec.Image, Declared: svc.Declared}}
 			for _, o := range tasks {
 				if o.Slot == t.Slot && o.ID != t.ID && o.CreatedAt.Before(t.CreatedAt) && !o.CreatedAt.Before(since) {
 					in.Restarts++
@@ -140,7 +133,7 @@ func (a *Adapter) Instances(ctx context.Context, d *Deployment) ([]Instance, err
 }
 
 // ContainerPID is the host PID of a task's container's init process.
-func (a *Adapter) ContainerPID(ctx context.Context, taskID string) (int, error) {
+func (a *Engine) ContainerPID(ctx context.Context, taskID string) (int, error) {
 	res, err := a.Client.TaskInspect(ctx, taskID, client.TaskInspectOptions{})
 	if err != nil {
 		return 0, fmt.Errorf("swarm: task %s: %w", shortID(taskID), err)
@@ -159,20 +152,14 @@ func (a *Adapter) ContainerPID(ctx context.Context, taskID string) (int, error) 
 	return c.Container.State.Pid, nil
 }
 
-// Limits is what the kernel enforces on one instance.
-type Limits struct {
-	Instance
-	Enforced limits.Enforced
-}
-
 // Limits reads every instance's cgroup limits. It reads the local kernel,
 // so it covers the tasks on this machine's node.
-func (a *Adapter) Limits(ctx context.Context, d *Deployment) ([]Limits, error) {
+func (a *Engine) Limits(ctx context.Context, d *deployment) ([]orchestrator.Limits, error) {
 	ins, err := a.Instances(ctx, d)
 	if err != nil {
 		return nil, err
 	}
-	var out []Limits
+	var out []orchestrator.Limits
 	for _, in := range ins {
 		if in.PID == 0 {
 			return nil, fmt.Errorf("swarm: job %s: task %s of %s has no running process", d.Job, shortID(in.ID), in.Service)
@@ -181,35 +168,33 @@ func (a *Adapter) Limits(ctx context.Context, d *Deployment) ([]Limits, error) {
 		if err != nil {
 			return nil, fmt.Errorf("swarm: job %s: limits of task %s of %s (pid %d): %w", d.Job, shortID(in.ID), in.Service, in.PID, err)
 		}
-		out = append(out, Limits{Instance: in, Enforced: e})
+		out = append(out, orchestrator.LimitsOf(in.Instance, e))
 	}
 	return out, nil
 }
 
-// Capacity is what the swarm's ready nodes offer.
-type Capacity struct {
-	Nodes       int
-	Cores       float64
-	MemoryBytes int64
-	// MHzPerCore is this machine's (the manager the adapter talks to); 0
-	// when the kernel does not say.
-	MHzPerCore float64
-}
-
-// Capacity sums the ready nodes' CPUs and memory.
-func (a *Adapter) Capacity(ctx context.Context) (Capacity, error) {
+// Capacity is what the swarm's ready nodes offer, per node (the smallest's);
+// MHzPerCore is this machine's (the manager the engine talks to), 0 when
+// the kernel does not say.
+func (a *Engine) Capacity(ctx context.Context) (orchestrator.Capacity, error) {
 	res, err := a.Client.NodeList(ctx, client.NodeListOptions{})
 	if err != nil {
-		return Capacity{}, fmt.Errorf("swarm: list nodes: %w", err)
+		return orchestrator.Capacity{}, fmt.Errorf("swarm: list nodes: %w", err)
 	}
-	var c Capacity
+	var c orchestrator.Capacity
 	for _, n := range res.Items {
 		if n.Status.State != swarm.NodeStateReady || n.Spec.Availability != swarm.NodeAvailabilityActive {
 			continue
 		}
+		cores := int(n.Description.Resources.NanoCPUs / 1e9)
+		mib := int(n.Description.Resources.MemoryBytes >> 20)
+		if c.Nodes == 0 || cores < c.Cores {
+			c.Cores = cores
+		}
+		if c.Nodes == 0 || mib < c.MemoryMiB {
+			c.MemoryMiB = mib
+		}
 		c.Nodes++
-		c.Cores += float64(n.Description.Resources.NanoCPUs) / 1e9
-		c.MemoryBytes += n.Description.Resources.MemoryBytes
 	}
 	if c.Nodes == 0 {
 		return c, fmt.Errorf("swarm: no ready, active node")
@@ -224,7 +209,7 @@ func (a *Adapter) Capacity(ctx context.Context) (Capacity, error) {
 // like with like; swarm.version is the engine's, Swarm being part of it.
 // The CPU model, kernel and OS come from this machine for the node the
 // adapter's daemon runs on.
-func (a *Adapter) Facts(ctx context.Context) (orchestrator.Facts, error) {
+func (a *Engine) Facts(ctx context.Context) (orchestrator.Facts, error) {
 	info, err := a.Client.Info(ctx, client.InfoOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("swarm: docker info: %w", err)

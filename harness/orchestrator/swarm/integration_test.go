@@ -35,7 +35,7 @@ import (
 func TestSwarmTaewa(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	a, err := New("")
+	a, err := NewEngine("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,10 +104,9 @@ func TestSwarmTaewa(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, l := range lims {
-		e := l.Enforced
-		t.Logf("task %s pid %d: cgroup v%d %s: quota %d/%d = %.3f cores, memory %d MiB", shortID(l.ID), l.PID, e.Version, e.CgroupPath, e.QuotaUS, e.PeriodUS, e.Cores, e.MemoryMiB)
-		if !limits.Equal(e.EffectiveCores(), 0.5) || e.MemoryMiB != 256 {
-			t.Errorf("task %s: enforced %.3f cores / %d MiB, declared %s", shortID(l.ID), e.EffectiveCores(), e.MemoryMiB, describe(l.Declared))
+		t.Logf("task %s: cgroup v%d %s: quota %d/%d = %.3f cores, memory %d MiB", shortID(l.ID), l.CgroupVersion, l.CgroupPath, l.CFSQuotaUS, l.CFSPeriodUS, l.QuotaCores, l.MemoryLimitMiB)
+		if !limits.Equal(l.EffectiveCores, 0.5) || l.MemoryLimitMiB != 256 {
+			t.Errorf("task %s: enforced %.3f cores / %d MiB, declared %s", shortID(l.ID), l.EffectiveCores, l.MemoryLimitMiB, describe(l.Declared))
 		}
 	}
 
@@ -143,7 +142,7 @@ func TestSwarmTaewa(t *testing.T) {
 	// faults: the task is replaced by a new one in its slot
 	for _, f := range []struct {
 		name   string
-		inject func(context.Context, *Deployment, string) (string, error)
+		inject func(context.Context, *deployment, string) (string, error)
 	}{{"kill-task", a.KillTask}, {"replace", a.ReplaceTask}} {
 		fault := f.name
 		before, err := a.Instances(ctx, d)
@@ -174,7 +173,7 @@ func TestSwarmTaewa(t *testing.T) {
 	}
 }
 
-func summary(ins []Instance) []string {
+func summary(ins []runningTask) []string {
 	var out []string
 	for _, in := range ins {
 		out = append(out, fmt.Sprintf("%s slot %d restarts %d image %s", shortID(in.ID), in.Slot, in.Restarts, shortID(in.ImageID)))
@@ -212,7 +211,7 @@ func buildImage(t *testing.T) {
 }
 
 // assertGone checks that no service, container, network or volume of the job is left.
-func assertGone(t *testing.T, a *Adapter, job string) {
+func assertGone(t *testing.T, a *Engine, job string) {
 	ctx := context.Background()
 	f := jobFilter(job)
 	if s, err := a.Client.ServiceList(ctx, client.ServiceListOptions{Filters: f}); err != nil || len(s.Items) > 0 {
@@ -241,7 +240,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 func TestSwarmRejected(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	a, err := New("")
+	a, err := NewEngine("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +280,7 @@ func TestSwarmJobFile(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	a, err := New("")
+	a, err := NewEngine("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,11 +346,10 @@ func TestSwarmJobFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, l := range lims {
-		e := l.Enforced
-		t.Logf("%s slot %d: declared %s; enforced quota %.3f cores (cpuset %s), %d MiB", l.Service, l.Slot, describe(l.Declared), e.Cores, e.CPUSet, e.MemoryMiB)
+		t.Logf("%s/%s: declared %s; enforced quota %.3f cores (cpuset %s), %d MiB", l.Group, l.Task, describe(l.Declared), l.QuotaCores, l.CPUSet, l.MemoryLimitMiB)
 		// Swarm sets no cpuset: the quota is the cap, and none for "shares"
-		if !limits.Equal(e.Cores, l.Declared.Cores) || e.AncestorCores != 0 || e.MemoryMiB != l.Declared.MemoryMiB {
-			t.Errorf("%s slot %d: enforced quota %.3f cores (enclosing %.3f) / %d MiB, declared %s", l.Service, l.Slot, e.Cores, e.AncestorCores, e.MemoryMiB, describe(l.Declared))
+		if !limits.Equal(l.QuotaCores, l.Declared.Cores) || l.AncestorQuotaCores != 0 || l.MemoryLimitMiB != l.Declared.MemoryMiB {
+			t.Errorf("%s: enforced quota %.3f cores (enclosing %.3f) / %d MiB, declared %s", l.Label(), l.QuotaCores, l.AncestorQuotaCores, l.MemoryLimitMiB, describe(l.Declared))
 		}
 	}
 }

@@ -39,8 +39,9 @@ func init() {
 	})
 }
 
-// Adapter talks to one Nomad cluster and the Consul it registers services in.
-type Adapter struct {
+// Orchestrator is the Nomad adapter: it talks to one Nomad cluster and the
+// Consul it registers services in.
+type Orchestrator struct {
 	Client     *api.Client
 	ConsulAddr string
 	HTTP       *http.Client
@@ -58,7 +59,7 @@ type Adapter struct {
 
 // New connects to Nomad at nomadAddr (NOMAD_ADDR or 127.0.0.1:4646 when empty)
 // and Consul at consulAddr (CONSUL_HTTP_ADDR or 127.0.0.1:8500 when empty).
-func New(nomadAddr, consulAddr string) (*Adapter, error) {
+func New(nomadAddr, consulAddr string) (*Orchestrator, error) {
 	cfg := api.DefaultConfig()
 	if nomadAddr != "" {
 		cfg.Address = nomadAddr
@@ -67,7 +68,7 @@ func New(nomadAddr, consulAddr string) (*Adapter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nomad: %w", err)
 	}
-	return &Adapter{Client: c, ConsulAddr: ConsulAddr(consulAddr), HTTP: &http.Client{Timeout: 10 * time.Second}}, nil
+	return &Orchestrator{Client: c, ConsulAddr: ConsulAddr(consulAddr), HTTP: &http.Client{Timeout: 10 * time.Second}}, nil
 }
 
 // ConsulAddr is the Consul HTTP address to use: addr, else CONSUL_HTTP_ADDR,
@@ -85,12 +86,12 @@ func ConsulAddr(addr string) string {
 	return strings.TrimRight(addr, "/")
 }
 
-var _ orchestrator.Orchestrator = (*Adapter)(nil)
+var _ orchestrator.Orchestrator = (*Orchestrator)(nil)
 
-func (a *Adapter) Name() string { return Name }
+func (a *Orchestrator) Name() string { return Name }
 
 // LoadRunner is the dispatched batch job jobs/loadgen.nomad.hcl.
-func (a *Adapter) LoadRunner() orchestrator.LoadRunner {
+func (a *Orchestrator) LoadRunner() orchestrator.LoadRunner {
 	if a.Load == nil {
 		a.Load = &LoadRunner{Client: a.Client}
 	}
@@ -101,7 +102,7 @@ func qo(ctx context.Context) *api.QueryOptions { return (&api.QueryOptions{}).Wi
 func wo(ctx context.Context) *api.WriteOptions { return (&api.WriteOptions{}).WithContext(ctx) }
 
 // readyNodes are the full records of the ready client nodes.
-func (a *Adapter) readyNodes(ctx context.Context) ([]*api.Node, error) {
+func (a *Orchestrator) readyNodes(ctx context.Context) ([]*api.Node, error) {
 	stubs, _, err := a.Client.Nodes().List(qo(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("nomad: list nodes: %w", err)
@@ -125,7 +126,7 @@ func (a *Adapter) readyNodes(ctx context.Context) ([]*api.Node, error) {
 
 // Capacity is the smallest ready node's cores and memory, and its
 // fingerprinted MHz per core, which turns declared cores into Nomad's MHz.
-func (a *Adapter) Capacity(ctx context.Context) (orchestrator.Capacity, error) {
+func (a *Orchestrator) Capacity(ctx context.Context) (orchestrator.Capacity, error) {
 	nodes, err := a.readyNodes(ctx)
 	if err != nil {
 		return orchestrator.Capacity{}, err
@@ -153,7 +154,7 @@ func (a *Adapter) Capacity(ctx context.Context) (orchestrator.Capacity, error) {
 }
 
 // mhz is the MHz per core, read once.
-func (a *Adapter) mhz(ctx context.Context) (float64, error) {
+func (a *Orchestrator) mhz(ctx context.Context) (float64, error) {
 	if a.mhzPerCore > 0 {
 		return a.mhzPerCore, nil
 	}
@@ -170,7 +171,7 @@ var factKeys = []string{
 }
 
 // Facts returns the recorded facts of every ready node by node name.
-func (a *Adapter) Facts(ctx context.Context) (orchestrator.Facts, error) {
+func (a *Orchestrator) Facts(ctx context.Context) (orchestrator.Facts, error) {
 	nodes, err := a.readyNodes(ctx)
 	if err != nil {
 		return nil, err
@@ -189,7 +190,7 @@ func (a *Adapter) Facts(ctx context.Context) (orchestrator.Facts, error) {
 }
 
 // Deploy registers the job, or reuses the running one when Nomad's plan shows no change.
-func (a *Adapter) Deploy(ctx context.Context, w orchestrator.Workload) (*orchestrator.Deployment, error) {
+func (a *Orchestrator) Deploy(ctx context.Context, w orchestrator.Workload) (*orchestrator.Deployment, error) {
 	job := w.Job
 	if job == nil || job.ID == nil {
 		return nil, errors.New("nomad: deploy: job without an ID")
@@ -221,7 +222,7 @@ func (a *Adapter) Deploy(ctx context.Context, w orchestrator.Workload) (*orchest
 // nothing new), while any change, and a stop and purge-and-recreate, each
 // get a new one. The version would not do: a purged job created again
 // starts at version 0 with empty stores.
-func (a *Adapter) Revision(ctx context.Context, d *orchestrator.Deployment) (string, error) {
+func (a *Orchestrator) Revision(ctx context.Context, d *orchestrator.Deployment) (string, error) {
 	info, _, err := a.Client.Jobs().Info(d.Job, qo(ctx))
 	if err != nil {
 		return "", fmt.Errorf("nomad: job %s: %w", d.Job, err)
@@ -246,7 +247,7 @@ const stopBound = 90 * time.Second
 // ("unable to update reserve cpuset ... device or resource busy"). A purge
 // first would not do: the server forgets the allocations while the client
 // is still killing them.
-func (a *Adapter) Stop(ctx context.Context, d *orchestrator.Deployment) error {
+func (a *Orchestrator) Stop(ctx context.Context, d *orchestrator.Deployment) error {
 	allocs, _, listErr := a.Client.Jobs().Allocations(d.Job, false, qo(ctx))
 	if _, _, err := a.Client.Jobs().Deregister(d.Job, false, wo(ctx)); err != nil {
 		return fmt.Errorf("nomad: stop %s: %w", d.Job, err)

@@ -21,7 +21,7 @@ func task(id string, slot int, version string, desired, state swarm.TaskState, a
 func TestTaskFailure(t *testing.T) {
 	p := mustTranslate(t, tt.Taewa(), Options{}) // restart: 2 attempts
 	svc := p.Services[0]
-	d := &Deployment{Job: p.Job, Version: p.Version, Plan: p}
+	d := &deployment{Job: p.Job, Version: p.Version, Plan: p}
 	since := time.Now()
 	before, after := since.Add(-time.Second), since.Add(time.Second)
 	failed := func(id string, slot int, at time.Time) swarm.Task {
@@ -47,7 +47,7 @@ func TestTaskFailure(t *testing.T) {
 				c.tasks[i].Status.Timestamp = after
 			}
 		}
-		err := (&Adapter{}).taskFailure(d, svc, c.tasks, since)
+		err := (&Engine{}).taskFailure(d, svc, c.tasks, since)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: %v", c.name, err)
@@ -69,7 +69,7 @@ func TestReusable(t *testing.T) {
 		}
 		return map[string]swarm.Service{"taewa-vertical-taewa": s}
 	}
-	a := &Adapter{}
+	a := &Engine{}
 	if !a.reusable(p, svc(p.Version, 2, 2, "")) {
 		t.Error("a running job of this version is not reused")
 	}

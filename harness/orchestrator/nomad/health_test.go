@@ -17,7 +17,7 @@ const allocA2 = "aaaaaaaa-0000-0000-0000-000000000002"
 
 // fakeCluster serves the Nomad and Consul read endpoints WaitHealthy polls,
 // so its verdicts are tested without a cluster.
-func fakeCluster(t *testing.T, deployment any, allocs []map[string]any, passing []string) *Adapter {
+func fakeCluster(t *testing.T, deployment any, allocs []map[string]any, passing []string) *Orchestrator {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body any

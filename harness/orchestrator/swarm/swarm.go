@@ -14,27 +14,37 @@ const Name = "swarm"
 
 func init() {
 	orchestrator.Register(Name, func(cfg orchestrator.Config) (orchestrator.Orchestrator, error) {
-		a, err := New(cfg.DockerHost)
+		o, err := New(cfg.DockerHost)
 		if err != nil {
 			return nil, err
 		}
-		a.Progress = cfg.Progress
-		return &Orchestrator{Adapter: a, Load: &LoadRunner{Client: a.Client, Image: cfg.LoadImage}}, nil
+		o.Engine.Progress = cfg.Progress
+		o.Load.Image = cfg.LoadImage
+		return o, nil
 	})
 }
 
-// Orchestrator is the Swarm adapter behind the orchestrator contract: it
-// keeps the adapter's own deployment of each job, which holds the
-// translation plan the harness's neutral deployment has no room for.
+// Orchestrator is the Swarm adapter: the engine behind the orchestrator
+// contract, keeping the engine's own record of each job it deployed.
 type Orchestrator struct {
-	Adapter *Adapter
-	Load    *LoadRunner
+	Engine *Engine
+	Load   *LoadRunner
 
 	mu       sync.Mutex
-	deployed map[string]*Deployment
+	deployed map[string]*deployment
 }
 
 var _ orchestrator.Orchestrator = (*Orchestrator)(nil)
+
+// New connects to the Docker daemon given by host ("" for DOCKER_HOST or the
+// local socket); the load runs as a Swarm job of the same daemon.
+func New(host string) (*Orchestrator, error) {
+	e, err := NewEngine(host)
+	if err != nil {
+		return nil, err
+	}
+	return &Orchestrator{Engine: e, Load: &LoadRunner{Client: e.Client}}, nil
+}
 
 func (o *Orchestrator) Name() string { return Name }
 
@@ -44,34 +54,34 @@ func (o *Orchestrator) LoadRunner() orchestrator.LoadRunner { return o.Load }
 // Capacity of the swarm's ready nodes; the MHz per core is also what the
 // translation turns resources.cpu into cores with.
 func (o *Orchestrator) Capacity(ctx context.Context) (orchestrator.Capacity, error) {
-	c, err := o.Adapter.Capacity(ctx)
+	c, err := o.Engine.Capacity(ctx)
 	if err != nil {
 		return orchestrator.Capacity{}, err
 	}
-	if o.Adapter.Options.MHzPerCore == 0 {
-		o.Adapter.Options.MHzPerCore = c.MHzPerCore
+	if o.Engine.Options.MHzPerCore == 0 {
+		o.Engine.Options.MHzPerCore = c.MHzPerCore
 	}
-	return orchestrator.Capacity{Nodes: c.Nodes, Cores: int(c.Cores) / max(c.Nodes, 1), MemoryMiB: int(c.MemoryBytes>>20) / max(c.Nodes, 1), MHzPerCore: c.MHzPerCore}, nil
+	return c, nil
 }
 
 func (o *Orchestrator) Facts(ctx context.Context) (orchestrator.Facts, error) {
-	return o.Adapter.Facts(ctx)
+	return o.Engine.Facts(ctx)
 }
 
 // Deploy translates and deploys the job.
 func (o *Orchestrator) Deploy(ctx context.Context, w orchestrator.Workload) (*orchestrator.Deployment, error) {
-	if o.Adapter.Options.MHzPerCore == 0 {
+	if o.Engine.Options.MHzPerCore == 0 {
 		if _, err := o.Capacity(ctx); err != nil {
 			return nil, err
 		}
 	}
-	d, err := o.Adapter.Deploy(ctx, w.Job)
+	d, err := o.Engine.Deploy(ctx, w.Job)
 	if err != nil {
 		return nil, err
 	}
 	o.mu.Lock()
 	if o.deployed == nil {
-		o.deployed = map[string]*Deployment{}
+		o.deployed = map[string]*deployment{}
 	}
 	o.deployed[d.Job] = d
 	o.mu.Unlock()
@@ -85,7 +95,7 @@ func (o *Orchestrator) Deploy(ctx context.Context, w orchestrator.Workload) (*or
 // specVersion numbers the job's definition as Swarm does: the highest
 // version index of its services' specs, which grows on every change.
 func (o *Orchestrator) specVersion(ctx context.Context, job string) (uint64, error) {
-	services, err := o.Adapter.jobServices(ctx, job)
+	services, err := o.Engine.jobServices(ctx, job)
 	if err != nil {
 		return 0, err
 	}
@@ -97,7 +107,7 @@ func (o *Orchestrator) specVersion(ctx context.Context, job string) (uint64, err
 }
 
 // deployment is the adapter's record of a job this process deployed.
-func (o *Orchestrator) deployment(d *orchestrator.Deployment) (*Deployment, error) {
+func (o *Orchestrator) jobOf(d *orchestrator.Deployment) (*deployment, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	sd, ok := o.deployed[d.Job]
@@ -108,11 +118,11 @@ func (o *Orchestrator) deployment(d *orchestrator.Deployment) (*Deployment, erro
 }
 
 func (o *Orchestrator) WaitHealthy(ctx context.Context, d *orchestrator.Deployment, timeout time.Duration) error {
-	sd, err := o.deployment(d)
+	sd, err := o.jobOf(d)
 	if err != nil {
 		return err
 	}
-	if err := o.Adapter.WaitHealthy(ctx, sd, timeout); err != nil {
+	if err := o.Engine.WaitHealthy(ctx, sd, timeout); err != nil {
 		return err
 	}
 	d.DeployDuration = sd.DeployDuration
@@ -120,77 +130,59 @@ func (o *Orchestrator) WaitHealthy(ctx context.Context, d *orchestrator.Deployme
 }
 
 func (o *Orchestrator) Endpoints(ctx context.Context, d *orchestrator.Deployment, service string) ([]orchestrator.Endpoint, error) {
-	sd, err := o.deployment(d)
+	sd, err := o.jobOf(d)
 	if err != nil {
 		return nil, err
 	}
-	eps, err := o.Adapter.Endpoints(ctx, sd, service)
+	eps, err := o.Engine.Endpoints(ctx, sd, service)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]orchestrator.Endpoint, 0, len(eps))
-	for _, e := range eps {
-		out = append(out, orchestrator.Endpoint{Service: e.Service, Address: e.Address, Port: e.Port, Instance: e.Instance, Node: e.Node,
-			Entry: orchestrator.EntryKind(e.Entry)})
-	}
-	return out, nil
-}
-
-func instanceOf(in Instance) orchestrator.Instance {
-	return orchestrator.Instance{ID: in.ID, Group: in.Group, Task: in.Task, Node: in.Node, Driver: in.Driver, Declared: in.Declared,
-		Restarts: in.Restarts, Image: in.Image, ImageID: in.ImageID}
+	return eps, nil
 }
 
 func (o *Orchestrator) Instances(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Instance, error) {
-	sd, err := o.deployment(d)
+	sd, err := o.jobOf(d)
 	if err != nil {
 		return nil, err
 	}
-	ins, err := o.Adapter.Instances(ctx, sd)
+	ins, err := o.Engine.Instances(ctx, sd)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]orchestrator.Instance, 0, len(ins))
 	for _, in := range ins {
-		out = append(out, instanceOf(in))
+		out = append(out, in.Instance)
 	}
 	return out, nil
 }
 
 func (o *Orchestrator) Limits(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Limits, error) {
-	sd, err := o.deployment(d)
+	sd, err := o.jobOf(d)
 	if err != nil {
 		return nil, err
 	}
-	lims, err := o.Adapter.Limits(ctx, sd)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]orchestrator.Limits, 0, len(lims))
-	for _, l := range lims {
-		out = append(out, orchestrator.LimitsOf(instanceOf(l.Instance), l.Enforced))
-	}
-	return out, nil
+	return o.Engine.Limits(ctx, sd)
 }
 
 func (o *Orchestrator) Revision(ctx context.Context, d *orchestrator.Deployment) (string, error) {
-	return o.Adapter.Revision(ctx, &Deployment{Job: d.Job})
+	return o.Engine.Revision(ctx, &deployment{Job: d.Job})
 }
 
 // InjectFault kills one task's container (Swarm starts a new task in its
 // slot) or stops it gracefully, so Swarm schedules a replacement: Swarm has
 // no call that removes a single task.
 func (o *Orchestrator) InjectFault(ctx context.Context, d *orchestrator.Deployment, f orchestrator.Fault) (orchestrator.FaultHit, error) {
-	sd, err := o.deployment(d)
+	sd, err := o.jobOf(d)
 	if err != nil {
 		return orchestrator.FaultHit{}, err
 	}
 	var task string
 	switch f.Kind {
 	case orchestrator.FaultKillTask:
-		task, err = o.Adapter.KillTask(ctx, sd, f.Service)
+		task, err = o.Engine.KillTask(ctx, sd, f.Service)
 	case orchestrator.FaultReplaceInstance:
-		task, err = o.Adapter.ReplaceTask(ctx, sd, f.Service)
+		task, err = o.Engine.ReplaceTask(ctx, sd, f.Service)
 	default:
 		err = fmt.Errorf("swarm: unknown fault %q (valid: %s)", f.Kind, orchestrator.FaultKindList())
 	}
@@ -204,7 +196,7 @@ func (o *Orchestrator) InjectFault(ctx context.Context, d *orchestrator.Deployme
 // Stop removes the job's services, network and volumes; a job this process
 // did not deploy is found by its label.
 func (o *Orchestrator) Stop(ctx context.Context, d *orchestrator.Deployment) error {
-	if err := o.Adapter.Stop(ctx, &Deployment{Job: d.Job}); err != nil {
+	if err := o.Engine.Stop(ctx, &deployment{Job: d.Job}); err != nil {
 		return err
 	}
 	o.mu.Lock()

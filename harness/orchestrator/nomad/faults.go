@@ -9,7 +9,7 @@ import (
 
 // InjectFault kills one task instance of a service ("kill-task") or stops one
 // of its allocations so Nomad reschedules it ("stop-alloc").
-func (a *Adapter) InjectFault(ctx context.Context, d *orchestrator.Deployment, f orchestrator.Fault) (orchestrator.FaultHit, error) {
+func (a *Orchestrator) InjectFault(ctx context.Context, d *orchestrator.Deployment, f orchestrator.Fault) (orchestrator.FaultHit, error) {
 	eps, err := a.Endpoints(ctx, d, f.Service)
 	if err != nil {
 		return orchestrator.FaultHit{}, err

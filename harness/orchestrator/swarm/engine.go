@@ -21,10 +21,11 @@ import (
 	"github.com/orchbench/orchbench/harness/orchestrator/translate"
 )
 
-// Adapter runs translated jobs on the Docker Swarm whose manager the Docker
+// Engine runs translated jobs on the Docker Swarm whose manager the Docker
 // client talks to (DOCKER_HOST, else the local socket). It talks only the
-// Engine API: no docker CLI.
-type Adapter struct {
+// Engine API: no docker CLI. Orchestrator puts it behind the harness's
+// contract.
+type Engine struct {
 	Client *client.Client
 	// Options are used for every translation (MHzPerCore for jobs whose
 	// CPU intent is only in resources.cpu).
@@ -40,9 +41,9 @@ type Adapter struct {
 	baseline map[string]time.Time
 }
 
-// New connects to the Docker daemon given by host ("" for DOCKER_HOST or
-// the local socket), negotiating the API version.
-func New(host string) (*Adapter, error) {
+// NewEngine connects to the Docker daemon given by host ("" for DOCKER_HOST
+// or the local socket), negotiating the API version.
+func NewEngine(host string) (*Engine, error) {
 	opts := []client.Opt{client.FromEnv}
 	if host != "" {
 		opts = append(opts, client.WithHost(host))
@@ -51,14 +52,12 @@ func New(host string) (*Adapter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("swarm: docker client: %w", err)
 	}
-	return &Adapter{Client: c}, nil
+	return &Engine{Client: c}, nil
 }
 
-// Name is the orchestrator's name in results.
-func (a *Adapter) Name() string { return "swarm" }
-
-// Deployment is one job deployed on Swarm.
-type Deployment struct {
+// deployment is what the engine keeps of one job it deployed: the neutral
+// orchestrator.Deployment has no room for the translation plan.
+type deployment struct {
 	Job string
 	// Version is the job's orchbench.version label (see Plan.Version).
 	Version string
@@ -73,35 +72,14 @@ type Deployment struct {
 	DeployDuration time.Duration
 }
 
-// Endpoint is one running instance of a service.
-type Endpoint struct {
-	Service string
-	Address string
-	Port    int
-	// Instance is the Swarm task ID, Container its container's ID.
-	Instance  string
-	Container string
-	Node      string
-	// Entry is "host-port" for the measured service, published on the node
-	// in host mode (Address is 127.0.0.1), and "overlay" for the others,
-	// reachable only on the job's overlay network.
-	Entry string
-}
-
-// Entry kinds of an Endpoint.
-const (
-	EntryHostPort = "host-port"
-	EntryOverlay  = "overlay"
-)
-
-func (a *Adapter) poll() time.Duration {
+func (a *Engine) poll() time.Duration {
 	if a.PollInterval > 0 {
 		return a.PollInterval
 	}
 	return 500 * time.Millisecond
 }
 
-func (a *Adapter) setBaseline(job string, t time.Time) {
+func (a *Engine) setBaseline(job string, t time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.baseline == nil {
@@ -110,7 +88,7 @@ func (a *Adapter) setBaseline(job string, t time.Time) {
 	a.baseline[job] = t
 }
 
-func (a *Adapter) baselineOf(d *Deployment) time.Time {
+func (a *Engine) baselineOf(d *deployment) time.Time {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if t, ok := a.baseline[d.Job]; ok && t.After(d.Started) {
@@ -120,7 +98,7 @@ func (a *Adapter) baselineOf(d *Deployment) time.Time {
 }
 
 // manager checks that the daemon is an active swarm manager.
-func (a *Adapter) manager(ctx context.Context) error {
+func (a *Engine) manager(ctx context.Context) error {
 	info, err := a.Client.Info(ctx, client.InfoOptions{})
 	if err != nil {
 		return fmt.Errorf("swarm: docker info: %w", err)
@@ -144,7 +122,7 @@ func jobFilter(job string) client.Filters {
 }
 
 // jobServices lists the services that carry the job's label, by name.
-func (a *Adapter) jobServices(ctx context.Context, job string) (map[string]swarm.Service, error) {
+func (a *Engine) jobServices(ctx context.Context, job string) (map[string]swarm.Service, error) {
 	res, err := a.Client.ServiceList(ctx, client.ServiceListOptions{Filters: jobFilter(job), Status: true})
 	if err != nil {
 		return nil, fmt.Errorf("swarm: list services of job %s: %w", job, err)
@@ -161,7 +139,7 @@ func (a *Adapter) jobServices(ctx context.Context, job string) (map[string]swarm
 // replicas. Otherwise it updates the services that exist (a changed version
 // rolls their tasks; an unchanged one is forced to replace them), creates
 // the missing ones and removes the job's services the plan no longer has.
-func (a *Adapter) Deploy(ctx context.Context, job *api.Job) (*Deployment, error) {
+func (a *Engine) Deploy(ctx context.Context, job *api.Job) (*deployment, error) {
 	started := time.Now()
 	plan, err := Translate(job, a.Options)
 	if err != nil {
@@ -170,7 +148,7 @@ func (a *Adapter) Deploy(ctx context.Context, job *api.Job) (*Deployment, error)
 	if err := a.manager(ctx); err != nil {
 		return nil, err
 	}
-	d := &Deployment{Job: plan.Job, Version: plan.Version, Plan: plan, ServiceIDs: map[string]string{}, Started: started}
+	d := &deployment{Job: plan.Job, Version: plan.Version, Plan: plan, ServiceIDs: map[string]string{}, Started: started}
 	current, err := a.jobServices(ctx, plan.Job)
 	if err != nil {
 		return nil, err
@@ -221,7 +199,7 @@ func (a *Adapter) Deploy(ctx context.Context, job *api.Job) (*Deployment, error)
 }
 
 // reusable: the same services, all of this version, all replicas running.
-func (a *Adapter) reusable(plan *Plan, current map[string]swarm.Service) bool {
+func (a *Engine) reusable(plan *Plan, current map[string]swarm.Service) bool {
 	if len(current) != len(plan.Services) {
 		return false
 	}
@@ -241,7 +219,7 @@ func (a *Adapter) reusable(plan *Plan, current map[string]swarm.Service) bool {
 }
 
 // ensureNetwork creates the job's attachable overlay network unless it exists.
-func (a *Adapter) ensureNetwork(ctx context.Context, plan *Plan) (string, error) {
+func (a *Engine) ensureNetwork(ctx context.Context, plan *Plan) (string, error) {
 	list, err := a.Client.NetworkList(ctx, client.NetworkListOptions{Filters: client.Filters{}.Add("name", plan.Network)})
 	if err != nil {
 		return "", fmt.Errorf("swarm: list networks: %w", err)
@@ -266,7 +244,7 @@ func (a *Adapter) ensureNetwork(ctx context.Context, plan *Plan) (string, error)
 }
 
 // serviceTasks lists the tasks of one service.
-func (a *Adapter) serviceTasks(ctx context.Context, serviceID string) ([]swarm.Task, error) {
+func (a *Engine) serviceTasks(ctx context.Context, serviceID string) ([]swarm.Task, error) {
 	res, err := a.Client.TaskList(ctx, client.TaskListOptions{Filters: client.Filters{}.Add("service", serviceID)})
 	if err != nil {
 		return nil, fmt.Errorf("swarm: tasks of service %s: %w", serviceID, err)
@@ -303,7 +281,7 @@ func runningTasks(tasks []swarm.Task, version string) []swarm.Task {
 	return out
 }
 
-func (a *Adapter) serviceID(ctx context.Context, d *Deployment, name string) (string, error) {
+func (a *Engine) serviceID(ctx context.Context, d *deployment, name string) (string, error) {
 	if id, ok := d.ServiceIDs[name]; ok {
 		return id, nil
 	}
@@ -320,7 +298,7 @@ func (a *Adapter) serviceID(ctx context.Context, d *Deployment, name string) (st
 // health runs the service's check against one of its containers, from
 // outside it, in its network namespace: "healthy", "unhealthy", or "none"
 // when the service has no check. The PID is the container's init.
-func (a *Adapter) health(ctx context.Context, svc *translate.Service, containerID string) (string, int, error) {
+func (a *Engine) health(ctx context.Context, svc *translate.Service, containerID string) (string, int, error) {
 	res, err := a.Client.ContainerInspect(ctx, containerID, client.ContainerInspectOptions{})
 	if err != nil {
 		return "", 0, err
@@ -347,7 +325,7 @@ func shortID(id string) string {
 
 // Revision is the identity of the running definition: the services' IDs and
 // spec versions, which change on any update or re-creation.
-func (a *Adapter) Revision(ctx context.Context, d *Deployment) (string, error) {
+func (a *Engine) Revision(ctx context.Context, d *deployment) (string, error) {
 	services, err := a.jobServices(ctx, d.Job)
 	if err != nil {
 		return "", err
@@ -365,7 +343,7 @@ func (a *Adapter) Revision(ctx context.Context, d *Deployment) (string, error) {
 
 // Stop removes the job's services, waits until their containers are gone,
 // then removes its network and data volumes.
-func (a *Adapter) Stop(ctx context.Context, d *Deployment) error {
+func (a *Engine) Stop(ctx context.Context, d *deployment) error {
 	services, err := a.jobServices(ctx, d.Job)
 	if err != nil {
 		return err
