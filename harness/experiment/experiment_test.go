@@ -10,12 +10,14 @@ import (
 	"testing"
 	"time"
 
-	// the adapters a spec may name are the ones registered in the binary
-	_ "github.com/orchbench/orchbench/harness/orchestrator/kubernetes"
-	_ "github.com/orchbench/orchbench/harness/orchestrator/nomad"
-	_ "github.com/orchbench/orchbench/harness/orchestrator/swarm"
+	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/testenv"
 )
+
+// knownOrchestrators are what the orchbench binary registers (its own test
+// checks that); the parser takes them as an option, so this test binary
+// does not link the adapters and their clients.
+var knownOrchestrators = []string{"kubernetes", "nomad", "swarm"}
 
 // writePack creates packs/<name>/variables.hcl following the variant convention.
 func writePack(t *testing.T, base, name, variants string) {
@@ -53,7 +55,7 @@ func testBase(t *testing.T) string {
 
 func TestParseDemoSpec(t *testing.T) {
 	base := testBase(t)
-	s, err := ParseFile(filepath.Join("..", "..", "experiments", "demo.hcl"), Options{BaseDir: base})
+	s, err := ParseFile(filepath.Join("..", "..", "experiments", "demo.hcl"), Options{Orchestrators: knownOrchestrators, BaseDir: base})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +126,7 @@ sweep "alt" {
   }
 }`
 	now := time.Unix(1700000000, 5)
-	s, err := Parse([]byte(src), "alt.hcl", Options{BaseDir: base, Now: func() time.Time { return now }})
+	s, err := Parse([]byte(src), "alt.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: base, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +210,7 @@ func TestParseErrorsNameFileLineField(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse([]byte(c.src), "bad.hcl", Options{BaseDir: base})
+			_, err := Parse([]byte(c.src), "bad.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: base})
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -228,7 +230,7 @@ func TestParseErrorsNameFileLineField(t *testing.T) {
 func TestParseReportsEveryError(t *testing.T) {
 	base := testBase(t)
 	src := "sweep \"x\" {\n  duration = \"1s\"\n  deploy = \"sometimes\"\n  app \"taewa\" {\n    variants = [\"nope\"]\n    rates = [1]\n  }\n}"
-	_, err := Parse([]byte(src), "bad.hcl", Options{BaseDir: base})
+	_, err := Parse([]byte(src), "bad.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: base})
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -411,7 +413,7 @@ func TestRepositoryPacks(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, []string{"baseline", "vertical", "horizontal", "unlimited"}) {
 		t.Fatalf("taewa variants = %v, %v", got, err)
 	}
-	if _, err := ParseFile(filepath.Join("..", "..", "experiments", "demo.hcl"), Options{BaseDir: filepath.Join("..", "..")}); err != nil {
+	if _, err := ParseFile(filepath.Join("..", "..", "experiments", "demo.hcl"), Options{Orchestrators: knownOrchestrators, BaseDir: filepath.Join("..", "..")}); err != nil {
 		t.Fatalf("demo.hcl against the real packs: %v", err)
 	}
 }
@@ -430,7 +432,7 @@ sweep "p" {
     }
   }
 }`
-	s, err := Parse([]byte(src), "p.hcl", Options{ListVariants: func(string) ([]string, error) { return []string{"baseline"}, nil }})
+	s, err := Parse([]byte(src), "p.hcl", Options{Orchestrators: knownOrchestrators, ListVariants: func(string) ([]string, error) { return []string{"baseline"}, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +440,7 @@ sweep "p" {
 	if steps[0].Probe == nil || steps[0].Probe.Path != "/?n=5" || steps[0].Probe.MinBytes != 44 || steps[0].Probe.Status != 200 {
 		t.Fatalf("probe not carried into the plan: %+v", steps[0].Probe)
 	}
-	_, err = Parse([]byte(strings.Replace(src, `"^The"`, `"(["`, 1)), "p.hcl", Options{ListVariants: func(string) ([]string, error) { return []string{"baseline"}, nil }})
+	_, err = Parse([]byte(strings.Replace(src, `"^The"`, `"(["`, 1)), "p.hcl", Options{Orchestrators: knownOrchestrators, ListVariants: func(string) ([]string, error) { return []string{"baseline"}, nil }})
 	if err == nil || !strings.Contains(err.Error(), "p.hcl:10,") || !strings.Contains(err.Error(), "Invalid probe regex") {
 		t.Fatalf("a bad regex must name file and line: %v", err)
 	}
@@ -457,7 +459,7 @@ sweep "f" {
     }
   }
 }`
-	opts := Options{ListVariants: func(string) ([]string, error) { return []string{"baseline"}, nil }}
+	opts := Options{Orchestrators: knownOrchestrators, ListVariants: func(string) ([]string, error) { return []string{"baseline"}, nil }}
 	s, err := Parse([]byte(src), "f.hcl", opts)
 	if err != nil {
 		t.Fatal(err)
@@ -466,8 +468,16 @@ sweep "f" {
 		t.Fatalf("fault not carried into the plan: %+v", f)
 	}
 	_, err = Parse([]byte(strings.Replace(src, `"kill-task"`, `"reboot"`, 1)), "f.hcl", opts)
-	if err == nil || !strings.Contains(err.Error(), "f.hcl:8,") || !strings.Contains(err.Error(), "valid: kill-task, stop-alloc") {
+	if err == nil || !strings.Contains(err.Error(), "f.hcl:8,") || !strings.Contains(err.Error(), "valid: kill-task, replace-instance") {
 		t.Fatalf("an unknown fault must name file, line and the valid kinds: %v", err)
+	}
+	// a spec written before replace-instance had its name still runs it
+	s, err = Parse([]byte(strings.Replace(src, `"kill-task"`, `"stop-alloc"`, 1)), "f.hcl", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := Plan(s)[0].Fault; f.Kind != orchestrator.FaultReplaceInstance {
+		t.Errorf("stop-alloc planned as %q", f.Kind)
 	}
 }
 
@@ -475,7 +485,7 @@ sweep "f" {
 // every orchestrator they name.
 func TestOrchestratorSpecs(t *testing.T) {
 	for _, name := range []string{"orchestrators-taewa.hcl", "orchestrators-social-network.hcl", "orchestrators-social-network-quick.hcl"} {
-		s, err := ParseFile(filepath.Join("..", "..", "experiments", name), Options{BaseDir: filepath.Join("..", "..")})
+		s, err := ParseFile(filepath.Join("..", "..", "experiments", name), Options{Orchestrators: knownOrchestrators, BaseDir: filepath.Join("..", "..")})
 		if err != nil {
 			t.Fatal(err)
 		}

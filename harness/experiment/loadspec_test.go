@@ -42,7 +42,7 @@ func TestLoadSpecErrorsNameFileLine(t *testing.T) {
 			[]string{`bad.hcl:6,15-19: Invalid timeout`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse([]byte(appSpec(c.body)), "bad.hcl", Options{BaseDir: base})
+			_, err := Parse([]byte(appSpec(c.body)), "bad.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: base})
 			var se *SpecError
 			if !errors.As(err, &se) {
 				t.Fatalf("error is %T, want *SpecError: %v", err, err)
@@ -59,7 +59,7 @@ func TestLoadSpecErrorsNameFileLine(t *testing.T) {
 func TestIterationsPlan(t *testing.T) {
 	src := appSpec("    timeout = \"1s\"\n    iterations {\n      threads = 5\n      loops = 20\n      max_duration = \"2m\"\n" +
 		"      request { path = \"/books\" }\n      request {\n        method = \"POST\"\n        path = \"/books\"\n        body = \"{}\"\n      }\n    }\n")
-	s, err := Parse([]byte(src), "it.hcl", Options{BaseDir: testBase(t)})
+	s, err := Parse([]byte(src), "it.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: testBase(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestIterationsPlan(t *testing.T) {
 }
 
 func TestFortioRunnerParses(t *testing.T) {
-	s, err := Parse([]byte(appSpec("    runner = \"fortio\"\n    closed_loop {\n      users = [15, 25]\n    }\n")), "f.hcl", Options{BaseDir: testBase(t)})
+	s, err := Parse([]byte(appSpec("    runner = \"fortio\"\n    closed_loop {\n      users = [15, 25]\n    }\n")), "f.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: testBase(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestFortioRunnerParses(t *testing.T) {
 func TestRunnerOverride(t *testing.T) {
 	base := testBase(t)
 	src := "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n    variants = [\"baseline\"]\n    closed_loop {\n      users = 4\n    }\n  }\n}"
-	s, err := Parse([]byte(src), "x.hcl", Options{BaseDir: base, Runner: RunnerFortio})
+	s, err := Parse([]byte(src), "x.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: base, Runner: RunnerFortio})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestRunnerOverride(t *testing.T) {
 		t.Errorf("name %q, runner %q", s.Name, s.Apps[0].Load.RunnerName())
 	}
 	open := "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n    variants = [\"baseline\"]\n    rates = [10]\n  }\n}"
-	_, err = Parse([]byte(open), "x.hcl", Options{BaseDir: base, Runner: RunnerFortio})
+	_, err = Parse([]byte(open), "x.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: base, Runner: RunnerFortio})
 	if err == nil || !strings.Contains(err.Error(), "x.hcl:3,3-14: Unsupported load for runner") || !strings.Contains(err.Error(), "(from --runner)") {
 		t.Errorf("open loop under --runner fortio: %v", err)
 	}

@@ -33,6 +33,10 @@ type Options struct {
 	// said runner = Runner (sweep --runner): the same study measured by
 	// another tool without a second spec. The sweep's name gains it.
 	Runner string
+	// Orchestrators are the names a spec may list. Default: the adapters
+	// registered in this binary (orchestrator.Names()), so a parser never
+	// accepts an orchestrator it could not run.
+	Orchestrators []string
 }
 
 // SpecError carries every problem found in a spec, each with file, line and
@@ -74,6 +78,9 @@ func Parse(src []byte, filename string, opts Options) (*Sweep, error) {
 	}
 	if opts.ListVariants == nil {
 		opts.ListVariants = PackVariants(filepath.Join(opts.BaseDir, "packs"))
+	}
+	if opts.Orchestrators == nil {
+		opts.Orchestrators = orchestrator.Names()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -256,8 +263,8 @@ func (p *parser) orchestrators(names []string, rng hcl.Range) {
 	seen := map[string]bool{}
 	for _, o := range names {
 		switch {
-		case !orchestrator.Registered(o):
-			p.errorf(rng, "Unknown orchestrator", "%q is not an orchestrator of this build; valid: %s", o, strings.Join(orchestrator.Names(), ", "))
+		case !slices.Contains(p.opts.Orchestrators, o):
+			p.errorf(rng, "Unknown orchestrator", "%q is not an orchestrator of this build; valid: %s", o, strings.Join(p.opts.Orchestrators, ", "))
 		case seen[o]:
 			p.errorf(rng, "Duplicate orchestrator", "%q is listed twice", o)
 		}
@@ -574,10 +581,12 @@ func (p *parser) fault(b *hcl.Block) *Fault {
 	f := &Fault{}
 	var kind string
 	if p.decode(a, "kind", &kind) {
-		f.Kind = orchestrator.FaultKind(kind)
-		if !slices.Contains(orchestrator.FaultKinds, f.Kind) {
+		// a former name still means its fault: a spec that worked keeps working
+		k, _, ok := orchestrator.ParseFaultKind(kind)
+		if !ok {
 			p.errorf(a["kind"].Expr.Range(), "Unknown fault kind", "%q; valid: %s", kind, orchestrator.FaultKindList())
 		}
+		f.Kind = k
 	}
 	p.decode(a, "service", &f.Service)
 	f.After = p.duration(a, "after", true)

@@ -3,6 +3,7 @@ package experiment
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -29,10 +30,14 @@ func FuzzParse(f *testing.F) {
 		}
 		f.Add(src)
 	}
-	opts := Options{BaseDir: root, ListVariants: cachedVariants(PackVariants(filepath.Join(root, "packs"))),
+	opts := Options{Orchestrators: knownOrchestrators, BaseDir: root, ListVariants: cachedVariants(PackVariants(filepath.Join(root, "packs"))),
 		Now: func() time.Time { return time.Unix(1700000000, 0) }}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		const filename = "fuzz.hcl"
+		// a spec that stalls the parser is a finding too; panicking from the
+		// timer ends the worker, which makes the fuzzer keep the input
+		stalled := time.AfterFunc(5*time.Second, func() { panic(fmt.Sprintf("Parse ran over 5 s on %q", src)) })
+		defer stalled.Stop()
 		s, err := Parse(src, filename, opts)
 		if err != nil {
 			if s != nil {
@@ -69,7 +74,7 @@ func TestParseRefusesWhatFuzzingFound(t *testing.T) {
 		"loops past int": {spec("", "    iterations {\n      threads = 1\n      loops   = 2000000000\n      request { path = \"/\" }\n      request { path = \"/b\" }\n    }\n"),
 			"fuzz.hcl:7,17-27: Invalid loops; loops × requests must stay below 2147483647, got 2000000000 × 2"},
 	} {
-		_, err := Parse([]byte(c.src), "fuzz.hcl", Options{BaseDir: base})
+		_, err := Parse([]byte(c.src), "fuzz.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: base})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v\nwant %q in the error", name, err, c.want)
 		}

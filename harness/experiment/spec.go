@@ -121,8 +121,8 @@ type App struct {
 // the deployment rides it out.
 type Fault struct {
 	// Kind is "kill-task" (SIGKILL one instance's tasks; the orchestrator
-	// restarts or replaces them) or "stop-alloc" (remove one instance; the
-	// orchestrator schedules a new one).
+	// restarts or replaces them) or "replace-instance" (remove one
+	// instance; the orchestrator schedules a new one; formerly "stop-alloc").
 	Kind orchestrator.FaultKind `json:"kind"`
 	// Service is the service whose instance is hit; empty means the
 	// measured service.

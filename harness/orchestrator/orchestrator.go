@@ -8,6 +8,7 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -196,14 +197,40 @@ const (
 	// replaces it by its own policy.
 	FaultKillTask FaultKind = "kill-task"
 	// FaultReplaceInstance removes the instance so the orchestrator
-	// schedules a new one (Nomad stops the allocation, Swarm the task).
-	FaultReplaceInstance FaultKind = "stop-alloc"
+	// schedules a new one (Nomad stops the allocation, Swarm stops the
+	// task, Kubernetes deletes the pod).
+	FaultReplaceInstance FaultKind = "replace-instance"
 )
 
 // FaultKinds lists every kind, for validation and messages.
 var FaultKinds = []FaultKind{FaultKillTask, FaultReplaceInstance}
 
-// FaultKindList is "kill-task, stop-alloc", for messages.
+// formerFaultKinds are names a kind had before: specs and archived results
+// written with them still mean the same fault.
+var formerFaultKinds = map[string]FaultKind{"stop-alloc": FaultReplaceInstance}
+
+// ParseFaultKind returns the kind a name means, its former names included;
+// former is true for a name that is no longer the kind's own.
+func ParseFaultKind(name string) (kind FaultKind, former, ok bool) {
+	if k, found := formerFaultKinds[name]; found {
+		return k, true, true
+	}
+	k := FaultKind(name)
+	return k, false, slices.Contains(FaultKinds, k)
+}
+
+// UnmarshalText reads a kind from JSON, so results archived under a former
+// name are read as the fault they describe.
+func (k *FaultKind) UnmarshalText(b []byte) error {
+	if kind, _, ok := ParseFaultKind(string(b)); ok {
+		*k = kind
+		return nil
+	}
+	*k = FaultKind(b)
+	return nil
+}
+
+// FaultKindList is "kill-task, replace-instance", for messages.
 func FaultKindList() string {
 	var names []string
 	for _, k := range FaultKinds {

@@ -96,7 +96,7 @@ func TestKubernetes(t *testing.T) {
 
 	// a task killed, or a pod deleted, during load is recorded as on Nomad
 	// and Swarm, and the sweep goes on
-	for _, kind := range []string{"kill-task", "stop-alloc"} {
+	for _, kind := range []string{"kill-task", "replace-instance"} {
 		spec := strings.Replace(faultSpec, `orchestrators = ["nomad", "swarm"]`, `orchestrators = ["kubernetes"]`, 1)
 		spec = strings.Replace(spec, `kind  = "kill-task"`, `kind  = "`+kind+`"`, 1)
 		steps := sweepSteps(t, "fault", spec)

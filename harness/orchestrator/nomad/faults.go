@@ -8,7 +8,7 @@ import (
 )
 
 // InjectFault kills one task instance of a service ("kill-task") or stops one
-// of its allocations so Nomad reschedules it ("stop-alloc").
+// of its allocations so Nomad reschedules it ("replace-instance").
 func (a *Orchestrator) InjectFault(ctx context.Context, d *orchestrator.Deployment, f orchestrator.Fault) (orchestrator.FaultHit, error) {
 	eps, err := a.Endpoints(ctx, d, f.Service)
 	if err != nil {
