@@ -24,6 +24,7 @@ import (
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/pack"
 	"github.com/orchbench/orchbench/harness/results"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
 
 func TestMarkerKeyNamesDefinitionAndArgs(t *testing.T) {
@@ -145,9 +146,7 @@ type fakeCluster struct {
 	version, allocVersion uint64
 	modifyIndex           uint64
 	restarts              uint64
-	kv                    map[string][]byte
-	// failDeletes makes the next deletes fail, as an unreachable Consul would
-	failDeletes int
+	kv                    *testutil.ConsulKV
 }
 
 const (
@@ -156,7 +155,7 @@ const (
 )
 
 func newFakeCluster() *fakeCluster {
-	return &fakeCluster{version: 3, allocVersion: 3, modifyIndex: 40, kv: map[string][]byte{}}
+	return &fakeCluster{version: 3, allocVersion: 3, modifyIndex: 40, kv: testutil.NewConsulKV()}
 }
 
 func (f *fakeCluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -181,32 +180,7 @@ func (f *fakeCluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case path == "/v1/health/service/sn-frontend":
 		fmt.Fprintf(w, `[{"Node":{"Node":"n1"},"Service":{"ID":"_nomad-task-%s-frontend-sn-frontend-http","Service":"sn-frontend","Address":"127.0.0.1","Port":31000},"Checks":[{"Status":"passing"}]}]`, fakeAlloc)
 	case strings.HasPrefix(path, "/v1/kv/"):
-		key := strings.TrimPrefix(path, "/v1/kv/")
-		switch r.Method {
-		case http.MethodGet:
-			v, ok := f.kv[key]
-			if !ok {
-				http.NotFound(w, r)
-				return
-			}
-			w.Write(v)
-		case http.MethodPut:
-			b, _ := io.ReadAll(r.Body)
-			f.kv[key] = b
-			io.WriteString(w, "true")
-		case http.MethodDelete:
-			if f.failDeletes > 0 {
-				f.failDeletes--
-				http.Error(w, "no cluster leader", http.StatusInternalServerError)
-				return
-			}
-			for k := range f.kv {
-				if k == key || r.URL.Query().Has("recurse") && strings.HasPrefix(k, key) {
-					delete(f.kv, k)
-				}
-			}
-			io.WriteString(w, "true")
-		}
+		f.kv.ServeHTTP(w, r)
 	default:
 		http.NotFound(w, r)
 	}
@@ -214,17 +188,7 @@ func (f *fakeCluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func ptr[T any](v T) *T { return &v }
 
-func (f *fakeCluster) markers() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var keys []string
-	for k := range f.kv {
-		if strings.HasPrefix(k, orchestrator.MarkerRoot) {
-			keys = append(keys, k)
-		}
-	}
-	return keys
-}
+func (f *fakeCluster) markers() []string { return f.kv.Keys(orchestrator.MarkerRoot) }
 
 // fakeHook is the orchbench binary the hooks run: it logs each call, and
 // fails when a file named after its first argument + "-fails" exists.
@@ -397,7 +361,7 @@ func TestPrepareRunsSetupUnlessMarkedAndVerifiesReuse(t *testing.T) {
 	// 5b. refuted while Consul cannot delete the marker: the process still
 	// knows to load again, whatever the stale marker says
 	h.fake.restarts++
-	h.fake.failDeletes = 1
+	h.fake.kv.FailNextDeletes(1)
 	h.set(t, "verify-fails", true)
 	got = h.prepare(t, ctx, r, dep)
 	expectPrepared(t, "refuted, marker not deleted", got, h.calls(t), false, SetupEarlier, VerifyFailed, "verify")

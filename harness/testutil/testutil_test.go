@@ -3,9 +3,13 @@ package testutil
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -51,5 +55,39 @@ func TestRepoRootHoldsThisPackage(t *testing.T) {
 	root := RepoRoot(t)
 	if _, err := os.Stat(filepath.Join(root, "harness", "testutil", "repo.go")); err != nil {
 		t.Errorf("root %s: %v", root, err)
+	}
+}
+
+func TestConsulKVStoresAndDeletesRecursively(t *testing.T) {
+	kv := NewConsulKV()
+	srv := httptest.NewServer(kv)
+	defer srv.Close()
+	do := func(method, path string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader("v"))
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	do(http.MethodPut, "/v1/kv/a/x")
+	do(http.MethodPut, "/v1/kv/a/y")
+	do(http.MethodPut, "/v1/kv/b")
+	if code, body := do(http.MethodGet, "/v1/kv/a/x"); code != 200 || body != "v" {
+		t.Errorf("get a/x: %d %q", code, body)
+	}
+	kv.FailNextDeletes(1)
+	if code, _ := do(http.MethodDelete, "/v1/kv/a?recurse"); code != http.StatusInternalServerError {
+		t.Errorf("the failing delete answered %d", code)
+	}
+	do(http.MethodDelete, "/v1/kv/a?recurse")
+	if keys := kv.Keys(""); len(keys) != 1 || keys[0] != "b" {
+		t.Errorf("after deleting a recursively: %v", keys)
+	}
+	if code, _ := do(http.MethodGet, "/v1/kv/a/x"); code != http.StatusNotFound {
+		t.Errorf("deleted key answered %d", code)
 	}
 }

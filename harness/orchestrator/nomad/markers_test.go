@@ -3,54 +3,15 @@ package nomad
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
-
-// kvStandIn answers the part of Consul's KV API the markers use: raw gets,
-// puts answering "true", and recursive deletes.
-type kvStandIn struct {
-	mu sync.Mutex
-	kv map[string][]byte
-}
-
-func (f *kvStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	key, ok := strings.CutPrefix(r.URL.Path, "/v1/kv/")
-	if !ok {
-		http.NotFound(w, r)
-		return
-	}
-	switch r.Method {
-	case http.MethodGet:
-		v, ok := f.kv[key]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(v)
-	case http.MethodPut:
-		b, _ := io.ReadAll(r.Body)
-		f.kv[key] = b
-		io.WriteString(w, "true")
-	case http.MethodDelete:
-		for k := range f.kv {
-			if k == key || r.URL.Query().Has("recurse") && strings.HasPrefix(k, key) {
-				delete(f.kv, k)
-			}
-		}
-		io.WriteString(w, "true")
-	}
-}
 
 // TestConsulMarkers stores, reads and clears markers in the cluster's Consul
 // when one answers, else in the test's stand-in for its KV API.
@@ -60,7 +21,7 @@ func TestConsulMarkers(t *testing.T) {
 		resp.Body.Close()
 		t.Log("against the Consul at 127.0.0.1:8500")
 	} else {
-		srv := httptest.NewServer(&kvStandIn{kv: map[string][]byte{}})
+		srv := httptest.NewServer(testutil.NewConsulKV())
 		defer srv.Close()
 		a.ConsulAddr = srv.URL
 		t.Log("no Consul at 127.0.0.1:8500: against the stand-in KV")
