@@ -44,6 +44,11 @@ load *args: build
 bench-loadgen *args: build
     go run ./harness/cmd/bench-loadgen --orchbench .tools/bin/orchbench "$@"
 
+# Measure where a social-network request spends CPU: each workload at saturation on the unlimited variant (needs `just cluster-up images`), then the per-task table
+bench-social *args: build
+    .tools/bin/orchbench sweep -f experiments/social-network-cpu.hcl "$@"
+    .tools/bin/orchbench results cpu social-network-cpu
+
 # Install the pinned tools (Debian packages, Nomad, Consul, levant, hashi-up, VictoriaMetrics) into .tools/bin, and study 000's vendored npm/PyPI packages for the exec driver
 tools *targets:
     cluster/tools.sh "$@"

@@ -105,6 +105,6 @@ func init() {
 	}
 	push.Flags().StringVar(&vmURL, "vm", vmpush.VMURL(), "VictoriaMetrics base `URL` (default from $ORCHBENCH_VM_URL)")
 
-	cmd.AddCommand(list, show, push)
+	cmd.AddCommand(list, show, push, newResultsCPUCmd(&dir))
 	rootCmd.AddCommand(cmd)
 }

@@ -1,0 +1,72 @@
+# Where a request of the social network spends its CPU (`just bench-social`).
+# Each built-in workload runs as a closed loop of 16 users against the
+# unlimited variant: no task has a CPU cap, so the loop saturates whichever
+# task the application's capacity is, and each task's cgroup says what one
+# request cost it. `orchbench results cpu social-network-cpu` prints the
+# table. The four app blocks render the same job (one job_name, the same
+# vars), so it is deployed and loaded from its snapshot once; the writing
+# workloads run last, so the reads see the dataset as the snapshot left it.
+sweep "social-network-cpu" {
+  description   = "Social network CPU per request per task, unlimited variant, closed loop at saturation"
+  seed          = 7
+  repetitions   = 3
+  deploy        = "per-configuration"
+  warmup        = "3s"
+  duration      = "15s"
+  cooldown      = "2s"
+  early_stop    = false
+  orchestrators = ["nomad"]
+
+  app "read-home-timeline" {
+    pack        = "social-network"
+    variants    = ["unlimited"]
+    vars        = { job_name = "social-network-cpu", resource_scale = 0.05 }
+    threads     = 2
+    connections = 16
+    workload    = "social-network:read-home-timeline@962"
+    closed_loop {
+      users = 16
+    }
+  }
+
+  app "read-user-timeline" {
+    pack        = "social-network"
+    variants    = ["unlimited"]
+    vars        = { job_name = "social-network-cpu", resource_scale = 0.05 }
+    threads     = 2
+    connections = 16
+    workload    = "social-network:read-user-timeline@962"
+    closed_loop {
+      users = 16
+    }
+  }
+
+  app "mixed" {
+    pack        = "social-network"
+    variants    = ["unlimited"]
+    vars        = { job_name = "social-network-cpu", resource_scale = 0.05 }
+    threads     = 2
+    connections = 16
+    workload    = "social-network:mixed@962"
+    closed_loop {
+      users = 16
+    }
+  }
+
+  app "compose-post" {
+    pack        = "social-network"
+    variants    = ["unlimited"]
+    vars        = { job_name = "social-network-cpu", resource_scale = 0.05 }
+    threads     = 2
+    connections = 16
+    workload    = "social-network:compose-post@962"
+    closed_loop {
+      users = 16
+    }
+  }
+
+  slo {
+    p99_ms          = 5000
+    max_error_ratio = 0.01
+  }
+}
