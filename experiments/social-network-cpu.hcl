@@ -4,8 +4,10 @@
 # task the application's capacity is, and each task's cgroup says what one
 # request cost it. `orchbench results cpu social-network-cpu` prints the
 # table. The four app blocks render the same job (one job_name, the same
-# vars), so it is deployed and loaded from its snapshot once; the writing
-# workloads run last, so the reads see the dataset as the snapshot left it.
+# vars), so it is deployed and loaded from its snapshot once. Like every
+# sweep its configurations run in a seeded random order, so a read may find
+# the posts that compose-post and mixed added before it (a few thousand over
+# the snapshot's 9,620).
 sweep "social-network-cpu" {
   description   = "Social network CPU per request per task, unlimited variant, closed loop at saturation"
   seed          = 7

@@ -8,7 +8,9 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -98,7 +100,7 @@ func LoadTargets(eps []Endpoint) []Endpoint {
 }
 
 // HostPort returns "address:port".
-func (e Endpoint) HostPort() string { return joinHostPort(e.Address, e.Port) }
+func (e Endpoint) HostPort() string { return net.JoinHostPort(e.Address, strconv.Itoa(e.Port)) }
 
 // Instance is one running task instance and what was declared for it.
 type Instance struct {

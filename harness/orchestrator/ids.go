@@ -1,12 +1,6 @@
 package orchestrator
 
-import (
-	"net"
-	"strconv"
-	"strings"
-)
-
-func joinHostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
+import "strings"
 
 // ShortID is the first eight characters of an allocation or deployment ID,
 // as `nomad alloc status` accepts and prints it.
