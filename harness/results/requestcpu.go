@@ -121,6 +121,11 @@ func CPUPerRequest(steps []StepResult) []RequestCPU {
 	return out
 }
 
+// IdleMillisPerRequest is the CPU per request under which FormatRequestCPU
+// leaves a task out: a service the workload does not call still spends a
+// few microseconds per request on health checks and timers.
+const IdleMillisPerRequest = 0.01
+
 // FormatRequestCPU prints one block per configuration and level: a header
 // with the achieved rate and the busy CPU, then one line per task.
 func FormatRequestCPU(w io.Writer, rows []RequestCPU) error {
@@ -134,7 +139,12 @@ func FormatRequestCPU(w io.Writer, rows []RequestCPU) error {
 			r.Configuration, r.Level, r.AchievedRPS, r.Steps, r.BusyCores, r.DatastoreCores, all, ds, b.Task, 100*b.ShareOfBusy)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "  task\tms CPU/request\tcores\tshare of busy\t")
+		idle := 0
 		for _, t := range r.Tasks {
+			if t.MillisPerRequest < IdleMillisPerRequest {
+				idle++
+				continue
+			}
 			name := t.Task
 			if t.Datastore {
 				name += " (datastore)"
@@ -143,6 +153,9 @@ func FormatRequestCPU(w io.Writer, rows []RequestCPU) error {
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		if idle > 0 {
+			fmt.Fprintf(w, "  and %d task(s) under %.2f ms per request, which this workload does not call\n", idle, IdleMillisPerRequest)
 		}
 	}
 	return nil

@@ -66,14 +66,17 @@ func TestCPUPerRequestNamesTheTaskTheCapacityIs(t *testing.T) {
 func TestFormatRequestCPU(t *testing.T) {
 	var b strings.Builder
 	rows := []RequestCPU{{Configuration: "sn-nomad-unlimited", Level: "u16", Steps: 3, AchievedRPS: 249, BusyCores: 1.6, DatastoreCores: 1.03,
-		Tasks: []TaskRequestCPU{{Task: "ferretdb", Datastore: true, Cores: 1.03, MillisPerRequest: 4.14, ShareOfBusy: 0.64}, {Task: "frontend", Cores: 0.1, MillisPerRequest: 0.4, ShareOfBusy: 0.06}}}}
+		Tasks: []TaskRequestCPU{{Task: "ferretdb", Datastore: true, Cores: 1.03, MillisPerRequest: 4.14, ShareOfBusy: 0.64}, {Task: "frontend", Cores: 0.1, MillisPerRequest: 0.4, ShareOfBusy: 0.06}, {Task: "unique-id", Cores: 0.0001, MillisPerRequest: 0.002}}}}
 	if err := FormatRequestCPU(&b, rows); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"sn-nomad-unlimited at u16: 249 rps over 3 repetition(s)", "4.54 ms CPU per request (datastores 4.14)", "busiest ferretdb at 64 %", "ferretdb (datastore)", "4.140"} {
+	for _, want := range []string{"sn-nomad-unlimited at u16: 249 rps over 3 repetition(s)", "4.54 ms CPU per request (datastores 4.14)", "busiest ferretdb at 64 %", "ferretdb (datastore)", "4.140", "and 1 task(s) under 0.01 ms per request"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "unique-id") {
+		t.Errorf("a task the workload does not call is listed:\n%s", out)
 	}
 }
