@@ -78,6 +78,7 @@ dt { font-weight: bold; }
 <tr><th>configuration</th><th>level</th><th>hottest tasks</th></tr>
 {{range .TaskCPU}}<tr><td>{{.Configuration}}</td><td>{{.Level}}</td><td>{{range $i, $t := .Tasks}}{{if lt $i 4}}{{if $i}} · {{end}}{{$t}}{{end}}{{end}}</td></tr>
 {{end}}</table>
+{{if .RequestCPU}}<figure><a href="cpu-per-request.svg"><img src="cpu-per-request.svg" alt="CPU per request by task"></a><figcaption>What one request cost each task, in CPU milliseconds (its cgroup's CPU over the achieved requests, all its instances together, median over measured repetitions). Run at saturation without CPU caps (<code>just bench-social</code>), the longest segment is the task the application's capacity is. <code>orchbench results cpu {{.Rec.ID}}</code> prints the same as a table.</figcaption></figure>{{end}}
 {{end}}
 
 {{if .Disruptions}}<h2>Faults and task events</h2>

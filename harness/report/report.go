@@ -108,7 +108,9 @@ type pageData struct {
 	Spectra   []Section
 	Breaking  []results.BreakingPoint
 	TaskCPU   []results.TaskCPULevel
-	Levels    []results.LevelStats
+	// RequestCPU is each task's CPU per request, drawn in cpu-per-request.svg.
+	RequestCPU []results.RequestCPU
+	Levels     []results.LevelStats
 	// Parity compares what each orchestrator ran, when more than one ran.
 	Parity              []results.ParityRow
 	ParityMismatches    []results.ParityRow
@@ -135,9 +137,13 @@ func Build(rec *results.SweepRecord, steps []results.StepResult) ([]byte, map[st
 	files := map[string][]byte{}
 	d := pageData{
 		Rec: rec, Spec: spec, Done: len(steps), Levels: levels,
-		Breaking:  results.WithSustained(results.BreakingPoints(levels), steps, spec.SLO),
-		TaskCPU:   results.SummarizeTaskCPU(steps),
-		Generated: time.Now().UTC().Format("2006-01-02 15:04:05Z"),
+		Breaking:   results.WithSustained(results.BreakingPoints(levels), steps, spec.SLO),
+		TaskCPU:    results.SummarizeTaskCPU(steps),
+		RequestCPU: results.CPUPerRequest(steps),
+		Generated:  time.Now().UTC().Format("2006-01-02 15:04:05Z"),
+	}
+	if len(d.RequestCPU) > 0 {
+		files[cpuPerRequestFile] = cpuPerRequestSVG(d.RequestCPU)
 	}
 	d.Disruptions = disruptions(steps)
 	d.Shipping, d.ShippingSummary = shippingRows(steps)

@@ -134,7 +134,7 @@ func TestWriteReport(t *testing.T) {
 	}
 	sort.Strings(names)
 	want := []string{
-		"latency-taewa-p50.svg", "latency-taewa-p90.svg", "latency-taewa-p99.svg", "latency-taewa-p999.svg",
+		"cpu-per-request.svg", "latency-taewa-p50.svg", "latency-taewa-p90.svg", "latency-taewa-p99.svg", "latency-taewa-p999.svg",
 		"spectrum-taewa-nomad-baseline.svg", "spectrum-taewa-nomad-vertical.svg", "throughput-taewa.svg",
 	}
 	if strings.Join(names, " ") != strings.Join(want, " ") {
