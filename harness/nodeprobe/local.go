@@ -1,0 +1,80 @@
+package nodeprobe
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/netns"
+	"github.com/orchbench/orchbench/harness/sockets"
+)
+
+// Local reads this machine's kernel in this process, with exactly the
+// results and errors of the functions it calls. The kernel answers these
+// reads at once, so the contexts are not consulted; AcceptorOf is bounded
+// by its own within.
+type Local struct {
+	// NodeName is the name the orchestrator gives this machine.
+	NodeName string
+}
+
+var _ Node = Local{}
+
+func (l Local) Name() string { return l.NodeName }
+
+func (Local) Limits(_ context.Context, pid int) (limits.Enforced, error) {
+	return limits.ForPID(pid)
+}
+
+func (Local) Processes(context.Context) ([]limits.Membership, error) {
+	return limits.Processes()
+}
+
+func (Local) CPUCgroupOf(_ context.Context, pid int) (string, error) {
+	return limits.CPUCgroupOf(pid)
+}
+
+func (Local) Usage(_ context.Context, cgroup string) (limits.Usage, error) {
+	return limits.UsageOf(cgroup)
+}
+
+func (Local) ResidentBytes(_ context.Context, memoryCgroup string) (int64, error) {
+	return limits.ResidentBytes(memoryCgroup)
+}
+
+func (Local) AcceptorOf(_ context.Context, ns netns.Path, addr string, within time.Duration) (sockets.Acceptor, bool, error) {
+	return sockets.AcceptorOf(ns, addr, within)
+}
+
+// deletedMark is what the kernel appends to /proc/<pid>/exe's target when
+// the program's file is gone.
+const deletedMark = " (deleted)"
+
+// Executables reads /proc (limits.ProcRoot). A process that exits while the
+// list is read, and a kernel thread (which has no executable), are left
+// out; an unreadable /proc is an error, not a node that runs nothing.
+func (Local) Executables(context.Context) ([]Executable, error) {
+	entries, err := os.ReadDir(limits.ProcRoot)
+	if err != nil {
+		return nil, fmt.Errorf("the node's processes: %w", err)
+	}
+	var out []Executable
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid <= 0 {
+			continue
+		}
+		exe, err := os.Readlink(filepath.Join(limits.ProcRoot, e.Name(), "exe"))
+		if err != nil {
+			continue
+		}
+		path, deleted := strings.CutSuffix(exe, deletedMark)
+		out = append(out, Executable{PID: pid, Path: path, Deleted: deleted})
+	}
+	return out, nil
+}

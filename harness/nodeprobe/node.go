@@ -1,0 +1,62 @@
+// Package nodeprobe is the seam between the gates and the hosts their tasks
+// run on. Every fact a gate needs about a task (the limits its cgroups
+// enforce, the CPU it used and how often it was throttled, which process
+// accepts a connection, which agent binaries run) is read on the task's own
+// node: in this process when the node is this machine (Local), or over HTTP
+// from the probe server that node runs (Client, Server) when it is not.
+package nodeprobe
+
+import (
+	"context"
+	"time"
+
+	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/netns"
+	"github.com/orchbench/orchbench/harness/sockets"
+)
+
+// Node is what the harness reads from one node's kernel. Each method has the
+// semantics of the function it is named after in package limits or sockets,
+// on that node; a remote node's errors name the node and what was asked.
+type Node interface {
+	// Name is the node's name as its orchestrator gives it.
+	Name() string
+	// Limits is limits.ForPID.
+	Limits(ctx context.Context, pid int) (limits.Enforced, error)
+	// Processes is limits.Processes.
+	Processes(ctx context.Context) ([]limits.Membership, error)
+	// CPUCgroupOf is limits.CPUCgroupOf.
+	CPUCgroupOf(ctx context.Context, pid int) (string, error)
+	// Usage is limits.UsageOf. Its At is on the harness's clock, the one
+	// every window it is compared with is measured on.
+	Usage(ctx context.Context, cgroup string) (limits.Usage, error)
+	// ResidentBytes is limits.ResidentBytes.
+	ResidentBytes(ctx context.Context, memoryCgroup string) (int64, error)
+	// AcceptorOf is sockets.AcceptorOf, dialling from the node: ns is a
+	// namespace file on it ("" for its own), addr an address it reaches.
+	AcceptorOf(ctx context.Context, ns netns.Path, addr string, within time.Duration) (a sockets.Acceptor, found bool, err error)
+	// Executables lists the executable of every process the node runs.
+	Executables(ctx context.Context) ([]Executable, error)
+}
+
+// Executable is one running process's program, as /proc/<pid>/exe names it.
+type Executable struct {
+	PID int `json:"pid"`
+	// Path is the program's path, without the kernel's " (deleted)" mark;
+	// Deleted is true when the file was removed or replaced since it started.
+	Path    string `json:"path"`
+	Deleted bool   `json:"deleted,omitempty"`
+}
+
+// Resolver gives the probe of a node by the name its orchestrator gives it.
+// The nil Resolver reads every node from this machine (Local): the embedded
+// single-node cluster, where every task runs here.
+type Resolver func(node string) Node
+
+// Node is the probe of the named node.
+func (r Resolver) Node(name string) Node {
+	if r == nil {
+		return Local{NodeName: name}
+	}
+	return r(name)
+}
