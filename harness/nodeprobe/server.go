@@ -11,6 +11,9 @@ import (
 	"github.com/orchbench/orchbench/harness/limits"
 )
 
+// DefaultPort is the port a node's probe listens on unless told otherwise.
+const DefaultPort = 7070
+
 // maxRequestBytes bounds a request body: the largest is a namespace path
 // and an address.
 const maxRequestBytes = 64 << 10

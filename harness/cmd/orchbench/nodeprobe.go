@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchbench/orchbench/harness/nodeprobe"
+)
+
+func init() {
+	var listen, name string
+	cmd := &cobra.Command{
+		Use:   "node-probe",
+		Short: "Serve this node's cgroups, process table and sockets to the harness over HTTP (read-only, no authentication)",
+		Long: `node-probe answers the harness's questions about the tasks on this node:
+the CPU and memory limits their cgroups enforce, the CPU they used and how
+often they were throttled, their resident memory, the cgroups of every
+process, the executable of every process, and which process accepts a
+connection to an address (which it opens from this node, or from inside a
+network namespace file it is given). The gates read a task's host through it
+when the harness runs elsewhere (docs/node-probe.md).
+
+It exposes the node's process table read-only and has no authentication
+yet: anyone who reaches --listen can read it, and can have it open TCP
+connections from this node. Listen on an address only the harness reaches
+(the default is loopback); on a cluster, the node's address on a network
+that only the cluster and the harness share.`,
+		Example: `  orchbench node-probe                                   # 127.0.0.1:7070, named after the hostname
+  orchbench node-probe --listen 10.77.0.11:7070 --name n1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if name == "" {
+				h, err := os.Hostname()
+				if err != nil {
+					return fmt.Errorf("node-probe: no --name and no hostname: %w", err)
+				}
+				name = h
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			return serveNodeProbe(ctx, listen, name, func(addr net.Addr) {
+				fmt.Fprintf(cmd.OutOrStdout(), "node probe of %s on http://%s/v1/ (read-only, no authentication)\n", name, addr)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", net.JoinHostPort("127.0.0.1", strconv.Itoa(nodeprobe.DefaultPort)), "`address` to serve on")
+	cmd.Flags().StringVar(&name, "name", "", "the node's `name` as the orchestrators call it, in every error (default: the hostname)")
+	rootCmd.AddCommand(cmd)
+}
+
+// serveNodeProbe serves this machine as node name until ctx ends; ready is
+// told the address once it listens.
+func serveNodeProbe(ctx context.Context, listen, name string, ready func(net.Addr)) error {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("node-probe: %w", err)
+	}
+	srv := &http.Server{
+		Handler: nodeprobe.NewServer(nodeprobe.Local{NodeName: name}),
+		// the slowest answer waits for a connection to be accepted
+		ReadHeaderTimeout: 10 * time.Second,
+		WriteTimeout:      nodeprobe.MaxAcceptorWait + 30*time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	ready(ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("node-probe: %w", err)
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shut); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("node-probe: shutting down: %w", err)
+	}
+	return nil
+}
