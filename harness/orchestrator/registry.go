@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/orchbench/orchbench/harness/nodeprobe"
 )
 
 // Config is what any adapter may need to reach its orchestrator; each
@@ -25,6 +27,9 @@ type Config struct {
 	LoadJobPrefix string
 	// Progress, when set, receives a line whenever a deployment's state changes.
 	Progress io.Writer
+	// Nodes reads the kernel of the node a task runs on (its limits, its
+	// process); nil reads every node from this machine.
+	Nodes nodeprobe.Resolver
 }
 
 // Factory connects an adapter.

@@ -97,25 +97,31 @@ func (o *Orchestrator) Instances(ctx context.Context, d *orchestrator.Deployment
 	return ins, err
 }
 
-// Limits reads each running pod's task container's cgroup on this machine,
-// where the embedded node runs: the kubelet's own figures are what it was
-// asked for, not what the kernel enforces.
+// Limits reads each running pod's task container's cgroup on its node,
+// through the node's probe: the kubelet's own figures are what it was asked
+// for, not what the kernel enforces.
 func (o *Orchestrator) Limits(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Limits, error) {
 	pods, ins, err := o.runningPods(ctx, d.Job)
 	if err != nil {
 		return nil, err
 	}
-	procs, err := limits.Processes()
-	if err != nil {
-		return nil, err
-	}
+	// each node's process list is read once for all its pods
+	procs := map[string][]limits.Membership{}
 	var out []orchestrator.Limits
 	for i, p := range pods {
-		pid, err := taskPID(procs, p)
+		node := o.nodes.Node(p.Spec.NodeName)
+		if _, read := procs[node.Name()]; !read {
+			list, err := node.Processes(ctx)
+			if err != nil {
+				return nil, err
+			}
+			procs[node.Name()] = list
+		}
+		pid, err := taskPID(procs[node.Name()], p)
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes: job %s: %w", d.Job, err)
 		}
-		e, err := limits.ForPID(pid)
+		e, err := node.Limits(ctx, pid)
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes: job %s: limits of pod %s (pid %d): %w", d.Job, p.Name, pid, err)
 		}
@@ -124,13 +130,13 @@ func (o *Orchestrator) Limits(ctx context.Context, d *orchestrator.Deployment) (
 	return out, nil
 }
 
-// taskPID is a process of the pod's task container on this machine.
+// taskPID is a process of the pod's task container among its node's processes.
 func taskPID(procs []limits.Membership, p corev1.Pod) (int, error) {
 	s, _ := mainStatus(p)
 	if pid := containerPID(procs, s.ContainerID); pid != 0 {
 		return pid, nil
 	}
-	return 0, fmt.Errorf("pod %s: no process of container %s on this machine", p.Name, s.ContainerID)
+	return 0, fmt.Errorf("pod %s: no process of container %s on node %s", p.Name, s.ContainerID, p.Spec.NodeName)
 }
 
 // containerPID finds a process of the container whose CRI ID is id

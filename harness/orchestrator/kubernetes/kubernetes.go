@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"k8s.io/client-go/kubernetes"
 )
@@ -56,6 +57,8 @@ type Orchestrator struct {
 	load     *LoadRunner
 	// poll is how often state is polled while waiting.
 	poll time.Duration
+	// nodes reads the kernel of the node a pod runs on.
+	nodes nodeprobe.Resolver
 
 	mu sync.Mutex
 	// deployedAt is when each job's current definition was applied: pods
@@ -69,7 +72,7 @@ func New(a Access, cfg orchestrator.Config) (*Orchestrator, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &Orchestrator{access: a, client: c, progress: cfg.Progress, poll: 500 * time.Millisecond, deployedAt: map[string]time.Time{}}
+	o := &Orchestrator{access: a, client: c, progress: cfg.Progress, poll: 500 * time.Millisecond, deployedAt: map[string]time.Time{}, nodes: cfg.Nodes}
 	o.load = &LoadRunner{o: o, Image: cfg.LoadImage}
 	return o, nil
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
-	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 )
 
@@ -21,6 +21,8 @@ type NodeAgent struct {
 	Client *api.Client
 	// Job is the agent's job ID; AgentJob when empty.
 	Job string
+	// Nodes reads the kernel of the node a task runs on; nil reads this machine.
+	Nodes nodeprobe.Resolver
 }
 
 func (n *NodeAgent) job() string {
@@ -33,7 +35,7 @@ func (n *NodeAgent) job() string {
 // Name is the agent's job ID, as steps record it.
 func (n *NodeAgent) Name() string { return n.job() }
 
-// Tasks reads the cgroups of the agent's running tasks on this machine;
+// Tasks reads the cgroups of the agent's running tasks, each on its node;
 // none when the agent is stopped or not deployed.
 func (n *NodeAgent) Tasks(ctx context.Context) ([]orchestrator.Limits, error) {
 	allocs, _, err := n.Client.Jobs().Allocations(n.job(), false, qo(ctx))
@@ -49,11 +51,12 @@ func (n *NodeAgent) Tasks(ctx context.Context) ([]orchestrator.Limits, error) {
 			if st.State != "running" {
 				continue
 			}
-			pid, err := execTaskPID(a.ID, task)
+			node := n.Nodes.Node(a.NodeName)
+			pid, err := execTaskPID(ctx, node, a.ID, task)
 			if err != nil {
 				return nil, fmt.Errorf("node agent: %w", err)
 			}
-			e, err := limits.ForPID(pid)
+			e, err := node.Limits(ctx, pid)
 			if err != nil {
 				return nil, fmt.Errorf("node agent: limits of task %s in alloc %s: %w", task, orchestrator.ShortID(a.ID), err)
 			}

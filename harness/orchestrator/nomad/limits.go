@@ -10,7 +10,7 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/contract"
-	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 )
 
@@ -72,9 +72,9 @@ func deref(s *string) string {
 	return *s
 }
 
-// Limits reads every task's cgroup. It reads the local kernel, so it covers
-// the tasks placed on this machine (the embedded cluster, or a harness run on
-// the node itself).
+// Limits reads every task's cgroup on its node, through the node's probe
+// (a.Nodes). The container's PID of a docker task comes from this machine's
+// docker, so docker tasks are found on the embedded cluster's node only.
 func (a *Orchestrator) Limits(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Limits, error) {
 	instances, err := a.Instances(ctx, d)
 	if err != nil {
@@ -82,11 +82,12 @@ func (a *Orchestrator) Limits(ctx context.Context, d *orchestrator.Deployment) (
 	}
 	var out []orchestrator.Limits
 	for _, p := range instances {
-		pid, imageID, err := taskPID(ctx, p)
+		node := a.Nodes.Node(p.Node)
+		pid, imageID, err := taskPID(ctx, node, p)
 		if err != nil {
 			return nil, err
 		}
-		e, err := limits.ForPID(pid)
+		e, err := node.Limits(ctx, pid)
 		if err != nil {
 			return nil, fmt.Errorf("limits of task %s/%s in alloc %s: %w", p.Group, p.Task, orchestrator.ShortID(p.ID), err)
 		}
@@ -98,7 +99,7 @@ func (a *Orchestrator) Limits(ctx context.Context, d *orchestrator.Deployment) (
 
 // taskPID finds one process of a task: the container's init for docker, or
 // the lowest process in the task's own cgroup for the other drivers.
-func taskPID(ctx context.Context, p orchestrator.Instance) (int, string, error) {
+func taskPID(ctx context.Context, node nodeprobe.Node, p orchestrator.Instance) (int, string, error) {
 	if p.Driver == "docker" {
 		name := p.Task + "-" + p.ID
 		out, err := exec.CommandContext(ctx, "docker", "inspect", "-f", "{{.State.Pid}} {{.Image}}", name).Output()
@@ -115,7 +116,7 @@ func taskPID(ctx context.Context, p orchestrator.Instance) (int, string, error) 
 		}
 		return pid, f[1], nil
 	}
-	pid, err := execTaskPID(p.ID, p.Task)
+	pid, err := execTaskPID(ctx, node, p.ID, p.Task)
 	return pid, "", err
 }
 
@@ -126,8 +127,8 @@ func taskPID(ctx context.Context, p orchestrator.Instance) (int, string, error) 
 // match: a substring would take task "web" for "web-cache". On v1 the cpu
 // controller's path is the one Nomad names; the cpuset one may be the shared
 // partition.
-func execTaskPID(allocID, task string) (int, error) {
-	procs, err := limits.Processes()
+func execTaskPID(ctx context.Context, node nodeprobe.Node, allocID, task string) (int, error) {
+	procs, err := node.Processes(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -140,5 +141,5 @@ func execTaskPID(allocID, task string) (int, error) {
 			return m.PID, nil
 		}
 	}
-	return 0, fmt.Errorf("no process of task %s in alloc %s found on this machine (no cgroup named %s or %s.scope)", task, orchestrator.ShortID(allocID), scope, scope)
+	return 0, fmt.Errorf("no process of task %s in alloc %s found on node %s (no cgroup named %s or %s.scope)", task, orchestrator.ShortID(allocID), node.Name(), scope, scope)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 )
 
@@ -64,7 +65,7 @@ func TestExecTaskPIDMatchesTheWholeCgroupName(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			fakeProc(t, c.procs)
-			pid, err := execTaskPID(alloc, c.task)
+			pid, err := execTaskPID(context.Background(), nodeprobe.Local{NodeName: "n1"}, alloc, c.task)
 			if c.want == 0 {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("pid %d, error %v; want an error saying %q", pid, err, c.wantErr)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 )
 
@@ -30,6 +31,7 @@ func init() {
 			return nil, err
 		}
 		a.Progress = cfg.Progress
+		a.Nodes = cfg.Nodes
 		a.Load = &LoadRunner{Client: a.Client, JobFile: cfg.LoadJobFile, Image: cfg.LoadImage, Progress: cfg.Progress}
 		a.JobPrefix = cfg.LoadJobPrefix
 		if a.JobPrefix != "" && a.JobPrefix != orchestrator.DefaultLoadJobPrefix {
@@ -53,6 +55,8 @@ type Orchestrator struct {
 	Load *LoadRunner
 	// JobPrefix starts the IDs of the load-tool jobs (ToolLoadRunner).
 	JobPrefix string
+	// Nodes reads the kernel of the node a task runs on; nil reads this machine.
+	Nodes nodeprobe.Resolver
 
 	mhzPerCore float64
 }

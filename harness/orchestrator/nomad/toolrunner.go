@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/loadgen"
+	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/toolload"
 )
@@ -28,6 +29,9 @@ type ToolRunner struct {
 	Base *LoadRunner
 	// Image is the tool's image; JobPrefix starts every job's ID.
 	Image, JobPrefix string
+	// Nodes reads the kernel of the node the tool's task runs on; nil
+	// reads this machine.
+	Nodes nodeprobe.Resolver
 }
 
 // In the job, a tool reads its files from its task directory's local/
@@ -54,7 +58,7 @@ func (a *Orchestrator) ToolLoadRunner(tool string) (orchestrator.LoadRunner, err
 		return nil, err
 	}
 	base := a.LoadRunner().(*LoadRunner)
-	return &ToolRunner{Tool: tl, Base: base, Image: orchestrator.ToolImage(base.Image, tool), JobPrefix: a.JobPrefix}, nil
+	return &ToolRunner{Tool: tl, Base: base, Image: orchestrator.ToolImage(base.Image, tool), JobPrefix: a.JobPrefix, Nodes: a.Nodes}, nil
 }
 
 func (t *ToolRunner) jobFile() string {
@@ -121,7 +125,8 @@ func (t *ToolRunner) RunObserved(ctx context.Context, req orchestrator.LoadReque
 	defer cancel()
 	stop := make(chan struct{})
 	watched := make(chan orchestrator.ToolRun, 1)
-	go func() { watched <- sampleTaskCPU(stop, t.locateTask(ctx, id), limits.UsageOf, time.Second) }()
+	locate, read := t.taskCgroup(ctx, id)
+	go func() { watched <- sampleTaskCPU(stop, locate, read, time.Second) }()
 	alloc, err := t.Base.waitDone(ctx, id, req.MarkStarted)
 	close(stop)
 	run = <-watched
@@ -177,10 +182,14 @@ func taskTimes(alloc *api.Allocation, task string) (started, ended time.Time) {
 	return started, ended
 }
 
-// locateTask finds the cgroup of the job's measured task once it runs: ""
-// until then, an error when it runs where this machine cannot read it.
-func (t *ToolRunner) locateTask(ctx context.Context, jobID string) func() (string, float64, error) {
-	return func() (string, float64, error) {
+// taskCgroup gives the sampler of the job's measured task its two reads:
+// locate finds the task's cgroup once it runs ("" until then, an error when
+// its node cannot be read), and read reads that cgroup on the task's node.
+// The sampler calls read only after locate has found the cgroup.
+func (t *ToolRunner) taskCgroup(ctx context.Context, jobID string) (locate func() (string, float64, error), read func(string) (limits.Usage, error)) {
+	var node nodeprobe.Node // the task's, once located
+	read = func(cgroup string) (limits.Usage, error) { return node.Usage(ctx, cgroup) }
+	locate = func() (string, float64, error) {
 		stubs, _, err := t.Base.Client.Jobs().Allocations(jobID, true, (&api.QueryOptions{}).WithContext(ctx))
 		if err != nil || len(stubs) == 0 {
 			return "", 0, nil
@@ -190,16 +199,18 @@ func (t *ToolRunner) locateTask(ctx context.Context, jobID string) func() (strin
 		if ts == nil || ts.State != taskRunning {
 			return "", 0, nil
 		}
-		pid, _, err := taskPID(ctx, orchestrator.Instance{ID: s.ID, Task: measuredTask, Driver: "docker"})
+		node = t.Nodes.Node(s.NodeName)
+		pid, _, err := taskPID(ctx, node, orchestrator.Instance{ID: s.ID, Task: measuredTask, Driver: "docker"})
 		if err != nil {
 			return "", 0, fmt.Errorf("the tool's task on node %s: %w", s.NodeName, err)
 		}
-		e, err := limits.ForPID(pid)
+		e, err := node.Limits(ctx, pid)
 		if err != nil {
 			return "", 0, fmt.Errorf("the tool's task (pid %d): %w", pid, err)
 		}
 		return e.CgroupPath, e.EffectiveCores(), nil
 	}
+	return locate, read
 }
 
 // sampleTaskCPU reads a task's cgroup every period from when locate finds

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/moby/moby/api/types/swarm"
 	"github.com/moby/moby/client"
+	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator/translate"
 )
 
@@ -34,6 +35,8 @@ type Engine struct {
 	Progress io.Writer
 	// PollInterval is how often WaitHealthy looks (default 500 ms).
 	PollInterval time.Duration
+	// Nodes reads the kernel of the node a task runs on; nil reads this machine.
+	Nodes nodeprobe.Resolver
 
 	mu sync.Mutex
 	// baseline is, per job, when the adapter last changed it (deploy or

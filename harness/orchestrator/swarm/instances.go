@@ -8,7 +8,6 @@ import (
 	"github.com/moby/moby/api/types/swarm"
 	"github.com/moby/moby/client"
 	"github.com/orchbench/orchbench/harness/hostinfo"
-	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 )
 
@@ -152,8 +151,9 @@ func (a *Engine) ContainerPID(ctx context.Context, taskID string) (int, error) {
 	return c.Container.State.Pid, nil
 }
 
-// Limits reads every instance's cgroup limits. It reads the local kernel,
-// so it covers the tasks on this machine's node.
+// Limits reads every instance's cgroup limits on its node, through the
+// node's probe (a.Nodes). The PID comes from the daemon this engine talks
+// to, which knows the containers of its own node only.
 func (a *Engine) Limits(ctx context.Context, d *deployment) ([]orchestrator.Limits, error) {
 	ins, err := a.Instances(ctx, d)
 	if err != nil {
@@ -164,7 +164,7 @@ func (a *Engine) Limits(ctx context.Context, d *deployment) ([]orchestrator.Limi
 		if in.PID == 0 {
 			return nil, fmt.Errorf("swarm: job %s: task %s of %s has no running process", d.Job, shortID(in.ID), in.Service)
 		}
-		e, err := limits.ForPID(in.PID)
+		e, err := a.Nodes.Node(in.Node).Limits(ctx, in.PID)
 		if err != nil {
 			return nil, fmt.Errorf("swarm: job %s: limits of task %s of %s (pid %d): %w", d.Job, shortID(in.ID), in.Service, in.PID, err)
 		}

@@ -19,6 +19,7 @@ func init() {
 			return nil, err
 		}
 		o.Engine.Progress = cfg.Progress
+		o.Engine.Nodes = cfg.Nodes
 		o.Load.Image = cfg.LoadImage
 		return o, nil
 	})
