@@ -1,11 +1,13 @@
 package sweep
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 )
@@ -15,6 +17,8 @@ import (
 // period afterwards (the load job's start-up and warm-up fall outside it).
 type cpuSampler struct {
 	lims []orchestrator.Limits
+	// nodes are the lims' nodes, by the same index
+	nodes []nodeprobe.Node
 	// samples, by task in time order, are written only by the sampling
 	// goroutine and read by finish after it has ended.
 	samples [][]limits.Usage
@@ -22,8 +26,12 @@ type cpuSampler struct {
 	done    chan struct{}
 }
 
-func startCPUSampler(lims []orchestrator.Limits, every time.Duration) *cpuSampler {
+// startCPUSampler samples each task's cgroup on its node, as nodes resolves it.
+func startCPUSampler(lims []orchestrator.Limits, every time.Duration, nodes nodeprobe.Resolver) *cpuSampler {
 	s := &cpuSampler{lims: lims, samples: make([][]limits.Usage, len(lims)), stop: make(chan struct{}), done: make(chan struct{})}
+	for _, l := range lims {
+		s.nodes = append(s.nodes, nodes.Node(l.Node))
+	}
 	go func() {
 		defer close(s.done)
 		t := time.NewTicker(every)
@@ -48,7 +56,7 @@ func (s *cpuSampler) sample() {
 		}
 		// A task restarted by a fault gets a new cgroup: its samples end
 		// there, and the window is cut to what was read.
-		if u, err := limits.UsageOf(l.CgroupPath); err == nil {
+		if u, err := s.nodes[i].Usage(context.Background(), l.CgroupPath); err == nil {
 			s.samples[i] = append(s.samples[i], u)
 		}
 	}

@@ -46,7 +46,7 @@ func TestCPUSamplerMeasuresOwnCgroup(t *testing.T) {
 		testenv.Missing(t, "no readable cgroup: %v", err)
 	}
 	lims := []orchestrator.Limits{{Instance: orchestrator.Instance{Task: "self", Declared: contract.Task{Cores: 4}}, EffectiveCores: 4, CgroupPath: e.CgroupPath}}
-	s := startCPUSampler(lims, 100*time.Millisecond)
+	s := startCPUSampler(lims, 100*time.Millisecond, nil)
 	from := time.Now()
 	for time.Since(from) < 600*time.Millisecond {
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/gates"
+	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/pack"
 	"github.com/orchbench/orchbench/harness/results"
@@ -58,6 +59,10 @@ type Runner struct {
 	Agent ShippingAgent
 	// LogsURL is the VictoriaLogs the agent ships to, for the steps' log links.
 	LogsURL string
+	// Nodes reads the kernel of the node a task runs on (its CPU, what
+	// accepts its connections, the agents beside it); nil reads every node
+	// from this machine.
+	Nodes nodeprobe.Resolver
 
 	// agentPaused is true while this sweep holds the agent stopped.
 	agentPaused bool

@@ -3,16 +3,13 @@ package sweep
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/gates"
-	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 )
@@ -21,7 +18,7 @@ import (
 // (nomad.NodeAgent on the embedded cluster).
 type ShippingAgent interface {
 	Name() string
-	// Tasks are the agent's running tasks on this machine, with cgroups.
+	// Tasks are the agent's running tasks, with their nodes and cgroups.
 	Tasks(ctx context.Context) ([]orchestrator.Limits, error)
 	Pause(ctx context.Context) error
 	Resume(ctx context.Context, bound time.Duration) error
@@ -32,30 +29,52 @@ type ShippingAgent interface {
 // node is shipping, whoever started it.
 var AgentBinaries = []string{"otelcol-orchbench", "vector"}
 
-// agentProcesses lists running agent binaries as "name (pid N)", read from
-// /proc (limits.ProcRoot) so no agent escapes by not being a Nomad task.
-// An unreadable /proc is an error, not an empty node.
-func agentProcesses() ([]string, error) {
-	entries, err := os.ReadDir(limits.ProcRoot)
-	if err != nil {
-		return nil, fmt.Errorf("the node's processes: %w", err)
-	}
+// agentProcesses lists the agent binaries running on nodes as "name (pid
+// N)", with " on node X" when it looks at more than one, read from each
+// node's process table so no agent escapes by not being a Nomad task. An
+// unreadable process table is an error, not a node without agents.
+func agentProcesses(ctx context.Context, nodes []nodeprobe.Node) ([]string, error) {
 	var out []string
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
+	for _, n := range nodes {
+		exes, err := n.Executables(ctx)
 		if err != nil {
-			continue
+			return nil, err
 		}
-		exe, err := os.Readlink(filepath.Join(limits.ProcRoot, e.Name(), "exe"))
-		if err != nil {
-			continue // exited since the listing, or a kernel thread
-		}
-		name := filepath.Base(strings.TrimSuffix(exe, " (deleted)"))
-		if slices.Contains(AgentBinaries, name) {
-			out = append(out, fmt.Sprintf("%s (pid %d)", name, pid))
+		for _, e := range exes {
+			name := filepath.Base(e.Path)
+			if !slices.Contains(AgentBinaries, name) {
+				continue
+			}
+			p := fmt.Sprintf("%s (pid %d)", name, e.PID)
+			if len(nodes) > 1 {
+				p += " on node " + n.Name()
+			}
+			out = append(out, p)
 		}
 	}
 	return out, nil
+}
+
+// watchedNodes are the nodes the step's tasks and the agent's run on, each
+// once; the node the resolver gives for "" when no task names one.
+func watchedNodes(nodes nodeprobe.Resolver, tasks ...[]orchestrator.Limits) []nodeprobe.Node {
+	var names []string
+	for _, ts := range tasks {
+		for _, t := range ts {
+			if !slices.Contains(names, t.Node) {
+				names = append(names, t.Node)
+			}
+		}
+	}
+	if len(names) == 0 {
+		names = []string{""}
+	}
+	slices.Sort(names)
+	out := make([]nodeprobe.Node, len(names))
+	for i, n := range names {
+		out[i] = nodes.Node(n)
+	}
+	return out
 }
 
 // processWatch looks for agent processes once every interval while a load
@@ -160,7 +179,7 @@ func (r *Runner) resumeAgent(ctx context.Context) error {
 			time.Sleep(500 * time.Millisecond)
 			continue
 		}
-		s := startCPUSampler(tasks, time.Second)
+		s := startCPUSampler(tasks, time.Second, r.Nodes)
 		from := time.Now()
 		time.Sleep(2 * time.Second)
 		use := s.finish(from, time.Now())
@@ -182,8 +201,9 @@ func (r *Runner) resumeAgent(ctx context.Context) error {
 }
 
 // shippingWatch observes the agent over one step's load: its tasks' CPU,
-// and every agent binary on the node at any of its looks, one a second.
+// and every agent binary on the step's nodes at any of its looks, one a second.
 type shippingWatch struct {
+	nodes nodeprobe.Resolver
 	mode string
 	// undeclared: the spec left shipping unset and the cluster has no agent
 	undeclared bool
@@ -196,8 +216,10 @@ type shippingWatch struct {
 	jobs       []string
 }
 
-func (r *Runner) watchShipping(ctx context.Context, st experiment.Step, dep *deployment) *shippingWatch {
-	w := &shippingWatch{mode: st.Shipping, procs: startProcessWatch(agentProcesses, time.Second)}
+// watchShipping starts watching; lims are the step's tasks, whose nodes are
+// looked at for agent processes with the agent's own.
+func (r *Runner) watchShipping(ctx context.Context, st experiment.Step, dep *deployment, lims []orchestrator.Limits) *shippingWatch {
+	w := &shippingWatch{mode: st.Shipping, nodes: r.Nodes}
 	if logs, shipped := dep.orch.(orchestrator.ShippedLogs); shipped && r.Agent != nil {
 		w.logsURL = r.LogsURL
 		for _, d := range dep.jobs {
@@ -212,7 +234,9 @@ func (r *Runner) watchShipping(ctx context.Context, st experiment.Step, dep *dep
 		w.agent = r.Agent.Name()
 		w.tasks, w.err = r.Agent.Tasks(ctx)
 	}
-	w.sampler = startCPUSampler(w.tasks, time.Second)
+	watched := watchedNodes(r.Nodes, lims, w.tasks)
+	w.procs = startProcessWatch(func() ([]string, error) { return agentProcesses(ctx, watched) }, time.Second)
+	w.sampler = startCPUSampler(w.tasks, time.Second, r.Nodes)
 	return w
 }
 
@@ -234,7 +258,7 @@ func (w *shippingWatch) finish(from, to time.Time) results.Shipping {
 		rec.Tasks = append(rec.Tasks, t)
 	}
 	for _, l := range w.tasks {
-		if b, err := limits.ResidentBytes(l.MemoryCgroupPath); err == nil {
+		if b, err := w.nodes.Node(l.Node).ResidentBytes(context.Background(), l.MemoryCgroupPath); err == nil {
 			rec.ResidentBytes += b
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 )
@@ -37,12 +38,12 @@ func TestAgentProcessesFindsAgentsByExecutable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	agents, err := agentProcesses()
+	agents, err := agentProcesses(context.Background(), []nodeprobe.Node{nodeprobe.Local{NodeName: "n1"}})
 	if got := strings.Join(agents, ", "); err != nil || got != "otelcol-orchbench (pid 101), vector (pid 102)" {
 		t.Errorf("agent processes = %q, %v", got, err)
 	}
 	limits.ProcRoot = filepath.Join(limits.ProcRoot, "missing")
-	if _, err := agentProcesses(); err == nil {
+	if _, err := agentProcesses(context.Background(), []nodeprobe.Node{nodeprobe.Local{NodeName: "n1"}}); err == nil {
 		t.Error("an unreadable /proc read as a node without agents")
 	}
 }
@@ -103,17 +104,17 @@ func TestShippingRecordLinksLogsOnlyWhereTheyAreShipped(t *testing.T) {
 	jobs := []*orchestrator.Deployment{{Job: "sn"}, {Job: "sn-db"}}
 	r := &Runner{Agent: idleAgent{}, LogsURL: "http://127.0.0.1:9428"}
 	st := experiment.Step{Shipping: experiment.ShippingOn}
-	rec := r.watchShipping(context.Background(), st, &deployment{orch: labelsLogs{}, jobs: jobs}).finish(time.Time{}, time.Time{})
+	rec := r.watchShipping(context.Background(), st, &deployment{orch: labelsLogs{}, jobs: jobs}, nil).finish(time.Time{}, time.Time{})
 	if rec.LogsURL != r.LogsURL || strings.Join(rec.Jobs, ",") != "job:sn,job:sn-db" {
 		t.Fatalf("shipped logs: url %q, jobs %q", rec.LogsURL, rec.Jobs)
 	}
-	rec = r.watchShipping(context.Background(), st, &deployment{orch: keepsNoMarkers{}, jobs: jobs}).finish(time.Time{}, time.Time{})
+	rec = r.watchShipping(context.Background(), st, &deployment{orch: keepsNoMarkers{}, jobs: jobs}, nil).finish(time.Time{}, time.Time{})
 	if rec.LogsURL != "" || len(rec.Jobs) != 0 {
 		t.Fatalf("logs no agent ships got a link: url %q, jobs %q", rec.LogsURL, rec.Jobs)
 	}
 	// without an agent nothing is shipped, whatever the orchestrator
 	r.Agent = nil
-	rec = r.watchShipping(context.Background(), st, &deployment{orch: labelsLogs{}, jobs: jobs}).finish(time.Time{}, time.Time{})
+	rec = r.watchShipping(context.Background(), st, &deployment{orch: labelsLogs{}, jobs: jobs}, nil).finish(time.Time{}, time.Time{})
 	if rec.LogsURL != "" || len(rec.Jobs) != 0 {
 		t.Fatalf("no agent, yet a link: url %q, jobs %q", rec.LogsURL, rec.Jobs)
 	}

@@ -123,8 +123,8 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		req.Started = make(chan struct{})
 		fault = r.injectLater(ctx, o, app, st, req.Started)
 	}
-	sampler := startCPUSampler(lims, time.Second)
-	shipping := r.watchShipping(ctx, st, dep)
+	sampler := startCPUSampler(lims, time.Second, r.Nodes)
+	shipping := r.watchShipping(ctx, st, dep, lims)
 	var tasks gates.TaskEvidence
 	tasks.Before, tasks.BeforeErr = takeFingerprint(ctx, dep)
 	loadBegan := time.Now()
@@ -177,7 +177,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	if tool != experiment.RunnerOrchbench && len(res.Peers) == 0 {
 		gate(results.Gate{Name: gates.LoadPath, NotChecked: true, Detail: tool + " does not report the addresses its connections reached"})
 	} else {
-		gate(loadPathGate(res.Peers, eps, r.instanceCgroups(ctx, dep, lims)))
+		gate(loadPathGate(ctx, res.Peers, eps, r.instanceCgroups(ctx, dep, lims), r.Nodes))
 	}
 	sr.Metadata["generator"] = res.Generator
 	if tool != experiment.RunnerOrchbench {
