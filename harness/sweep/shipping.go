@@ -204,7 +204,7 @@ func (r *Runner) resumeAgent(ctx context.Context) error {
 // and every agent binary on the step's nodes at any of its looks, one a second.
 type shippingWatch struct {
 	nodes nodeprobe.Resolver
-	mode string
+	mode  string
 	// undeclared: the spec left shipping unset and the cluster has no agent
 	undeclared bool
 	agent      string
