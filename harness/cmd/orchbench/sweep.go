@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/report"
@@ -31,6 +32,8 @@ type sweepFlags struct {
 	file, resume, dir, reports, vm, logs, loadRunner, image, jobPrefix string
 	runnerOverride                                                     string
 	dryRun, keep                                                       bool
+	// nodeProbes are NODE=ADDR pairs: where each node's probe answers
+	nodeProbes []string
 }
 
 func init() {
@@ -70,6 +73,20 @@ func (f *sweepFlags) registerExecution(fl *pflag.FlagSet) {
 	fl.StringVar(&f.loadRunner, "load-runner", "orchestrator", "where load runs: orchestrator (each step's orchestrator's own one-shot job: on Nomad the batch job jobs/loadgen.nomad.hcl) or local (child process here)")
 	fl.StringVar(&f.image, "loadgen-image", orchestrator.DefaultLoadImage, "image of the load generator's one-shot job; a study tool's (runner = \"fortio\") is orchbench/<tool> with the same tag")
 	fl.StringVar(&f.jobPrefix, "load-job-prefix", orchestrator.DefaultLoadJobPrefix, "start of the IDs of the jobs that run a study tool (runner = \"fortio\"); another prefix also renames the generator's job to <prefix>-loadgen")
+	fl.StringArrayVar(&f.nodeProbes, "node-probe", nil, "read the tasks of node NODE through its probe (orchbench node-probe) at `NODE=HOST:PORT` (repeatable); with any given, a node without one cannot be read; with none, every node is read from this machine")
+}
+
+// nodes resolves node names to their probes as --node-probe gives them;
+// nil (every node read from this machine) when none is given.
+func (f sweepFlags) nodes() (nodeprobe.Resolver, error) {
+	if len(f.nodeProbes) == 0 {
+		return nil, nil
+	}
+	addrs, err := nodeprobe.ParseProbes(f.nodeProbes)
+	if err != nil {
+		return nil, fmt.Errorf("--node-probe: %w", err)
+	}
+	return nodeprobe.Probes(addrs, nodeprobe.DefaultTimeout), nil
 }
 
 func runSweep(cmd *cobra.Command, f sweepFlags) error {
@@ -171,11 +188,15 @@ func (f sweepFlags) runner(rec *results.SweepRecord, out io.Writer) (*sweep.Runn
 	if err != nil {
 		return nil, err
 	}
-	cfg := orchestrator.Config{LoadImage: f.image, LoadJobFile: filepath.Join("jobs", "loadgen.nomad.hcl"), LoadJobPrefix: f.jobPrefix}
+	nodes, err := f.nodes()
+	if err != nil {
+		return nil, err
+	}
+	cfg := orchestrator.Config{LoadImage: f.image, LoadJobFile: filepath.Join("jobs", "loadgen.nomad.hcl"), LoadJobPrefix: f.jobPrefix, Nodes: nodes}
 	// the cluster's Consul keeps the setup markers of every orchestrator's
 	// steps, as it does Nomad's own
 	runner := &sweep.Runner{Orchestrators: map[string]orchestrator.Orchestrator{}, Parse: parser.ParseJobs, Markers: parser,
-		PacksDir: "packs", Archive: results.Archive{Dir: f.dir}, VMURL: f.vm, Out: out, Keep: f.keep}
+		PacksDir: "packs", Archive: results.Archive{Dir: f.dir}, VMURL: f.vm, Out: out, Keep: f.keep, Nodes: nodes}
 	for _, st := range rec.Plan {
 		if runner.Orchestrators[st.Orchestrator] != nil {
 			continue
@@ -187,7 +208,7 @@ func (f sweepFlags) runner(rec *results.SweepRecord, out io.Writer) (*sweep.Runn
 		runner.Orchestrators[st.Orchestrator] = o
 	}
 	// the node agent serves every orchestrator's steps: they share the node
-	agent := &nomad.NodeAgent{Client: parser.Client}
+	agent := &nomad.NodeAgent{Client: parser.Client, Nodes: nodes}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if deployed, err := agent.Deployed(ctx); err == nil && deployed {
