@@ -72,6 +72,9 @@ func runStep(cmd *cobra.Command, f runFlags, packName string) error {
 	if (f.rate > 0) == (f.users > 0) {
 		return fmt.Errorf("give exactly one of --rate (open loop) or --users (closed loop)")
 	}
+	if _, err := f.nodes(); err != nil {
+		return err
+	}
 	if f.dist != "fixed" && f.dist != "exp" {
 		return fmt.Errorf("--dist %q: valid are fixed, exp", f.dist)
 	}

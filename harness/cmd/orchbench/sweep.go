@@ -91,6 +91,10 @@ func (f sweepFlags) nodes() (nodeprobe.Resolver, error) {
 
 func runSweep(cmd *cobra.Command, f sweepFlags) error {
 	out := cmd.OutOrStdout()
+	// a bad flag must not leave an archived sweep behind
+	if _, err := f.nodes(); err != nil {
+		return err
+	}
 	archive := results.Archive{Dir: f.dir}
 	var rec *results.SweepRecord
 	switch {
