@@ -60,3 +60,25 @@ func (r Resolver) Node(name string) Node {
 	}
 	return r(name)
 }
+
+// Machines gives the probes of the named nodes, each host once, in the
+// order of names. The nil Resolver's nodes are all this machine, which
+// orchestrators may name differently (Nomad's node name, Docker's
+// hostname): it is given once, under the first name.
+func (r Resolver) Machines(names []string) []Node {
+	if len(names) == 0 {
+		return nil
+	}
+	if r == nil {
+		return []Node{Local{NodeName: names[0]}}
+	}
+	var out []Node
+	seen := map[string]bool{}
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, r(n))
+		}
+	}
+	return out
+}

@@ -208,3 +208,20 @@ func TestResolvers(t *testing.T) {
 		}
 	}
 }
+
+// This machine is every node of the nil resolver, however the orchestrators
+// name it, so it is looked at once; probes are looked at once per node.
+func TestMachinesGivesEachHostOnce(t *testing.T) {
+	var here Resolver
+	if m := here.Machines([]string{"orchbench-node", "debian", "orchbench-node"}); len(m) != 1 || m[0].Name() != "orchbench-node" {
+		t.Fatalf("this machine under two names: %v", m)
+	}
+	r := Probes(map[string]string{"n1": "127.0.0.1:1", "n2": "127.0.0.1:2"}, time.Second)
+	m := r.Machines([]string{"n1", "n2", "n1"})
+	if len(m) != 2 || m[0].Name() != "n1" || m[1].Name() != "n2" {
+		t.Fatalf("two probed nodes: %v", m)
+	}
+	if len(here.Machines(nil)) != 0 {
+		t.Fatal("no names gave a node")
+	}
+}

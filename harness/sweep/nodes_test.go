@@ -122,3 +122,25 @@ func TestAgentProcessesOnEveryNode(t *testing.T) {
 		t.Fatalf("a node that cannot be read: %v", err)
 	}
 }
+
+// On the embedded cluster the orchestrators name this one machine
+// differently (Nomad's node name, Docker's hostname): its agents are
+// listed once, as before there were nodes.
+func TestAgentProcessesOnThisMachineUnderTwoNames(t *testing.T) {
+	old := limits.ProcRoot
+	t.Cleanup(func() { limits.ProcRoot = old })
+	limits.ProcRoot = t.TempDir()
+	dir := filepath.Join(limits.ProcRoot, "102")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/usr/bin/vector", filepath.Join(dir, "exe")); err != nil {
+		t.Fatal(err)
+	}
+	steps := []orchestrator.Limits{{Instance: orchestrator.Instance{Node: "debian"}}}
+	agent := []orchestrator.Limits{{Instance: orchestrator.Instance{Node: "orchbench-node"}}}
+	got, err := agentProcesses(context.Background(), watchedNodes(nil, steps, agent))
+	if err != nil || strings.Join(got, ", ") != "vector (pid 102)" {
+		t.Fatalf("agents %q, %v; want the one vector, once", got, err)
+	}
+}

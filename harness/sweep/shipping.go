@@ -55,26 +55,20 @@ func agentProcesses(ctx context.Context, nodes []nodeprobe.Node) ([]string, erro
 	return out, nil
 }
 
-// watchedNodes are the nodes the step's tasks and the agent's run on, each
-// once; the node the resolver gives for "" when no task names one.
+// watchedNodes are the hosts the step's tasks and the agent's run on, each
+// once; the one the resolver gives for "" when no task names one.
 func watchedNodes(nodes nodeprobe.Resolver, tasks ...[]orchestrator.Limits) []nodeprobe.Node {
-	var names []string
+	names := []string{}
 	for _, ts := range tasks {
 		for _, t := range ts {
-			if !slices.Contains(names, t.Node) {
-				names = append(names, t.Node)
-			}
+			names = append(names, t.Node)
 		}
 	}
 	if len(names) == 0 {
 		names = []string{""}
 	}
 	slices.Sort(names)
-	out := make([]nodeprobe.Node, len(names))
-	for i, n := range names {
-		out[i] = nodes.Node(n)
-	}
-	return out
+	return nodes.Machines(names)
 }
 
 // processWatch looks for agent processes once every interval while a load
