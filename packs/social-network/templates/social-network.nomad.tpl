@@ -34,7 +34,7 @@
   "text"          (list)
   "url-shorten"   (list "mongodb" "memcached")
   "user-mention"  (list "mongodb" "memcached")
-  "media"         (list "mongodb" "memcached")
+  "media"         (list)
   "unique-id"     (list)
   "user"          (list "mongodb" "memcached")
   "social-graph"  (list "mongodb" "redis")
