@@ -1,7 +1,8 @@
 // Command ferretdb runs FerretDB (a MongoDB wire-protocol server) on its
-// SQLite backend, or on its PostgreSQL backend with --handler postgresql. It wraps FerretDB's embeddable package rather than FerretDB's
-// own command, whose version file is generated at release time and is missing
-// when the module is built from the Go proxy. Being pure Go (modernc SQLite),
+// SQLite backend, or on its PostgreSQL backend with --handler postgresql.
+// It wraps FerretDB's embeddable package rather than FerretDB's own command,
+// whose version file is generated at release time and is missing when the
+// module is built from the Go proxy. Being pure Go (modernc SQLite),
 // it builds with CGO_ENABLED=0 into a static binary for FROM-scratch images.
 package main
 
@@ -27,14 +28,14 @@ import (
 // does not fail to upgrade its lock under concurrency.
 const defaultSQLiteParams = "_txlock=immediate&_pragma=synchronous(normal)"
 
-// options are the command's flags.
-type options struct {
+// flags are the command's flags.
+type flags struct {
 	listenAddr, dataDir, seedDir, sqliteParams string
 	handler, postgresqlURL                     string
 }
 
 func main() {
-	var opts options
+	var opts flags
 	flag.StringVar(&opts.listenAddr, "listen-addr", envOr("FERRETDB_LISTEN_ADDR", "127.0.0.1:27017"), "TCP address for the MongoDB wire protocol (env FERRETDB_LISTEN_ADDR)")
 	flag.StringVar(&opts.handler, "handler", envOr("FERRETDB_HANDLER", "sqlite"), "storage backend: sqlite (files in --data-dir) or postgresql (a server at --postgresql-url) (env FERRETDB_HANDLER)")
 	flag.StringVar(&opts.dataDir, "data-dir", envOr("FERRETDB_DATA_DIR", "data"), "sqlite: directory holding one SQLite file per database (env FERRETDB_DATA_DIR)")
@@ -51,6 +52,9 @@ func main() {
 		os.Exit(2)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if soft := tuneGC(cgroupMemoryMax); soft > 0 {
+		logger.Info("soft memory limit from the cgroup", "bytes", soft)
+	}
 	if *debugAddr != "" {
 		go func() {
 			// pprof registered itself on the default mux.
@@ -66,7 +70,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, opts options, logger *slog.Logger) error {
+func run(ctx context.Context, opts flags, logger *slog.Logger) error {
 	switch opts.handler {
 	case "sqlite":
 		return runSQLite(ctx, opts, logger)
@@ -85,7 +89,7 @@ func run(ctx context.Context, opts options, logger *slog.Logger) error {
 	}
 }
 
-func runSQLite(ctx context.Context, opts options, logger *slog.Logger) error {
+func runSQLite(ctx context.Context, opts flags, logger *slog.Logger) error {
 	absDir, err := filepath.Abs(opts.dataDir)
 	if err != nil {
 		return err
