@@ -44,12 +44,14 @@ type idIndexer struct {
 	params string
 	logger *slog.Logger
 
-	dbs     map[string]*sql.DB // by file name
-	indexed map[string]bool    // file name + "/" + table name
+	dbs     map[string]*sql.DB     // by file name
+	files   map[string]os.FileInfo // the file each of dbs opened
+	indexed map[string]bool        // file name + "/" + table name
 }
 
 func newIDIndexer(dir, params string, logger *slog.Logger) *idIndexer {
-	return &idIndexer{dir: dir, params: params, logger: logger, dbs: map[string]*sql.DB{}, indexed: map[string]bool{}}
+	return &idIndexer{dir: dir, params: params, logger: logger,
+		dbs: map[string]*sql.DB{}, files: map[string]os.FileInfo{}, indexed: map[string]bool{}}
 }
 
 // pass indexes every table not indexed yet and returns how many it indexed.
@@ -63,7 +65,11 @@ func (x *idIndexer) pass(ctx context.Context) (int, error) {
 		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".sqlite") {
 			continue
 		}
-		n, err := x.indexFile(ctx, e.Name())
+		info, err := e.Info()
+		if err != nil {
+			continue // removed since listed
+		}
+		n, err := x.indexFile(ctx, e.Name(), info)
 		created += n
 		if err != nil {
 			return created, fmt.Errorf("%s: %w", e.Name(), err)
@@ -72,8 +78,19 @@ func (x *idIndexer) pass(ctx context.Context) (int, error) {
 	return created, nil
 }
 
-func (x *idIndexer) indexFile(ctx context.Context, name string) (int, error) {
+func (x *idIndexer) indexFile(ctx context.Context, name string, info os.FileInfo) (int, error) {
 	db := x.dbs[name]
+	if db != nil && !os.SameFile(x.files[name], info) {
+		// FerretDB dropped the database and made it again: a new file,
+		// whose tables are not indexed yet.
+		db.Close()
+		db = nil
+		for key := range x.indexed {
+			if strings.HasPrefix(key, name+"/") {
+				delete(x.indexed, key)
+			}
+		}
+	}
 	if db == nil {
 		// The same parameters as FerretDB's connections, so this one
 		// agrees on journal mode and locking; busy_timeout makes it wait
@@ -84,7 +101,7 @@ func (x *idIndexer) indexFile(ctx context.Context, name string) (int, error) {
 			return 0, err
 		}
 		db.SetMaxOpenConns(1)
-		x.dbs[name] = db
+		x.dbs[name], x.files[name] = db, info
 	}
 	tables, err := ferretdbTables(ctx, db)
 	if err != nil {

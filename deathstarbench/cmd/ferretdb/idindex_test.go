@@ -157,3 +157,25 @@ func TestIDIndexerIndexesACollectionCreatedLater(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestIDIndexerIndexesADatabaseDroppedAndMadeAgain(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db := startFerretDB(t, dir).Database("post")
+	indexer := newIDIndexer(dir, defaultSQLiteParams, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer indexer.close()
+	for round := range 2 {
+		if _, err := db.Collection("post").InsertOne(ctx, bson.D{{Key: "_id", Value: "1"}}); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := indexer.pass(ctx); err != nil || n != 1 {
+			t.Fatalf("round %d: pass indexed %d tables, %v; want 1", round, n, err)
+		}
+		if plan := planOfIDFilter(t, filepath.Join(dir, "post.sqlite")); !strings.Contains(plan, idIndexSuffix) {
+			t.Fatalf("round %d: FerretDB's _id filter plans as %q", round, plan)
+		}
+		if err := db.Drop(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

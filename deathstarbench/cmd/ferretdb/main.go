@@ -110,9 +110,11 @@ func runSQLite(ctx context.Context, opts flags, logger *slog.Logger) error {
 	// Seeded or restarted data is indexed before the first request.
 	indexer := newIDIndexer(absDir, opts.sqliteParams, logger)
 	defer indexer.close()
-	if _, err := indexer.pass(ctx); err != nil {
+	indexed, err := indexer.pass(ctx)
+	if err != nil {
 		return fmt.Errorf("indexing FerretDB's _id filter: %w", err)
 	}
+	logger.Warn("indexed FerretDB's _id filter in the existing collections", "tables", indexed)
 	go indexer.run(ctx, defaultIDIndexEvery)
 
 	// FerretDB wants a SQLite URI naming a directory; the trailing slash matters.
