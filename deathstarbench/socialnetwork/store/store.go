@@ -48,8 +48,9 @@ type Timelines interface {
 }
 
 // Collection is a set of documents, each with a string _id. Lookups go by
-// _id because that is the one lookup FerretDB's SQLite backend answers
-// without scanning the collection.
+// _id because that is the one filter FerretDB's SQLite backend pushes down
+// to SQLite, where an index serves it (the one deathstarbench/cmd/ferretdb
+// adds: FerretDB's own _id index does not match its filter).
 type Collection interface {
 	// Insert stores doc, which must marshal to BSON with an _id field.
 	// It returns ErrDuplicate when the _id exists.
