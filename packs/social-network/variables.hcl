@@ -73,7 +73,7 @@ variable "mongodb_uri" {
 variable "ferretdb_backend" {
   type        = string
   default     = "sqlite"
-  description = "FerretDB's storage: sqlite (SQLite files in the FerretDB task's data dir) or postgresql (a PostgreSQL 15 task of its own, image postgres_image, which FerretDB's PostgreSQL backend uses). Measured on one machine with FerretDB's _id index fixed, SQLite cost 0.42-0.57 ms of datastore CPU per user-timeline read and 2.5-3.2 ms per compose, PostgreSQL with FerretDB in front 1.5-1.6 ms and 4-12 ms, hence the default. With postgresql the dataset is loaded through the API after deploying: dataset snapshots carry SQLite files. Ignored with mongodb_uri."
+  description = "FerretDB's storage: sqlite (SQLite files in the FerretDB task's data dir) or postgresql (a PostgreSQL 15 task of its own, image postgres_image, which FerretDB's PostgreSQL backend uses). Measured with deathstarbench/cmd/socialbench on one machine, SQLite cost 0.5 ms of datastore CPU per user-timeline read and 2.5 ms per compose, PostgreSQL with FerretDB in front 1.9 ms and 7.5 ms, hence the default. With postgresql the dataset is loaded through the API after deploying: dataset snapshots carry SQLite files. Ignored with mongodb_uri."
 }
 
 variable "postgres_image" {
