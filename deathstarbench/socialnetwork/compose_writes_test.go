@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
+	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 )
 
 // bulkRecorder counts InsertMany calls and refuses chosen indexes of the
@@ -97,4 +98,25 @@ func batchSizes(batches [][]any) []int {
 		sizes[i] = len(b)
 	}
 	return sizes
+}
+
+func TestStorePostWritesMongoOnlyAndTheFirstReadCaches(t *testing.T) {
+	ctx := context.Background()
+	cache := store.NewMemoryCache()
+	svc := &PostStorageService{Posts: store.NewMemoryCollection(), Cache: cache, MaxParallelReads: 2}
+	post := &sn.Post{PostID: 42, Creator: &sn.Creator{UserID: 1, Username: "username_1"}, Text: "hi", Timestamp: 1000}
+	if err := svc.StorePost(ctx, 1, post); err != nil {
+		t.Fatal(err)
+	}
+	key := postCacheKey(42)
+	if cached, _ := cache.GetMulti(ctx, []string{key}); len(cached) != 0 {
+		t.Fatal("StorePost filled memcached; DeathStarBench's writes MongoDB only")
+	}
+	got, err := svc.ReadPosts(ctx, 1, []int64{42})
+	if err != nil || len(got) != 1 || got[0].Text != "hi" {
+		t.Fatalf("read %v, %v", got, err)
+	}
+	if cached, _ := cache.GetMulti(ctx, []string{key}); len(cached) != 1 {
+		t.Fatal("a read that missed memcached did not fill it")
+	}
 }
