@@ -42,3 +42,10 @@ func TestSocialNetworkFerretDBBackend(t *testing.T) {
 		t.Error("with mongodb_uri there is no FerretDB, so no postgres either")
 	}
 }
+
+func TestSocialNetworkRejectsAnUnknownFerretDBBackend(t *testing.T) {
+	_, err := renderSocial(t, map[string]string{"ferretdb_backend": "mysql"})
+	if err == nil || !strings.Contains(err.Error(), `unknown ferretdb_backend "mysql"; valid backends are: sqlite, postgresql`) {
+		t.Fatalf("ferretdb_backend=mysql: %v", err)
+	}
+}

@@ -236,17 +236,16 @@ func TestSocialNetworkOverridesAndOptions(t *testing.T) {
 
 func TestSocialNetworkRejectsBadValues(t *testing.T) {
 	for vars, want := range map[string]string{
-		"variant=sideways":       "One of|valid variants are: baseline, vertical, horizontal, ha, unlimited",
-		"driver=exec":            "driver exec is not supported",
-		"scale=-2":               "scale must be a whole number",
-		"scale=1.5":              "scale must be a whole number",
-		"datastore_scale=0":      "datastore_scale must be a whole number of instances >= 1",
-		"dataset_users=1":        "dataset_users must be a whole number >= 2",
-		"probe_user=962":         "probe_user 962 is not one of the dataset's users 0..961",
-		"probe_user=-1":          "probe_user -1 is not one of the dataset's users 0..961",
-		"resource_scale=0":       "resource_scale must be > 0",
-		"resource_scale=0.001":   "Nomad needs at least 10",
-		"ferretdb_backend=mysql": "unknown ferretdb_backend \"mysql\"; valid backends are: sqlite, postgresql",
+		"variant=sideways":     "One of|valid variants are: baseline, vertical, horizontal, ha, unlimited",
+		"driver=exec":          "driver exec is not supported",
+		"scale=-2":             "scale must be a whole number",
+		"scale=1.5":            "scale must be a whole number",
+		"datastore_scale=0":    "datastore_scale must be a whole number of instances >= 1",
+		"dataset_users=1":      "dataset_users must be a whole number >= 2",
+		"probe_user=962":       "probe_user 962 is not one of the dataset's users 0..961",
+		"probe_user=-1":        "probe_user -1 is not one of the dataset's users 0..961",
+		"resource_scale=0":     "resource_scale must be > 0",
+		"resource_scale=0.001": "Nomad needs at least 10",
 	} {
 		k, v, _ := strings.Cut(vars, "=")
 		_, err := renderSocial(t, map[string]string{k: v})
