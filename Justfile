@@ -49,6 +49,11 @@ bench-social *args: build
     .tools/bin/orchbench sweep -f experiments/social-network-cpu.hcl "$@"
     .tools/bin/orchbench results cpu social-network-cpu
 
+# Where a social network request's CPU goes, without a cluster: the stores and services on loopback, each workload closed-loop, CPU per request per process (`--backend postgresql --postgres-bin DIR` for FerretDB on PostgreSQL)
+bench-social-local *args: build
+    go build -o .tools/bin/ferretdb ./deathstarbench/cmd/ferretdb && go build -o .tools/bin/socialnet ./deathstarbench/cmd/socialnet
+    go run ./deathstarbench/cmd/socialbench --orchbench .tools/bin/orchbench --ferretdb .tools/bin/ferretdb --socialnet .tools/bin/socialnet "$@"
+
 # Install the pinned tools (Debian packages, Nomad, Consul, levant, hashi-up, VictoriaMetrics) into .tools/bin, and study 000's vendored npm/PyPI packages for the exec driver
 tools *targets:
     cluster/tools.sh "$@"

@@ -99,17 +99,15 @@ type PostStorageService struct {
 	MaxParallelReads int
 }
 
-// StorePost implements sn.PostStorageService. The post is also written to
-// the cache: it is about to be read by every follower's home timeline.
+// StorePost implements sn.PostStorageService. As in DeathStarBench, the
+// post goes to MongoDB only: memcached gets it from the first read that
+// misses, as every cached post does.
 func (s *PostStorageService) StorePost(ctx context.Context, _ int64, post *sn.Post) error {
 	if post == nil {
 		return badRequest("no post")
 	}
 	if err := s.Posts.Insert(ctx, toPostDoc(post)); err != nil && !errors.Is(err, store.ErrDuplicate) {
 		return internalError("store post", err)
-	}
-	if value, err := json.Marshal(post); err == nil {
-		_ = s.Cache.Set(ctx, postCacheKey(post.PostID), value, cacheTTL)
 	}
 	return nil
 }

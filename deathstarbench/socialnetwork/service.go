@@ -55,7 +55,6 @@ var Upstreams = map[string][]string{
 var Storage = map[string][]string{
 	ServiceURLShorten:   {"mongodb", "memcached"},
 	ServiceUserMention:  {"mongodb", "memcached"}, // the user service's
-	ServiceMedia:        {"mongodb", "memcached"},
 	ServiceUser:         {"mongodb", "memcached"},
 	ServiceSocialGraph:  {"mongodb", "redis"},
 	ServicePostStorage:  {"mongodb", "memcached"},
@@ -68,7 +67,6 @@ var Storage = map[string][]string{
 var MongoDatabase = map[string]string{
 	ServiceURLShorten:   "url-shorten",
 	ServiceUserMention:  "user",
-	ServiceMedia:        "media",
 	ServiceUser:         "user",
 	ServiceSocialGraph:  "social-graph",
 	ServicePostStorage:  "post",
@@ -221,7 +219,7 @@ func buildService(ctx context.Context, name string, settings Settings, storage *
 	case ServiceUserMention:
 		built.processor = sn.NewUserMentionServiceProcessor(&UserMentionService{Users: coll(), Cache: memcached()})
 	case ServiceMedia:
-		built.processor = sn.NewMediaServiceProcessor(&MediaService{Media: coll(), Cache: memcached()})
+		built.processor = sn.NewMediaServiceProcessor(MediaService{})
 	case ServiceUniqueID:
 		built.processor = sn.NewUniqueIdServiceProcessor(&UniqueIDService{IDs: NewIDGenerator(settings.MachineID)})
 	case ServiceUser:

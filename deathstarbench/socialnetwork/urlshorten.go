@@ -17,6 +17,8 @@ const (
 	shortURLCodeLength = 10
 	base62Alphabet     = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	cacheTTL           = time.Hour
+	// maxShortURLDraws bounds the draws of one URL's short form.
+	maxShortURLDraws = 4
 )
 
 // NewShortURL returns ShortURLPrefix and 10 random base-62 characters
@@ -44,22 +46,33 @@ type URLShortenService struct {
 	Cache store.Cache
 }
 
-// ShortenUrls implements sn.UrlShortenService.
+// ShortenUrls implements sn.UrlShortenService. As in DeathStarBench, every
+// URL of a post goes to MongoDB in one bulk insert; a short form that
+// exists already (~59 random bits: next to never) is drawn again.
 func (s *URLShortenService) ShortenUrls(ctx context.Context, _ int64, urls []string) ([]*sn.URL, error) {
-	result := make([]*sn.URL, 0, len(urls))
-	for _, expanded := range urls {
-		var doc urlDoc
-		for attempt := 0; ; attempt++ {
-			doc = urlDoc{ShortenedURL: NewShortURL(), ExpandedURL: expanded}
-			err := s.URLs.Insert(ctx, doc)
-			if err == nil {
-				break
-			}
-			if !errors.Is(err, store.ErrDuplicate) || attempt == 3 {
-				return nil, internalError("store url", err)
-			}
+	result := make([]*sn.URL, len(urls))
+	pending := make([]int, len(urls)) // indexes of urls not stored yet
+	for i := range pending {
+		pending[i] = i
+	}
+	for attempt := 0; len(pending) > 0; attempt++ {
+		if attempt == maxShortURLDraws {
+			return nil, internalError("store url", store.ErrDuplicate)
 		}
-		result = append(result, &sn.URL{ShortenedURL: doc.ShortenedURL, ExpandedURL: expanded})
+		docs := make([]any, len(pending))
+		for j, i := range pending {
+			result[i] = &sn.URL{ShortenedURL: NewShortURL(), ExpandedURL: urls[i]}
+			docs[j] = urlDoc{ShortenedURL: result[i].ShortenedURL, ExpandedURL: urls[i]}
+		}
+		duplicates, err := s.URLs.InsertMany(ctx, docs)
+		if err != nil {
+			return nil, internalError("store url", err)
+		}
+		next := make([]int, len(duplicates))
+		for j, d := range duplicates {
+			next[j] = pending[d]
+		}
+		pending = next
 	}
 	return result, nil
 }

@@ -70,13 +70,31 @@ variable "mongodb_uri" {
   description = "An external MongoDB (or FerretDB) URI, e.g. mongodb://10.0.0.5:27017/; empty runs the FerretDB task of the pack."
 }
 
+variable "ferretdb_backend" {
+  type        = string
+  default     = "sqlite"
+  description = "FerretDB's storage: sqlite (SQLite files in the FerretDB task's data dir) or postgresql (a PostgreSQL 15 task of its own, image postgres_image, which FerretDB's PostgreSQL backend uses). Measured with deathstarbench/cmd/socialbench on one machine, SQLite cost 0.5 ms of datastore CPU per user-timeline read and 2.5 ms per compose, PostgreSQL with FerretDB in front 1.9 ms and 7.5 ms, hence the default. With postgresql the dataset is loaded through the API after deploying: dataset snapshots carry SQLite files. Ignored with mongodb_uri."
+}
+
+variable "postgres_image" {
+  type        = string
+  default     = "orchbench/postgres:local"
+  description = "PostgreSQL's Docker image for ferretdb_backend = postgresql (cluster/images.sh postgres, the image study 004 uses)."
+}
+
+variable "postgres_password" {
+  type        = string
+  default     = "orchbench-social-network"
+  description = "Password of the ferretdb role in the PostgreSQL task (ferretdb_backend = postgresql); FerretDB connects over TCP with it."
+}
+
 variable "resources" {
   type = map(object({
     cores      = number
     memory_mib = number
   }))
   default     = {}
-  description = "Per-service baseline overrides before the variant and resource_scale apply, e.g. { ferretdb = { cores = 2, memory_mib = 2048 } }. Keys: frontend, compose-post, text, url-shorten, user-mention, media, unique-id, user, social-graph, post-storage, user-timeline, home-timeline, ferretdb, redis, memcached."
+  description = "Per-service baseline overrides before the variant and resource_scale apply, e.g. { ferretdb = { cores = 2, memory_mib = 2048 } }. Keys: frontend, compose-post, text, url-shorten, user-mention, media, unique-id, user, social-graph, post-storage, user-timeline, home-timeline, ferretdb, postgres, redis, memcached."
 }
 
 variable "jwt_secret" {

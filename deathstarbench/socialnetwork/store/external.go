@@ -181,6 +181,27 @@ func (m *MongoCollection) Insert(ctx context.Context, doc any) error {
 	return err
 }
 
+// InsertMany implements Collection as one unordered insert, so a duplicate
+// does not stop the documents after it.
+func (m *MongoCollection) InsertMany(ctx context.Context, docs []any) ([]int, error) {
+	if len(docs) == 0 {
+		return nil, nil
+	}
+	_, err := m.coll.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
+	var bulk mongo.BulkWriteException
+	if err == nil || !errors.As(err, &bulk) || bulk.WriteConcernError != nil || len(bulk.WriteErrors) == 0 {
+		return nil, err
+	}
+	duplicates := make([]int, 0, len(bulk.WriteErrors))
+	for _, writeErr := range bulk.WriteErrors {
+		if !mongo.IsDuplicateKeyError(writeErr) {
+			return nil, err
+		}
+		duplicates = append(duplicates, writeErr.Index)
+	}
+	return duplicates, nil
+}
+
 // Get implements Collection.
 func (m *MongoCollection) Get(ctx context.Context, id string, out any) error {
 	// The filter must be exactly {_id: <string>} for FerretDB to push it

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -173,6 +174,20 @@ func (c *MemoryCollection) Insert(_ context.Context, doc any) error {
 	}
 	c.docs[id] = raw
 	return nil
+}
+
+// InsertMany implements Collection.
+func (c *MemoryCollection) InsertMany(ctx context.Context, docs []any) ([]int, error) {
+	var duplicates []int
+	for i, doc := range docs {
+		err := c.Insert(ctx, doc)
+		if errors.Is(err, ErrDuplicate) {
+			duplicates = append(duplicates, i)
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	return duplicates, nil
 }
 
 // Get implements Collection.

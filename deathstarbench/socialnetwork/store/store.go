@@ -48,12 +48,17 @@ type Timelines interface {
 }
 
 // Collection is a set of documents, each with a string _id. Lookups go by
-// _id because that is the one lookup FerretDB's SQLite backend answers
-// without scanning the collection.
+// _id because that is the one filter FerretDB's SQLite backend pushes down
+// to SQLite, where an index serves it (the one deathstarbench/cmd/ferretdb
+// adds: FerretDB's own _id index does not match its filter).
 type Collection interface {
 	// Insert stores doc, which must marshal to BSON with an _id field.
 	// It returns ErrDuplicate when the _id exists.
 	Insert(ctx context.Context, doc any) error
+	// InsertMany stores docs in one write, as MongoDB's bulk insert, and
+	// returns the indexes of those refused because their _id exists; the
+	// others are stored.
+	InsertMany(ctx context.Context, docs []any) (duplicates []int, err error)
 	// Get decodes the document with the given _id into out.
 	Get(ctx context.Context, id string, out any) error
 	// Put stores doc under its _id, replacing any document there.

@@ -4,12 +4,15 @@
 [[- $variant := var "variant" . -]]
 [[- $tag := var "image_tag" . -]]
 [[- $external_mongo := ne (var "mongodb_uri" .) "" -]]
+[[- /* FerretDB on PostgreSQL: a postgres task beside it (ferretdb_backend). */ -]]
+[[- $pg := and (not $external_mongo) (eq (var "ferretdb_backend" .) "postgresql") -]]
 [[- /* With a snapshot, FerretDB, Redis and memcached run images that carry
   the loaded dataset (made by the prepare hook: orchbench dsb social-network
   restore): FerretDB and Redis copy its files into their empty data dirs at
   start, memcached is sent the items the load left in it. An external
-  MongoDB is loaded through the API, as it cannot be seeded from an image. */ -]]
-[[- $snapshot := and (var "dataset_snapshot" .) (not $external_mongo) -]]
+  MongoDB is loaded through the API, as it cannot be seeded from an image,
+  and so is PostgreSQL: a snapshot carries FerretDB's SQLite files. */ -]]
+[[- $snapshot := and (var "dataset_snapshot" .) (not $external_mongo) (not $pg) -]]
 [[- $dataset := printf `--users\",\"%d\",\"--posts-per-user\",\"%d\",\"--seed\",\"%d` (var "dataset_users" .) (var "dataset_posts_per_user" .) (var "dataset_seed" .) -]]
 [[- /* The same name as snapshot.ImageRef (harness/pack's tests check it). */ -]]
 [[- $store_tag := $tag -]]
@@ -34,7 +37,7 @@
   "text"          (list)
   "url-shorten"   (list "mongodb" "memcached")
   "user-mention"  (list "mongodb" "memcached")
-  "media"         (list "mongodb" "memcached")
+  "media"         (list)
   "unique-id"     (list)
   "user"          (list "mongodb" "memcached")
   "social-graph"  (list "mongodb" "redis")
@@ -87,6 +90,7 @@ job "[[ $job ]]" {
 [[- $names := keys $upstreams | sortAlpha -]]
 [[- $datastores := list "redis" "memcached" -]]
 [[- if not $external_mongo ]][[ $datastores = prepend $datastores "ferretdb" ]][[ end -]]
+[[- if $pg ]][[ $datastores = prepend $datastores "postgres" ]][[ end -]]
 [[- range $name := concat $datastores $names -]]
 [[- $size := dict "ctx" $ "name" $name "stateless" (has $name $names) -]]
 [[- template "social_network.sizing" $size -]]
@@ -154,7 +158,7 @@ job "[[ $job ]]" {
       attempts  = 0
       unlimited = false
     }
-[[- if has $name (list "ferretdb" "redis") ]]
+[[- if has $name (list "ferretdb" "postgres" "redis") ]]
 
     # The store's files live in the allocation's data dir: a task restart
     # keeps them, a new allocation starts empty (seeded from the snapshot
@@ -179,9 +183,21 @@ job "[[ $job ]]" {
       config {
         network_mode   = "host"
         cpu_hard_limit = [[ $capped ]]
-[[- if eq $name "ferretdb" ]]
+[[- if and (eq $name "ferretdb") $pg ]]
+        image = "orchbench/ferretdb:[[ $store_tag ]]"
+        # The PostgreSQL URL comes from Consul (template below).
+        args  = ["--listen-addr", "${NOMAD_ADDR_rpc}", "--handler", "postgresql"]
+[[- else if eq $name "ferretdb" ]]
         image = "orchbench/ferretdb:[[ $store_tag ]]"
         args  = ["--listen-addr", "${NOMAD_ADDR_rpc}", "--data-dir", "/alloc/data/ferretdb"]
+[[- else if eq $name "postgres" ]]
+        image = [[ var "postgres_image" $ | quote ]]
+        # Commits wait for no WAL flush, as FerretDB's SQLite commits wait for
+        # no fsync (synchronous=normal): a crash of the node may lose the last
+        # commits, a benchmark's data.
+        args  = ["-c", "listen_addresses=${NOMAD_IP_rpc}", "-p", "${NOMAD_PORT_rpc}",
+                 "-c", "max_connections=200", "-c", "shared_buffers=[[ max 16 (div $size.memory 4) ]]MB",
+                 "-c", "synchronous_commit=off"]
 [[- else if eq $name "redis" ]]
         image = "orchbench/redis:[[ $store_tag ]]"
         # Timelines must survive a restart: an append-only file fsynced every
@@ -202,9 +218,16 @@ job "[[ $job ]]" {
       }
 
       env {
+[[- if eq $name "postgres" ]]
+        PGDATA            = "/alloc/data/postgres"
+        POSTGRES_USER     = "ferretdb"
+        POSTGRES_DB       = "ferretdb"
+        POSTGRES_PASSWORD = [[ var "postgres_password" $ | quote ]]
+[[- else ]]
         # The Go runtime collects before the hard limit rather than being
         # killed at it.
         GOMEMLIMIT = "[[ max 1 (div (mul $size.memory 85) 100) ]]MiB"
+[[- end ]]
 [[- if or (eq $name "user") (eq $name "frontend") ]]
         # The user service signs login tokens; the front end verifies them.
         JWT_SECRET = [[ var "jwt_secret" $ | quote ]]
@@ -225,6 +248,19 @@ job "[[ $job ]]" {
         MACHINE_ID = "${NOMAD_ALLOC_INDEX}"
 [[- end ]]
       }
+[[- if and (eq $name "ferretdb") $pg ]]
+
+      # FerretDB restarts onto PostgreSQL's address when it changes; until
+      # PostgreSQL is registered it renders as an unreachable placeholder.
+      template {
+        destination = "local/postgres.env"
+        env         = true
+        change_mode = "restart"
+        data        = <<EOT
+FERRETDB_POSTGRESQL_URL=postgres://ferretdb:[[ var "postgres_password" $ | urlquery ]]@{{ with service "[[ $job ]]-postgres|any" }}{{ with index . 0 }}{{ .Address }}:{{ .Port }}{{ end }}{{ else }}127.0.0.1:1{{ end }}/ferretdb
+EOT
+      }
+[[- end ]]
 [[- if $stateless ]]
 [[- $needs := concat (get $upstreams $name) (get $stores $name) -]]
 [[- if $external_mongo ]][[ $needs = without $needs "mongodb" ]][[ end -]]
