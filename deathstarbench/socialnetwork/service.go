@@ -105,11 +105,17 @@ type Settings struct {
 	JWTSecret string
 	// MachineID is this replica's 10-bit ID for unique-id and user IDs.
 	MachineID int64
-	// RPCTimeout bounds each Thrift call; PoolSize bounds idle connections
-	// per upstream and per storage client.
-	RPCTimeout time.Duration
-	PoolSize   int
-	Logger     *slog.Logger
+	// RPCTimeout bounds each Thrift call's socket reads and writes, the
+	// wait for a free pooled connection and the connect, each (10 s by
+	// default, DeathStarBench's timeout_ms). RPCConnections bounds the
+	// connections to each upstream address (512 by default, its
+	// "connections"). Zero keeps the default.
+	RPCTimeout     time.Duration
+	RPCConnections int
+	// PoolSize bounds the connections of each storage client (MongoDB,
+	// memcached, Redis).
+	PoolSize int
+	Logger   *slog.Logger
 }
 
 // upstreamSet builds Thrift clients for upstream services.
@@ -123,12 +129,9 @@ func (u *upstreamSet) pool(name string) (*rpc.Client, error) {
 	if addr == "" {
 		return nil, fmt.Errorf("no address for upstream %s (--%s-addr or %s)", name, name, AddrEnv(name))
 	}
-	opts := rpc.DefaultOptions()
-	if u.settings.PoolSize > 0 {
-		opts.MaxIdle = u.settings.PoolSize
-	}
-	if u.settings.RPCTimeout > 0 {
-		opts.CallTimeout = u.settings.RPCTimeout
+	opts := rpc.Options{Connections: u.settings.RPCConnections}
+	if timeout := u.settings.RPCTimeout; timeout > 0 {
+		opts.WaitTimeout, opts.ConnectTimeout, opts.CallTimeout = timeout, timeout, timeout
 	}
 	client := rpc.NewClient(addr, opts)
 	u.pools = append(u.pools, client)
