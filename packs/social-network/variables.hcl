@@ -85,6 +85,18 @@ variable "jwt_secret" {
   description = "HMAC key of the user service's login tokens."
 }
 
+variable "rpc_connections" {
+  type        = number
+  default     = 512
+  description = "Most Thrift connections each socialnet service opens to each upstream instance (--rpc-connections), idle ones kept for reuse; a call finding all in use waits for one, up to rpc_timeout. 512 is DeathStarBench's (its service-config.json's connections), so overload shows as latency, not as connect errors."
+}
+
+variable "rpc_timeout" {
+  type        = string
+  default     = "10s"
+  description = "Go duration bounding, each, the wait for a free Thrift connection, the connect and every socket read or write of a call between socialnet services (--rpc-timeout). 10s is DeathStarBench's timeout_ms."
+}
+
 variable "probe_user" {
   type        = number
   default     = 0
