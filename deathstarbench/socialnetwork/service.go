@@ -105,12 +105,16 @@ type Settings struct {
 	JWTSecret string
 	// MachineID is this replica's 10-bit ID for unique-id and user IDs.
 	MachineID int64
-	// RPCTimeout bounds each Thrift call's socket reads and writes, the
-	// wait for a free pooled connection and the connect, each (10 s by
-	// default, DeathStarBench's timeout_ms). RPCConnections bounds the
-	// connections to each upstream address (512 by default, its
+	// RPCTimeout bounds the wait for a free pooled Thrift connection and
+	// the connect, each (10 s by default, DeathStarBench's timeout_ms).
+	// RPCCallTimeout bounds each call's socket reads and writes, and the
+	// front end's calls behind one request (30 s by default: the original's
+	// sockets have no bound, and a call into a queue of slow upstreams must
+	// not fail before the request it serves). RPCConnections bounds the
+	// connections to each upstream address (512 by default, the original's
 	// "connections"). Zero keeps the default.
 	RPCTimeout     time.Duration
+	RPCCallTimeout time.Duration
 	RPCConnections int
 	// PoolSize bounds the connections of each storage client (MongoDB,
 	// memcached, Redis).
@@ -129,9 +133,11 @@ func (u *upstreamSet) pool(name string) (*rpc.Client, error) {
 	if addr == "" {
 		return nil, fmt.Errorf("no address for upstream %s (--%s-addr or %s)", name, name, AddrEnv(name))
 	}
-	opts := rpc.Options{Connections: u.settings.RPCConnections}
-	if timeout := u.settings.RPCTimeout; timeout > 0 {
-		opts.WaitTimeout, opts.ConnectTimeout, opts.CallTimeout = timeout, timeout, timeout
+	opts := rpc.Options{
+		Connections:    u.settings.RPCConnections,
+		WaitTimeout:    u.settings.RPCTimeout,
+		ConnectTimeout: u.settings.RPCTimeout,
+		CallTimeout:    u.settings.RPCCallTimeout,
 	}
 	client := rpc.NewClient(addr, opts)
 	u.pools = append(u.pools, client)
@@ -202,6 +208,7 @@ func buildService(ctx context.Context, name string, settings Settings, storage *
 			UserTimeline: sn.NewUserTimelineServiceClient(client(ServiceUserTimeline)),
 			HomeTimeline: sn.NewHomeTimelineServiceClient(client(ServiceHomeTimeline)),
 			Secret:       []byte(settings.JWTSecret),
+			CallTimeout:  settings.RPCCallTimeout,
 			Logger:       settings.Logger,
 		}).Handler()
 	case ServiceComposePost:

@@ -266,8 +266,9 @@ func TestSocialNetworkRPCPoolFlags(t *testing.T) {
 		vars  map[string]string
 		flags []string
 	}{
-		{map[string]string{}, []string{"--rpc-connections", "512", "--rpc-timeout", "10s"}},
-		{map[string]string{"rpc_connections": "64", "rpc_timeout": "1m30s"}, []string{"--rpc-connections", "64", "--rpc-timeout", "1m30s"}},
+		{map[string]string{}, []string{"--rpc-connections", "512", "--rpc-timeout", "10s", "--rpc-call-timeout", "30s"}},
+		{map[string]string{"rpc_connections": "64", "rpc_timeout": "1m30s", "rpc_call_timeout": "2m"},
+			[]string{"--rpc-connections", "64", "--rpc-timeout", "1m30s", "--rpc-call-timeout", "2m"}},
 	} {
 		job := mustRenderSocial(t, c.vars)
 		for _, name := range socialServices {
@@ -300,6 +301,7 @@ func TestSocialNetworkRejectsBadValues(t *testing.T) {
 		"rpc_timeout=10":       `rpc_timeout must be a positive Go duration such as 10s or 1m30s, got "10"`,
 		"rpc_timeout=0s":       "rpc_timeout must be a positive Go duration",
 		"rpc_timeout=ten sec":  "rpc_timeout must be a positive Go duration",
+		"rpc_call_timeout=-1s": "rpc_call_timeout must be a positive Go duration",
 	} {
 		k, v, _ := strings.Cut(vars, "=")
 		_, err := renderSocial(t, map[string]string{k: v})

@@ -94,7 +94,13 @@ variable "rpc_connections" {
 variable "rpc_timeout" {
   type        = string
   default     = "10s"
-  description = "Go duration bounding, each, the wait for a free Thrift connection, the connect and every socket read or write of a call between socialnet services (--rpc-timeout). 10s is DeathStarBench's timeout_ms."
+  description = "Go duration bounding, each, the wait for a free Thrift connection and the connect between socialnet services (--rpc-timeout). 10s is DeathStarBench's timeout_ms."
+}
+
+variable "rpc_call_timeout" {
+  type        = string
+  default     = "30s"
+  description = "Go duration bounding each Thrift call's socket reads and writes between socialnet services, and the frontend's calls behind one request (--rpc-call-timeout). DeathStarBench's sockets have no bound; 30s lets calls queue behind CPU-starved upstreams (a compose's user-timeline write passed 10s at resource_scale 0.03) while a request still fails before the loader's 60s."
 }
 
 variable "probe_user" {

@@ -146,7 +146,7 @@ func TestObjectsOfTheSocialNetwork(t *testing.T) {
 		}
 		// The pack's flags reach the container as on Nomad.
 		c := pod.Spec.Containers[0]
-		if strings.HasPrefix(c.Image, "orchbench/socialnet:") && !strings.Contains(strings.Join(c.Args, " "), "--rpc-connections 512 --rpc-timeout 10s") {
+		if strings.HasPrefix(c.Image, "orchbench/socialnet:") && !strings.Contains(strings.Join(c.Args, " "), "--rpc-connections 512 --rpc-timeout 10s --rpc-call-timeout 30s") {
 			t.Errorf("%s: args %q lack the Thrift pool's flags", name, c.Args)
 		}
 	}

@@ -199,7 +199,8 @@ job "[[ $job ]]" {
         image = "orchbench/socialnet:[[ $tag ]]"
         # The Thrift client pools: DeathStarBench's connections and timeout.
         args  = ["--service", "[[ $name ]]", "--listen-addr", "${NOMAD_ADDR_[[ $port ]]}",
-                 "--rpc-connections", "[[ var "rpc_connections" $ ]]", "--rpc-timeout", [[ var "rpc_timeout" $ | quote ]]]
+                 "--rpc-connections", "[[ var "rpc_connections" $ ]]", "--rpc-timeout", [[ var "rpc_timeout" $ | quote ]],
+                 "--rpc-call-timeout", [[ var "rpc_call_timeout" $ | quote ]]]
 [[- end ]]
       }
 

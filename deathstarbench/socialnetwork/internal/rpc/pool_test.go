@@ -286,7 +286,7 @@ func TestOptionsDefaultToDeathStarBenchs(t *testing.T) {
 	client := NewClient("127.0.0.1:1", Options{WaitTimeout: time.Second})
 	defer client.Close()
 	got := client.pool.opts
-	want := Options{Connections: 512, WaitTimeout: time.Second, ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second}
+	want := Options{Connections: 512, WaitTimeout: time.Second, ConnectTimeout: 10 * time.Second, CallTimeout: 30 * time.Second}
 	if got != want {
 		t.Errorf("options %+v, want %+v (unset fields from DefaultOptions)", got, want)
 	}

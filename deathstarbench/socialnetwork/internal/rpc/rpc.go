@@ -21,9 +21,12 @@ func init() {
 	thrift.ServerStopTimeout = 2 * time.Second
 }
 
-// Options tune a client pool. DefaultOptions are DeathStarBench's: its
-// ClientPool keeps up to 512 clients per target (service-config.json's
-// "connections") and waits timeout_ms (10 s) for a free one.
+// Options tune a client pool. DefaultOptions are DeathStarBench's where it
+// has them: its ClientPool keeps up to 512 clients per target
+// (service-config.json's "connections") and waits timeout_ms (10 s) for a
+// free one. Its sockets bound neither the connect nor a call; here the
+// connect waits as long as a free connection would, and a call up to the
+// front end's 30 s budget for a whole request.
 type Options struct {
 	// Connections bounds the connections open to one address, idle and in
 	// use together; idle ones are kept for reuse. Overload shows as waiting
@@ -40,7 +43,7 @@ type Options struct {
 
 // DefaultOptions suit calls between services on one cluster.
 func DefaultOptions() Options {
-	return Options{Connections: 512, WaitTimeout: 10 * time.Second, ConnectTimeout: 10 * time.Second, CallTimeout: 10 * time.Second}
+	return Options{Connections: 512, WaitTimeout: 10 * time.Second, ConnectTimeout: 10 * time.Second, CallTimeout: 30 * time.Second}
 }
 
 // withDefaults fills unset fields from DefaultOptions.
