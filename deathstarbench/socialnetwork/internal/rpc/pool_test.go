@@ -194,6 +194,32 @@ func TestBrokenConnectionIsNotReused(t *testing.T) {
 	}
 }
 
+func TestUnansweredCallTimesOutAndDropsItsConnection(t *testing.T) {
+	server := newCountingServer(t)
+	server.gate = make(chan struct{})
+	opts := testOptions(1)
+	opts.CallTimeout = 200 * time.Millisecond
+	client := NewClient(server.addr(), opts)
+	defer client.Close()
+
+	start := time.Now()
+	err := callOnce(context.Background(), client, 1)
+	if err == nil || !strings.Contains(err.Error(), server.addr()) || !strings.Contains(err.Error(), "i/o timeout") {
+		t.Fatalf("call the upstream does not answer: %v, want an i/o timeout naming %s", err, server.addr())
+	}
+	if took := time.Since(start); took < opts.CallTimeout {
+		t.Errorf("gave up after %s, before the %s call timeout", took, opts.CallTimeout)
+	}
+	// The late answer must not be read as the next call's.
+	close(server.gate)
+	if err := callOnce(context.Background(), client, 2); err != nil {
+		t.Fatalf("call after the timed-out one: %v", err)
+	}
+	if got := server.accepted.Load(); got != 2 {
+		t.Errorf("server accepted %d connections, want 2: the timed-out one is not reused", got)
+	}
+}
+
 func TestIdleConnectionClosedByUpstreamIsReplaced(t *testing.T) {
 	server := newCountingServer(t)
 	client := NewClient(server.addr(), testOptions(2))
