@@ -19,6 +19,12 @@ var ErrPoolExhausted = errors.New("no free connection")
 // ErrClientClosed is returned by calls on a closed Client.
 var ErrClientClosed = errors.New("rpc client closed")
 
+// checkIdleAfter is how long a connection must have been idle before it is
+// checked for a peer's close when taken: the check costs a system call, and
+// under load connections come back within milliseconds, while an upstream
+// that restarted leaves its connections idle for the seconds it was away.
+const checkIdleAfter = time.Second
+
 // pool holds the connections to one address, at most opts.Connections of
 // them, as DeathStarBench's ClientPool does: idle ones are reused, a caller
 // finding all in use waits for one to come back, and a broken one is closed
@@ -37,6 +43,8 @@ type pool struct {
 	done chan struct{}
 	// waiting counts callers blocked for a slot.
 	waiting atomic.Int32
+	// checkIdleAfter is the package's constant; tests shorten it.
+	checkIdleAfter time.Duration
 
 	mu     sync.Mutex
 	idle   []*conn
@@ -47,14 +55,16 @@ type conn struct {
 	socket    *thrift.TSocket
 	transport thrift.TTransport
 	client    *thrift.TStandardClient
+	idleSince time.Time
 }
 
 func newPool(addr string, opts Options) *pool {
 	return &pool{
-		addr:  addr,
-		opts:  opts,
-		slots: make(chan struct{}, opts.Connections),
-		done:  make(chan struct{}),
+		addr:           addr,
+		opts:           opts,
+		slots:          make(chan struct{}, opts.Connections),
+		done:           make(chan struct{}),
+		checkIdleAfter: checkIdleAfter,
 	}
 }
 
@@ -110,6 +120,7 @@ func (p *pool) release() { <-p.slots }
 // closed, or nil when none is left. Connections an upstream closed while
 // idle (it restarted, say) are dropped here rather than failing a call.
 func (p *pool) popIdle() (*conn, error) {
+	now := time.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -119,8 +130,8 @@ func (p *pool) popIdle() (*conn, error) {
 		cn := p.idle[n-1]
 		p.idle[n-1] = nil
 		p.idle = p.idle[:n-1]
-		// A non-blocking peek: it sees the peer's FIN or a reset.
-		if cn.socket.IsOpen() {
+		// IsOpen peeks without blocking: it sees the peer's FIN or a reset.
+		if now.Sub(cn.idleSince) < p.checkIdleAfter || cn.socket.IsOpen() {
 			return cn, nil
 		}
 		cn.transport.Close()
@@ -145,6 +156,7 @@ func (p *pool) dial(ctx context.Context) (*conn, error) {
 // list before its slot is freed: the other way round, a caller taking the
 // slot could find no idle connection and dial one too many.
 func (p *pool) put(cn *conn) {
+	cn.idleSince = time.Now()
 	p.mu.Lock()
 	if p.closed {
 		cn.transport.Close()

@@ -224,6 +224,8 @@ func TestIdleConnectionClosedByUpstreamIsReplaced(t *testing.T) {
 	server := newCountingServer(t)
 	client := NewClient(server.addr(), testOptions(2))
 	defer client.Close()
+	// Check every idle connection, not only those idle for a second.
+	client.pool.checkIdleAfter = 0
 
 	if err := callOnce(context.Background(), client, 1); err != nil {
 		t.Fatal(err)
