@@ -103,11 +103,21 @@ type Settings struct {
 	JWTSecret string
 	// MachineID is this replica's 10-bit ID for unique-id and user IDs.
 	MachineID int64
-	// RPCTimeout bounds each Thrift call; PoolSize bounds idle connections
-	// per upstream and per storage client.
-	RPCTimeout time.Duration
-	PoolSize   int
-	Logger     *slog.Logger
+	// RPCTimeout bounds the wait for a free pooled Thrift connection and
+	// the connect, each (10 s by default, DeathStarBench's timeout_ms).
+	// RPCCallTimeout bounds each call's socket reads and writes, and the
+	// front end's calls behind one request (30 s by default: the original's
+	// sockets have no bound, and a call into a queue of slow upstreams must
+	// not fail before the request it serves). RPCConnections bounds the
+	// connections to each upstream address (512 by default, the original's
+	// "connections"). Zero keeps the default.
+	RPCTimeout     time.Duration
+	RPCCallTimeout time.Duration
+	RPCConnections int
+	// PoolSize bounds the connections of each storage client (MongoDB,
+	// memcached, Redis).
+	PoolSize int
+	Logger   *slog.Logger
 }
 
 // upstreamSet builds Thrift clients for upstream services.
@@ -121,12 +131,11 @@ func (u *upstreamSet) pool(name string) (*rpc.Client, error) {
 	if addr == "" {
 		return nil, fmt.Errorf("no address for upstream %s (--%s-addr or %s)", name, name, AddrEnv(name))
 	}
-	opts := rpc.DefaultOptions()
-	if u.settings.PoolSize > 0 {
-		opts.MaxIdle = u.settings.PoolSize
-	}
-	if u.settings.RPCTimeout > 0 {
-		opts.CallTimeout = u.settings.RPCTimeout
+	opts := rpc.Options{
+		Connections:    u.settings.RPCConnections,
+		WaitTimeout:    u.settings.RPCTimeout,
+		ConnectTimeout: u.settings.RPCTimeout,
+		CallTimeout:    u.settings.RPCCallTimeout,
 	}
 	client := rpc.NewClient(addr, opts)
 	u.pools = append(u.pools, client)
@@ -197,6 +206,7 @@ func buildService(ctx context.Context, name string, settings Settings, storage *
 			UserTimeline: sn.NewUserTimelineServiceClient(client(ServiceUserTimeline)),
 			HomeTimeline: sn.NewHomeTimelineServiceClient(client(ServiceHomeTimeline)),
 			Secret:       []byte(settings.JWTSecret),
+			CallTimeout:  settings.RPCCallTimeout,
 			Logger:       settings.Logger,
 		}).Handler()
 	case ServiceComposePost:

@@ -22,6 +22,7 @@ type socialTask struct {
 	hardLimit     bool
 	hasTemplate   bool
 	templateData  string
+	args          []string
 	serviceName   string
 	serviceChecks string
 }
@@ -71,8 +72,12 @@ func renderSocial(t *testing.T, overrides map[string]string) (socialJob, error) 
 			memory: intAttr(t, res, "memory"),
 			meta:   literalStrings(t, only(t, task.Body, "meta").Body),
 		}
-		if v, diags := only(t, task.Body, "config").Body.Attributes["cpu_hard_limit"].Expr.Value(nil); !diags.HasErrors() && v.Type() == cty.Bool {
+		config := only(t, task.Body, "config").Body
+		if v, diags := config.Attributes["cpu_hard_limit"].Expr.Value(nil); !diags.HasErrors() && v.Type() == cty.Bool {
 			st.hardLimit = v.True()
+		}
+		if attr, ok := config.Attributes["args"]; ok {
+			st.args = argWords(t, text, attr.Expr)
 		}
 		for _, b := range task.Body.Blocks {
 			if b.Type == "template" {
@@ -89,6 +94,26 @@ func renderSocial(t *testing.T, overrides map[string]string) (socialJob, error) 
 		out.tasks[group.Labels[0]] = st
 	}
 	return out, nil
+}
+
+// argWords lists a task's args, each literal by its value and each with
+// Nomad's ${...} interpolation by its source text.
+func argWords(t *testing.T, src string, expr hclsyntax.Expression) []string {
+	t.Helper()
+	tuple, ok := expr.(*hclsyntax.TupleConsExpr)
+	if !ok {
+		t.Fatalf("args is not a list: %T", expr)
+	}
+	var words []string
+	for _, e := range tuple.Exprs {
+		if v, diags := e.Value(nil); !diags.HasErrors() && v.Type() == cty.String {
+			words = append(words, v.AsString())
+			continue
+		}
+		r := e.Range()
+		words = append(words, src[r.Start.Byte:r.End.Byte])
+	}
+	return words
 }
 
 func literalStrings(t *testing.T, body *hclsyntax.Body) map[string]string {
@@ -234,6 +259,31 @@ func TestSocialNetworkOverridesAndOptions(t *testing.T) {
 	}
 }
 
+// The Thrift client pools of every socialnet service get DeathStarBench's
+// connections and timeout, or the variables' values, as flags.
+func TestSocialNetworkRPCPoolFlags(t *testing.T) {
+	for _, c := range []struct {
+		vars  map[string]string
+		flags []string
+	}{
+		{map[string]string{}, []string{"--rpc-connections", "512", "--rpc-timeout", "10s", "--rpc-call-timeout", "30s"}},
+		{map[string]string{"rpc_connections": "64", "rpc_timeout": "1m30s", "rpc_call_timeout": "2m"},
+			[]string{"--rpc-connections", "64", "--rpc-timeout", "1m30s", "--rpc-call-timeout", "2m"}},
+	} {
+		job := mustRenderSocial(t, c.vars)
+		for _, name := range socialServices {
+			if args := strings.Join(job.tasks[name].args, " "); !strings.Contains(args, strings.Join(c.flags, " ")) {
+				t.Errorf("%v: %s args %q lack %q", c.vars, name, args, c.flags)
+			}
+		}
+		for _, store := range []string{"ferretdb", "redis", "memcached"} {
+			if args := strings.Join(job.tasks[store].args, " "); strings.Contains(args, "--rpc-") {
+				t.Errorf("%s is no socialnet service, yet has args %q", store, args)
+			}
+		}
+	}
+}
+
 func TestSocialNetworkRejectsBadValues(t *testing.T) {
 	for vars, want := range map[string]string{
 		"variant=sideways":     "One of|valid variants are: baseline, vertical, horizontal, ha, unlimited",
@@ -246,6 +296,12 @@ func TestSocialNetworkRejectsBadValues(t *testing.T) {
 		"probe_user=-1":        "probe_user -1 is not one of the dataset's users 0..961",
 		"resource_scale=0":     "resource_scale must be > 0",
 		"resource_scale=0.001": "Nomad needs at least 10",
+		"rpc_connections=0":    "rpc_connections must be a whole number of connections >= 1",
+		"rpc_connections=2.5":  "rpc_connections must be a whole number of connections >= 1",
+		"rpc_timeout=10":       `rpc_timeout must be a positive Go duration such as 10s or 1m30s, got "10"`,
+		"rpc_timeout=0s":       "rpc_timeout must be a positive Go duration",
+		"rpc_timeout=ten sec":  "rpc_timeout must be a positive Go duration",
+		"rpc_call_timeout=-1s": "rpc_call_timeout must be a positive Go duration",
 	} {
 		k, v, _ := strings.Cut(vars, "=")
 		_, err := renderSocial(t, map[string]string{k: v})

@@ -103,6 +103,24 @@ variable "jwt_secret" {
   description = "HMAC key of the user service's login tokens."
 }
 
+variable "rpc_connections" {
+  type        = number
+  default     = 512
+  description = "Most Thrift connections each socialnet service opens to each upstream instance (--rpc-connections), idle ones kept for reuse; a call finding all in use waits for one, up to rpc_timeout. 512 is DeathStarBench's (its service-config.json's connections), so overload shows as latency, not as connect errors."
+}
+
+variable "rpc_timeout" {
+  type        = string
+  default     = "10s"
+  description = "Go duration bounding, each, the wait for a free Thrift connection and the connect between socialnet services (--rpc-timeout). 10s is DeathStarBench's timeout_ms."
+}
+
+variable "rpc_call_timeout" {
+  type        = string
+  default     = "30s"
+  description = "Go duration bounding each Thrift call's socket reads and writes between socialnet services, and the frontend's calls behind one request (--rpc-call-timeout). DeathStarBench's sockets have no bound; 30s lets calls queue behind CPU-starved upstreams (a compose's user-timeline write passed 10s at resource_scale 0.03) while a request still fails before the loader's 60s."
+}
+
 variable "probe_user" {
   type        = number
   default     = 0

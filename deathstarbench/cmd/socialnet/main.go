@@ -38,8 +38,10 @@ func run(args []string) error {
 	redisAddr := flags.String("redis-addr", env("REDIS_ADDR", ""), "Redis host:port (env REDIS_ADDR)")
 	jwtSecret := flags.String("jwt-secret", env("JWT_SECRET", ""), "HMAC key of login tokens: the user service signs, the frontend verifies (env JWT_SECRET)")
 	machineID := flags.Int64("machine-id", envInt("MACHINE_ID", -1), "replica ID 0..1023 in generated IDs; default derived from the host name (env MACHINE_ID)")
-	rpcTimeout := flags.Duration("rpc-timeout", envDuration("RPC_TIMEOUT", 10*time.Second), "timeout of each Thrift call (env RPC_TIMEOUT)")
-	poolSize := flags.Int("pool-size", int(envInt("POOL_SIZE", 64)), "idle connections kept per upstream and storage client (env POOL_SIZE)")
+	rpcTimeout := flags.Duration("rpc-timeout", envDuration("RPC_TIMEOUT", 10*time.Second), "bounds the wait for a free Thrift connection when all --rpc-connections are in use, and the connect (env RPC_TIMEOUT)")
+	rpcCallTimeout := flags.Duration("rpc-call-timeout", envDuration("RPC_CALL_TIMEOUT", 30*time.Second), "bounds each Thrift call's socket reads and writes, and the front end's calls behind one request (env RPC_CALL_TIMEOUT)")
+	rpcConnections := flags.Int("rpc-connections", int(envInt("RPC_CONNECTIONS", 512)), "most connections open to each upstream address; callers beyond wait for a free one (env RPC_CONNECTIONS)")
+	poolSize := flags.Int("pool-size", int(envInt("POOL_SIZE", 64)), "connections per storage client: MongoDB, memcached, Redis (env POOL_SIZE)")
 	logLevel := flags.String("log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
 	addrs := map[string]*string{}
 	for _, name := range socialnetwork.ServiceNames() {
@@ -63,15 +65,17 @@ func run(args []string) error {
 		*machineID = socialnetwork.MachineIDFromHostname()
 	}
 	settings := socialnetwork.Settings{
-		Addrs:       map[string]string{},
-		StorageMode: *storageMode,
-		MongoURI:    *mongoURI,
-		RedisAddr:   *redisAddr,
-		JWTSecret:   *jwtSecret,
-		MachineID:   *machineID,
-		RPCTimeout:  *rpcTimeout,
-		PoolSize:    *poolSize,
-		Logger:      logger,
+		Addrs:          map[string]string{},
+		StorageMode:    *storageMode,
+		MongoURI:       *mongoURI,
+		RedisAddr:      *redisAddr,
+		JWTSecret:      *jwtSecret,
+		MachineID:      *machineID,
+		RPCTimeout:     *rpcTimeout,
+		RPCCallTimeout: *rpcCallTimeout,
+		RPCConnections: *rpcConnections,
+		PoolSize:       *poolSize,
+		Logger:         logger,
 	}
 	if *memcachedAddr != "" {
 		settings.MemcachedAddr = strings.Split(*memcachedAddr, ",")

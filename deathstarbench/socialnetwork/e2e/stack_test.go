@@ -175,10 +175,10 @@ func startStack(t *testing.T) stack {
 		"LOG_LEVEL=warn",
 		// The replay keeps DeathStarBench's loader's 200 requests in flight
 		// against 12 processes and FerretDB on a 2-core machine: calls queue
-		// for seconds, and at the tail past the default 10 s. These tests
+		// for seconds, and at the tail past 10 s. These tests
 		// check what is answered, not how fast, so a call may take as long
-		// as the front end gives a whole request (30 s).
-		"RPC_TIMEOUT=30s",
+		// as the front end gives a whole request (30 s, the default).
+		"RPC_CALL_TIMEOUT=30s",
 	}
 	for name, addr := range addrs {
 		env = append(env, socialnetwork.AddrEnv(name)+"="+addr)

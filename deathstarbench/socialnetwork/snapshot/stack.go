@@ -35,12 +35,12 @@ type stack struct {
 // stackStartTimeout bounds how long the stores and services get to listen.
 const stackStartTimeout = 60 * time.Second
 
-// loadRPCTimeout bounds each Thrift call while loading. Nothing is measured
+// loadRPCCallTimeout bounds each Thrift call while loading. Nothing is measured
 // here, and with the loader's requests in flight on two cores a compose's
 // user-timeline write (one author's MongoDB document, one write at a time)
-// queued past the services' default 10 s; a failed compose would leave the
-// snapshot short of posts.
-const loadRPCTimeout = 2 * time.Minute
+// queued past 10 s, and may queue past the services' default 30 s; a failed
+// compose would leave the snapshot short of posts.
+const loadRPCCallTimeout = 2 * time.Minute
 
 // containerLabel marks the containers of snapshot making, for `docker ps`.
 const containerLabel = "orchbench.snapshot"
@@ -101,7 +101,7 @@ func startStack(ctx context.Context, docker *client.Client, images baseImages, k
 		Name: "orchbench-snapshot-" + key + "-socialnet", Image: images.socialnet, Labels: map[string]string{containerLabel: key},
 		Args: []string{"--service", "all", "--listen-addr", frontendAddr},
 		Env: []string{"MONGODB_URI=mongodb://" + ferretAddr + "/", "MEMCACHED_ADDR=" + s.memcachedAddr, "REDIS_ADDR=" + s.redisAddr,
-			"JWT_SECRET=orchbench-snapshot", "LOG_LEVEL=warn", "RPC_TIMEOUT=" + loadRPCTimeout.String()},
+			"JWT_SECRET=orchbench-snapshot", "LOG_LEVEL=warn", "RPC_CALL_TIMEOUT=" + loadRPCCallTimeout.String()},
 	})
 	if err != nil {
 		return s, err

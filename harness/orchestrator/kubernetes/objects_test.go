@@ -144,6 +144,11 @@ func TestObjectsOfTheSocialNetwork(t *testing.T) {
 		if pod.Spec.Containers[0].ImagePullPolicy != corev1.PullNever {
 			t.Errorf("%s pulls images; none can be pulled here", name)
 		}
+		// The pack's flags reach the container as on Nomad.
+		c := pod.Spec.Containers[0]
+		if strings.HasPrefix(c.Image, "orchbench/socialnet:") && !strings.Contains(strings.Join(c.Args, " "), "--rpc-connections 512 --rpc-timeout 10s --rpc-call-timeout 30s") {
+			t.Errorf("%s: args %q lack the Thrift pool's flags", name, c.Args)
+		}
 	}
 }
 

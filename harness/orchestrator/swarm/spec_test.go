@@ -200,6 +200,11 @@ func TestSpecFixtures(t *testing.T) {
 					t.Errorf("%s: %s: unexpanded %q", f.Name, svc.Name, e)
 				}
 			}
+			// The pack's flags reach the container as on Nomad.
+			c := s.TaskTemplate.ContainerSpec
+			if strings.HasPrefix(c.Image, "orchbench/socialnet:") && !strings.Contains(strings.Join(c.Args, " "), "--rpc-connections 512 --rpc-timeout 10s --rpc-call-timeout 30s") {
+				t.Errorf("%s: %s: args %q lack the Thrift pool's flags", f.Name, svc.Name, c.Args)
+			}
 		}
 	}
 }

@@ -213,7 +213,10 @@ job "[[ $job ]]" {
         args  = ["-l", "${NOMAD_IP_rpc}", "-p", "${NOMAD_PORT_rpc}", "-U", "0", "-m", "[[ max 1 (div (mul $size.memory 3) 4) ]]"]
 [[- else ]]
         image = "orchbench/socialnet:[[ $tag ]]"
-        args  = ["--service", "[[ $name ]]", "--listen-addr", "${NOMAD_ADDR_[[ $port ]]}"]
+        # The Thrift client pools: DeathStarBench's connections and timeout.
+        args  = ["--service", "[[ $name ]]", "--listen-addr", "${NOMAD_ADDR_[[ $port ]]}",
+                 "--rpc-connections", "[[ var "rpc_connections" $ ]]", "--rpc-timeout", [[ var "rpc_timeout" $ | quote ]],
+                 "--rpc-call-timeout", [[ var "rpc_call_timeout" $ | quote ]]]
 [[- end ]]
       }
 

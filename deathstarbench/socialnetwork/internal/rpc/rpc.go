@@ -5,7 +5,6 @@ package rpc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -22,28 +21,47 @@ func init() {
 	thrift.ServerStopTimeout = 2 * time.Second
 }
 
-// Options tune a client pool.
+// Options tune a client pool. DefaultOptions are DeathStarBench's where it
+// has them: its ClientPool keeps up to 512 clients per target
+// (service-config.json's "connections") and waits timeout_ms (10 s) for a
+// free one. Its sockets bound neither the connect nor a call; here the
+// connect waits as long as a free connection would, and a call up to the
+// front end's 30 s budget for a whole request.
 type Options struct {
-	// MaxIdle is how many idle connections are kept for reuse; more
-	// concurrent calls than that open extra connections that are closed
-	// after use, so bursts never queue behind the pool.
-	MaxIdle int
-	// ConnectTimeout bounds dialling; CallTimeout bounds each socket
-	// read/write (and so each call, since a call is one write and one read).
+	// Connections bounds the connections open to one address, idle and in
+	// use together; idle ones are kept for reuse. Overload shows as waiting
+	// for a connection, not as more connections.
+	Connections int
+	// WaitTimeout bounds the wait for a free connection when all
+	// Connections are in use; ConnectTimeout bounds dialling; CallTimeout
+	// bounds each socket read and write (and so each call, one write and
+	// one read).
+	WaitTimeout    time.Duration
 	ConnectTimeout time.Duration
 	CallTimeout    time.Duration
 }
 
 // DefaultOptions suit calls between services on one cluster.
 func DefaultOptions() Options {
-	return Options{MaxIdle: 64, ConnectTimeout: 2 * time.Second, CallTimeout: 10 * time.Second}
+	return Options{Connections: 512, WaitTimeout: 10 * time.Second, ConnectTimeout: 10 * time.Second, CallTimeout: 30 * time.Second}
 }
 
-func (o Options) conf() *thrift.TConfiguration {
-	return &thrift.TConfiguration{
-		ConnectTimeout: o.ConnectTimeout,
-		SocketTimeout:  o.CallTimeout,
+// withDefaults fills unset fields from DefaultOptions.
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	if o.Connections <= 0 {
+		o.Connections = d.Connections
 	}
+	if o.WaitTimeout <= 0 {
+		o.WaitTimeout = d.WaitTimeout
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = d.ConnectTimeout
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = d.CallTimeout
+	}
+	return o
 }
 
 // Client is a thrift.TClient backed by a pool of connections to one address.
@@ -51,36 +69,29 @@ func (o Options) conf() *thrift.TConfiguration {
 // wrapping the pool instead of the connection makes them so.
 type Client struct {
 	addr string
-	opts Options
-
-	mu     sync.Mutex
-	idle   []*conn
-	closed bool
+	pool *pool
 
 	replicas []*Client // one pool per address when addr lists several
 	next     atomic.Uint64
 }
 
-type conn struct {
-	transport thrift.TTransport
-	client    *thrift.TStandardClient
-}
-
 // NewClient returns a pool for addr; connections are opened lazily, so a
 // service can start before its upstreams do. A comma-separated addr (the
 // replicas of a horizontally scaled upstream, as the pack's Consul
-// templates list them) spreads calls round-robin over one pool per address.
+// templates list them) spreads calls round-robin over one pool per address,
+// each bounded by opts.Connections.
 func NewClient(addr string, opts Options) *Client {
-	if opts.MaxIdle <= 0 {
-		opts.MaxIdle = DefaultOptions().MaxIdle
-	}
-	c := &Client{addr: addr, opts: opts}
+	opts = opts.withDefaults()
+	c := &Client{addr: addr}
 	if parts := strings.Split(addr, ","); len(parts) > 1 {
 		for _, part := range parts {
 			if part = strings.TrimSpace(part); part != "" {
 				c.replicas = append(c.replicas, NewClient(part, opts))
 			}
 		}
+	}
+	if len(c.replicas) == 0 {
+		c.pool = newPool(addr, opts)
 	}
 	return c
 }
@@ -93,66 +104,29 @@ func (c *Client) Call(ctx context.Context, method string, args, result thrift.TS
 	if len(c.replicas) > 0 {
 		return c.replicas[c.next.Add(1)%uint64(len(c.replicas))].Call(ctx, method, args, result)
 	}
-	cn, err := c.get()
+	cn, err := c.pool.get(ctx)
 	if err != nil {
 		return thrift.ResponseMeta{}, err
 	}
 	meta, err := cn.client.Call(ctx, method, args, result)
 	if err != nil {
 		// After a transport or protocol error the stream position is unknown.
-		cn.transport.Close()
+		c.pool.discard(cn)
 		return meta, fmt.Errorf("%s %s: %w", c.addr, method, err)
 	}
-	c.put(cn)
+	c.pool.put(cn)
 	return meta, nil
 }
 
-func (c *Client) get() (*conn, error) {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return nil, errors.New("rpc client closed")
-	}
-	if n := len(c.idle); n > 0 {
-		cn := c.idle[n-1]
-		c.idle = c.idle[:n-1]
-		c.mu.Unlock()
-		return cn, nil
-	}
-	c.mu.Unlock()
-
-	conf := c.opts.conf()
-	socket := thrift.NewTSocketConf(c.addr, conf)
-	transport := thrift.NewTFramedTransportConf(socket, conf)
-	if err := transport.Open(); err != nil {
-		return nil, fmt.Errorf("connect %s: %w", c.addr, err)
-	}
-	protocol := thrift.NewTBinaryProtocolConf(transport, conf)
-	return &conn{transport: transport, client: thrift.NewTStandardClient(protocol, protocol)}, nil
-}
-
-func (c *Client) put(cn *conn) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed || len(c.idle) >= c.opts.MaxIdle {
-		cn.transport.Close()
-		return
-	}
-	c.idle = append(c.idle, cn)
-}
-
-// Close closes idle connections; calls in flight finish and close theirs.
+// Close closes idle connections and fails calls waiting for one; calls in
+// flight finish and close theirs.
 func (c *Client) Close() error {
 	for _, replica := range c.replicas {
 		replica.Close()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.closed = true
-	for _, cn := range c.idle {
-		cn.transport.Close()
+	if c.pool != nil {
+		c.pool.close()
 	}
-	c.idle = nil
 	return nil
 }
 
