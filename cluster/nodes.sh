@@ -4,12 +4,13 @@
 # address, dockerd, Consul and Nomad agents and CPU/memory budget, on the
 # project's dockerd. Everything it makes is named obn-* and labelled
 # orchbench.nodes; the embedded single-node cluster is not touched.
-#   nodes.sh up N S                 S servers (1 or 3), N-1 workers and 1 client node
+#   nodes.sh up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M]
+#                                   S servers (1 or 3), N-1 workers and 1 client node (default 4 3)
 #   nodes.sh status                 every node's role, address and agents; fails when one is missing
 #   nodes.sh load-images IMAGE...   copies images from the project's dockerd into the workers and the client
 #   nodes.sh down                   removes every node, its volume, the network and the nodes' cgroups
-# NODE_CPUS (default 0.5) and NODE_MEMORY (default 2g) are each node's budget;
-# NODES_SUBNET (default 10.77.0.0/24) the nodes' network.
+# node_cpus (NODE_CPUS, default 0.5) and node_memory (NODE_MEMORY, default 2g)
+# are each node's budget; NODES_SUBNET (default 10.77.0.0/24) the nodes' network.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/.tools/bin"
@@ -67,10 +68,9 @@ validate() {
   [ "$n" -le 60 ] || die "nodes=$n: at most 60 (the node addresses are .21 to .80 of the /24)"
   [[ $subnet =~ ^(10|172|192)\.[0-9]+\.[0-9]+\.0/24$ ]] || die "NODES_SUBNET=$subnet: a private /24 such as 10.77.0.0/24 is needed"
   [[ $node_cpus =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v c="$node_cpus" -v m="$(nproc)" 'BEGIN { exit !(c > 0 && c <= m) }' \
-    || die "NODE_CPUS=$node_cpus: a number of cores above 0 and at most this machine's $(nproc)"
-  memory_total_mb=$(mib "$node_memory") || die "NODE_MEMORY=$node_memory: a size such as 2g or 1536m is needed"
-  [ "$memory_total_mb" -ge 512 ] || die "NODE_MEMORY=$node_memory: at least 512m (a node's own agents take about 300 MiB)"
-  [ -x "$bin/nomad" ] && [ -x "$bin/consul" ] || die "$bin/nomad or $bin/consul is missing: run ./justw tools first"
+    || die "node_cpus=$node_cpus: a number of cores above 0 and at most this machine's $(nproc)"
+  memory_total_mb=$(mib "$node_memory") || die "node_memory=$node_memory: a size such as 2g or 1536m is needed"
+  [ "$memory_total_mb" -ge 512 ] || die "node_memory=$node_memory: at least 512m ($memory_reserved_mb MiB of it are reserved for the node's own agents)"
   docker info >/dev/null 2>&1 || die "the project's dockerd does not answer (docker info)"
   # another docker network or a host route on the subnet
   local other cidr
@@ -86,6 +86,7 @@ validate() {
     [ "$dev" = "$(network_bridge)" ] && continue
     overlaps "$cidr" && die "NODES_SUBNET=$subnet is in use: the host routes $cidr through $dev; choose another (NODES_SUBNET=10.78.0.0/24)"
   done < <(ip -4 -o route show | awk '{for (i = 1; i < NF; i++) if ($i == "dev") {print $1, $(i + 1); break}}')
+  [ -x "$bin/nomad" ] && [ -x "$bin/consul" ] || die "$bin/nomad or $bin/consul is missing: run ./justw tools first"
   # an address of ours held by a container that is not one of our nodes
   if docker network inspect "$network" >/dev/null 2>&1; then
     [ "$(docker network inspect -f "{{index .Labels \"$label\"}}" "$network")" = 1 ] \
@@ -142,8 +143,20 @@ consul_members_alive() { [ "$(docker exec "${nodes[0]}" /opt/obn/bin/consul memb
 nomad_leader_known() { output_has '^"[0-9.]+:4647"$' docker exec "${nodes[0]}" curl -sf "http://${addrs[0]}:4646/v1/status/leader"; }
 nomad_clients_ready() { [ "$(docker exec "${nodes[0]}" /opt/obn/bin/nomad node status -address "http://${addrs[0]}:4646" 2>/dev/null | grep -c ' ready *$')" -eq $(( ${#nodes[@]} - servers )) ]; }
 
+# up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M]: the words just
+# passes on from `just cluster-up nodes=4 servers=3`, or bare numbers
 up() {
-  local n=${1:-4} s=${2:-3}
+  local n=4 s=3 arg pos=0
+  for arg in "$@"; do
+    case "$arg" in
+      nodes=*) n=${arg#*=} ;;
+      servers=*) s=${arg#*=} ;;
+      node_cpus=*) node_cpus=${arg#*=} ;;
+      node_memory=*) node_memory=${arg#*=} ;;
+      *=*) die "unknown setting '$arg' (known: nodes servers node_cpus node_memory)" ;;
+      *) pos=$((pos + 1)); case $pos in 1) n=$arg ;; 2) s=$arg ;; *) die "too many arguments: $*" ;; esac ;;
+    esac
+  done
   servers=$s
   validate "$n" "$s"
   topology "$n" "$s"
@@ -227,5 +240,5 @@ case "${1:-}" in
   status) status ;;
   load-images) shift; load_images "$@" ;;
   down) down ;;
-  *) echo "usage: $0 up N S | status | load-images IMAGE... | down" >&2; exit 2 ;;
+  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] | status | load-images IMAGE... | down" >&2; exit 2 ;;
 esac
