@@ -40,10 +40,11 @@ func TestNodesUpJobLeaderLossDown(t *testing.T) {
 		if !t.Failed() {
 			return
 		}
-		// the node logs say why before down removes them
-		for _, n := range []string{"obn-server1", "obn-worker1"} {
-			out, _ := exec.Command("docker", "exec", n, "sh", "-c", "tail -n 20 /var/log/obn/*.log").CombinedOutput()
-			t.Logf("%s logs:\n%s", n, out)
+		// the nodes' agent logs say why, before down removes them
+		for _, n := range append(append([]string{}, servers...), workers...) {
+			if out, err := exec.Command("docker", "exec", n, "sh", "-c", "tail -n 15 /var/log/obn/*.log").CombinedOutput(); err == nil {
+				t.Logf("%s logs:\n%s", n, out)
+			}
 		}
 		runScript(t, nil, "nodes.sh", "down")
 	})
