@@ -205,7 +205,8 @@ load_images() {
   [ -n "$node" ] && targets+=("$node")
   [ ${#targets[@]} -gt 0 ] || die "no running worker or client node: just nodes-up first"
   local tar; tar=$(mktemp /var/tmp/obn-images.XXXXXX)
-  trap 'rm -f "$tar"' RETURN
+  # EXIT, not RETURN: die exits the script from inside this function
+  trap 'rm -f "$tar"' EXIT
   docker save -o "$tar" "$@"
   for node in "${targets[@]}"; do
     docker exec -i "$node" docker load -q <"$tar" >/dev/null || die "docker load into $node failed"
