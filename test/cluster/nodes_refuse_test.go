@@ -2,11 +2,8 @@ package cluster
 
 import (
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
-
-	"github.com/orchbench/orchbench/harness/testenv"
 )
 
 // nodes.sh refuses a shape or budget it cannot make before it touches the
@@ -36,30 +33,37 @@ func TestNodesUpRefusesBadShapes(t *testing.T) {
 	}
 }
 
-// A subnet another docker network holds is refused, naming that network.
+// A subnet another docker network or a host route covers is refused,
+// naming which; the docker daemon and the routes are stand-ins, so that
+// the test needs no daemon and a refusal that no longer happens cannot
+// start nodes from a unit test.
 func TestNodesUpRefusesASubnetInUse(t *testing.T) {
-	if err := exec.Command("docker", "info").Run(); err != nil {
-		testenv.Missing(t, "no docker daemon answers: %v", err)
-	}
-	out, err := exec.Command("docker", "network", "inspect", "-f", "{{range .IPAM.Config}}{{.Subnet}} {{end}}", "bridge").Output()
-	if err != nil {
-		testenv.Missing(t, "no docker network 'bridge': %v", err)
-	}
-	var taken string
-	for _, cidr := range strings.Fields(string(out)) {
-		if !strings.Contains(cidr, ":") {
-			taken = cidr
+	for _, tc := range []struct {
+		name, network, route, says string
+	}{
+		{"a docker network", "10.77.0.0/16", "", "NODES_SUBNET=10.77.0.0/24 is in use: docker network 'bench-net' has 10.77.0.0/16"},
+		{"a host route", "", "10.77.0.128/25 dev tun0 proto kernel scope link", "NODES_SUBNET=10.77.0.0/24 is in use: the host routes 10.77.0.128/25 through tun0"},
+	} {
+		dir := t.TempDir()
+		writeFile(t, dir, "docker", `#!/bin/sh
+for last; do :; done
+case "$1 $2" in
+  "info "*) exit 0 ;;
+  "network ls") [ -n "`+tc.network+`" ] && echo bench-net; exit 0 ;;
+  "network inspect") [ "$last" = bench-net ] && echo "`+tc.network+`" && exit 0; exit 1 ;;
+esac
+echo "docker $* refused by the test" >&2
+exit 99
+`, 0o755)
+		writeFile(t, dir, "ip", `#!/bin/sh
+echo "default via 192.0.2.1 dev eth0"
+[ -n "`+tc.route+`" ] && echo "`+tc.route+`"
+exit 0
+`, 0o755)
+		r := runScript(t, []string{"PATH=" + dir + ":" + os.Getenv("PATH"), "NODES_SUBNET=10.77.0.0/24"}, "nodes.sh", "up", "nodes=4", "servers=3")
+		if r.err == nil || !strings.Contains(r.stdout, tc.says) {
+			t.Errorf("%s: want a refusal saying %q, got err=%v:\n%s%s", tc.name, tc.says, r.err, r.stdout, r.stderr)
 		}
-	}
-	if taken == "" {
-		testenv.Missing(t, "docker's bridge network has no IPv4 subnet")
-	}
-	// the /24 at the start of the bridge's subnet
-	parts := strings.Split(strings.Split(taken, "/")[0], ".")
-	subnet := strings.Join(parts[:3], ".") + ".0/24"
-	r := runScript(t, []string{"NODES_SUBNET=" + subnet, "PATH=" + readOnlyDockerPath(t)}, "nodes.sh", "up", "nodes=4", "servers=3")
-	if r.err == nil || !strings.Contains(r.stdout, "NODES_SUBNET="+subnet+" is in use: docker network 'bridge'") {
-		t.Errorf("NODES_SUBNET=%s (inside bridge's %s): want a refusal naming the bridge network, got err=%v:\n%s%s", subnet, taken, r.err, r.stdout, r.stderr)
 	}
 }
 
@@ -69,25 +73,5 @@ func noDockerPath(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	writeFile(t, dir, "docker", "#!/bin/sh\necho 'docker was called' >&2\nexit 99\n", 0o755)
-	return dir + ":" + os.Getenv("PATH")
-}
-
-// readOnlyDockerPath is a PATH whose docker passes the commands that only
-// read (info, network ls/inspect) to the real one and refuses the rest, so
-// that a refusal that no longer happens cannot start nodes from a unit test.
-func readOnlyDockerPath(t *testing.T) string {
-	t.Helper()
-	real, err := exec.LookPath("docker")
-	if err != nil {
-		testenv.Missing(t, "no docker on PATH")
-	}
-	dir := t.TempDir()
-	writeFile(t, dir, "docker", `#!/bin/sh
-case "$1 $2" in
-  "info "*|"network ls"|"network inspect") exec `+real+` "$@" ;;
-esac
-echo "docker $* refused by the test" >&2
-exit 99
-`, 0o755)
 	return dir + ":" + os.Getenv("PATH")
 }
