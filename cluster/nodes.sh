@@ -168,6 +168,7 @@ up() {
     status; return
   fi
   local t0; t0=$(date +%s)
+  trap 'say "up failed: what it made stays for diagnosis (docker exec NODE sh -c \"tail /var/log/obn/*.log\"); just nodes-down removes it"' EXIT
   "$root/cluster/images.sh" node
   docker network inspect "$network" >/dev/null 2>&1 \
     || docker network create --label "$label=1" --subnet "$subnet" "$network" >/dev/null \
@@ -189,6 +190,7 @@ up() {
   # a client waits up to 55 s for its drivers' first fingerprints before it registers
   wait_for 150 "nomad: $(( ${#nodes[@]} - s )) clients ready" nomad_clients_ready \
     || die "step 'nomad clients ready' failed: $(docker exec "${nodes[0]}" /opt/obn/bin/nomad node status -address "http://${addrs[0]}:4646" 2>&1 | paste -sd';')"
+  trap - EXIT
   say "up in $(( $(date +%s) - t0 )) s"
   status
 }
