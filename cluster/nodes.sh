@@ -206,12 +206,13 @@ load_images() {
   node=$(docker ps --filter "label=$label" --filter "label=orchbench.node.role=client" --filter status=running --format '{{.Names}}')
   [ -n "$node" ] && targets+=("$node")
   [ ${#targets[@]} -gt 0 ] || die "no running worker or client node: just nodes-up first"
-  local tar; tar=$(mktemp /var/tmp/obn-images.XXXXXX)
-  # EXIT, not RETURN: die exits the script from inside this function
-  trap 'rm -f "$tar"' EXIT
-  docker save -o "$tar" "$@"
+  # global, not local: the EXIT trap (die exits from inside this function)
+  # runs after the function's locals are gone
+  images_tar=$(mktemp /var/tmp/obn-images.XXXXXX)
+  trap 'rm -f "$images_tar"' EXIT
+  docker save -o "$images_tar" "$@"
   for node in "${targets[@]}"; do
-    docker exec -i "$node" docker load -q <"$tar" >/dev/null || die "docker load into $node failed"
+    docker exec -i "$node" docker load -q <"$images_tar" >/dev/null || die "docker load into $node failed"
     say "$node: loaded $*"
   done
 }
