@@ -62,10 +62,10 @@ tools *targets:
 build:
     mkdir -p .tools/bin && go build -o .tools/bin/orchbench ./harness/cmd/orchbench
 
-# Bring the embedded single-machine cluster up (Consul, Nomad, dockerd, VictoriaMetrics, VictoriaLogs, the node agent; Kubernetes too with ORCHBENCH_K8S=1); when it is up, redeploys only what is missing
-cluster-up: tools
-    cluster/embedded.sh up
-    if [ "${ORCHBENCH_K8S:-0}" = 1 ]; then cluster/tools.sh kubernetes coredns && cluster/images.sh pause orchbench && cluster/kubernetes.sh up; fi
+# Bring the embedded single-machine cluster up (Consul, Nomad, dockerd, VictoriaMetrics, VictoriaLogs, the node agent; Kubernetes too with ORCHBENCH_K8S=1); when it is up, redeploys only what is missing. `cluster-up nodes=4 servers=3` brings up the emulated multi-node cluster instead (see nodes-up)
+cluster-up *shape: tools
+    if [ $# -gt 0 ]; then cluster/nodes.sh up "$@"; else cluster/embedded.sh up; fi
+    if [ $# -eq 0 ] && [ "${ORCHBENCH_K8S:-0}" = 1 ]; then cluster/tools.sh kubernetes coredns && cluster/images.sh pause orchbench && cluster/kubernetes.sh up; fi
 
 # Render the infrastructure job templates (jobs/*.nomad.tpl, variables in jobs/cluster.vars.yml) into .state/jobs/ with levant; `nomad job run` takes the rendered files
 jobs *names:
@@ -79,6 +79,26 @@ cluster-status:
 cluster-down *flags:
     cluster/kubernetes.sh down
     cluster/embedded.sh down "$@"
+
+# Bring up the emulated multi-node cluster beside the embedded one: `servers` (1 or 3) Nomad/Consul servers and drained Swarm managers, nodes-1 workers and a client node, each a container with its own address on 10.77.0.0/24, dockerd, agents and budget (docs/cluster.md), e.g. `just nodes-up nodes=6 servers=3 node_cpus=0.25`
+nodes-up *shape:
+    cluster/nodes.sh up "$@"
+
+# List every emulated node with its role, address, Nomad/Consul server or client state and leader, and Swarm role; fails when one is missing
+nodes-status:
+    cluster/nodes.sh status
+
+# Copy images from the project's dockerd into the emulated workers and client node (a registry on the client node comes later), e.g. `just nodes-images orchbench/taewa:local`
+nodes-images +images:
+    cluster/nodes.sh load-images "$@"
+
+# Remove every emulated node, its volume, the obn-nodes network and the nodes' cgroups; safe to repeat
+nodes-down:
+    cluster/nodes.sh down
+
+# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down (minutes; needs `just images taewa`)
+test-nodes:
+    go test -tags multinode -count=1 -timeout 20m -v -run TestNodes ./test/cluster/
 
 # Build Kubernetes (control plane, kubelet, kube-proxy, kubectl) and CoreDNS at their pinned versions into .tools/bin
 tools-kubernetes:
@@ -149,7 +169,7 @@ test: tools test-unit test-integration
 test-unit:
     test -z "$(gofmt -l harness deathstarbench apps test 2>/dev/null)" || { echo "gofmt needed:"; gofmt -l harness deathstarbench apps test; exit 1; }
     go vet ./...
-    go vet -tags integration,e2e ./test/... ./deathstarbench/...
+    go vet -tags integration,e2e,multinode ./test/... ./deathstarbench/...
     ORCHBENCH_TEST_STRICT=1 go test ./...
     {{just_executable()}} --justfile {{justfile()}} fuzz
     node --test apps/taewa

@@ -16,6 +16,8 @@
 #   books-node   apps/books-node (Express + sequelize) on base, node_modules from `npm ci` on the host
 #   books-kotlin apps/books-kotlin (Spring Boot jar built by Maven on the host) on orchbench/jre,
 #                Debian's OpenJDK 17 JRE on base
+#   node      an emulated cluster node (cluster/nodes.sh): base plus Debian's docker.io,
+#             iptables, iproute2, procps and curl; Nomad and Consul are bind-mounted at run time
 # Debian packages an image adds to the base are downloaded on the host (apt
 # resolves them against the base's own dpkg status) and installed with dpkg
 # in the build, so no build needs a registry; they are cached by the base
@@ -316,6 +318,7 @@ deb_image() {
 # as the base's are).
 postgres_debs=(postgresql-15)
 jre_debs=(openjdk-17-jre-headless)
+node_debs=(docker.io iptables iproute2 procps curl ca-certificates)
 
 build_postgres() {
   build_base
@@ -341,6 +344,23 @@ USER postgres
 ENTRYPOINT [\"/usr/local/bin/orchbench-postgres\"]
 CMD []" "$ctx"
   rm -rf "$ctx"
+}
+
+# build_node: the image of cluster/nodes.sh's nodes. Its tag hashes the base
+# and the package list; the agents' binaries are not in it (the nodes mount
+# the pinned ones from .tools/bin), so a Nomad or Consul upgrade rebuilds nothing.
+build_node() {
+  build_base
+  local tag; tag="orchbench/node:$(printf '%s\n' "$(base_tag)" "${node_debs[@]}" | sha256sum | cut -c1-12)"
+  if have "$tag"; then say "node: $tag is up to date"; tag_latest "$tag"; return; fi
+  # docker.io's maintainer scripts would start the daemon; a node's runtime
+  # is started by cluster/nodes.sh with flags only it knows
+  deb_image node "$tag" \
+    "printf '#!/bin/sh\\nexit 101\\n' >/usr/sbin/policy-rc.d && chmod 0755 /usr/sbin/policy-rc.d && trap 'rm -f /usr/sbin/policy-rc.d' EXIT" \
+    "${node_debs[@]}"
+  docker run --rm --network none "$tag" dockerd --version >/dev/null 2>&1 || { say "node: dockerd does not run in $tag"; exit 1; }
+  tag_latest "$tag"
+  say "node: built $tag"
 }
 
 jre_tag() { echo "orchbench/jre:$(printf '%s\n' "$(base_tag)" "${jre_debs[@]}" | sha256sum | cut -c1-12)"; }
@@ -430,7 +450,8 @@ for t in "${targets[@]}"; do
     books-node) build_books_node ;;
     books-kotlin) build_books_kotlin ;;
     books) build_postgres; build_books_node; build_books_kotlin ;;
-    *) say "unknown image '$t' (known: pause base taewa riwai raupi apache orchbench dsb fortio locust postgres books-node books-kotlin books)"; exit 2 ;;
+    node) build_node ;;
+    *) say "unknown image '$t' (known: pause base taewa riwai raupi apache orchbench dsb fortio locust postgres books-node books-kotlin books node)"; exit 2 ;;
   esac
 done
 if [ -n "${REGISTRY:-}" ]; then

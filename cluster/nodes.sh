@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# An emulated multi-node cluster on this machine (docs/cluster.md, "Many
+# nodes"): every node is a container of orchbench/node with its own network
+# address, dockerd, Consul and Nomad agents and CPU/memory budget, on the
+# project's dockerd. Everything it makes is named obn-* and labelled
+# orchbench.nodes; the embedded single-node cluster is not touched.
+#   nodes.sh up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M]
+#                                   S servers (1 or 3), N-1 workers and 1 client node (default 4 3)
+#   nodes.sh status                 every node's role, address and agents; fails when one is missing
+#   nodes.sh load-images IMAGE...   copies images from the project's dockerd into the workers and the client
+#   nodes.sh down                   removes every node, its volume, the network and the nodes' cgroups
+# node_cpus (NODE_CPUS, default 0.5) and node_memory (NODE_MEMORY, default 2g)
+# are each node's budget; NODES_SUBNET (default 10.77.0.0/24) the nodes' network.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin="$root/.tools/bin"
+say() { printf '[nodes] %s\n' "$*"; }
+die() { say "$*"; exit 1; }
+# shellcheck source=lib.sh
+source "$root/cluster/lib.sh"
+# shellcheck source=nodes-agents.sh
+source "$root/cluster/nodes-agents.sh"
+# shellcheck source=nodes-status.sh
+source "$root/cluster/nodes-status.sh"
+
+network=obn-nodes
+label=orchbench.nodes
+# the nodes' cgroups all sit under this one, in every hierarchy, so that
+# down finds what their runtimes leave behind
+cgroup_root=obn-nodes
+subnet=${NODES_SUBNET:-10.77.0.0/24}
+node_cpus=${NODE_CPUS:-0.5}
+node_memory=${NODE_MEMORY:-2g}
+# a node's own dockerd, Consul and Nomad agents take about 90 MiB idle:
+# reserved, so that allocations do not count on it
+memory_reserved_mb=256
+
+# topology N S: fills nodes/roles/addrs (servers first, then workers, then
+# the client) and server_addrs.
+nodes=() roles=() addrs=() server_addrs=()
+topology() {
+  local n=$1 s=$2 prefix=${subnet%.0/24} i
+  for ((i = 1; i <= s; i++)); do nodes+=("obn-server$i"); roles+=(server); addrs+=("$prefix.$((10 + i))"); server_addrs+=("$prefix.$((10 + i))"); done
+  for ((i = 1; i < n; i++)); do nodes+=("obn-worker$i"); roles+=(worker); addrs+=("$prefix.$((20 + i))"); done
+  nodes+=(obn-client); roles+=(client); addrs+=("$prefix.10")
+}
+
+# ip_int A.B.C.D: the address as an integer, for overlap tests
+ip_int() { local IFS=.; read -r a b c d <<<"$1"; echo $(( (a << 24) | (b << 16) | (c << 8) | d )); }
+
+# overlaps CIDR: true when CIDR and the nodes' subnet share an address
+overlaps() {
+  local net=${1%/*} len=${1#*/} mine=${subnet%/*}
+  [ "$len" = "$1" ] && len=32
+  local lo hi mlo mhi
+  lo=$(( $(ip_int "$net") & ~((1 << (32 - len)) - 1) & 0xffffffff )); hi=$(( lo + (1 << (32 - len)) - 1 ))
+  mlo=$(ip_int "$mine"); mhi=$(( mlo + 255 ))
+  [ "$lo" -le "$mhi" ] && [ "$mlo" -le "$hi" ]
+}
+
+# validate N S: every refusal happens here, before anything starts.
+validate() {
+  local n=$1 s=$2
+  [[ $n =~ ^[0-9]+$ ]] || die "nodes=$n: a whole number is needed"
+  [[ $s =~ ^[0-9]+$ ]] || die "servers=$s: 1 or 3"
+  [ "$s" = 1 ] || [ "$s" = 3 ] || die "servers=$s: a control plane of 1 or 3 servers (raft needs an odd number; 2 tolerates no loss)"
+  [ "$n" -ge 2 ] || die "nodes=$n with servers=$s: the emulated cluster needs nodes >= 2 (N-1 workers and the client); nodes=1 is the embedded single-node cluster (just cluster-up)"
+  [ "$n" -le 60 ] || die "nodes=$n: at most 60 (the node addresses are .21 to .80 of the /24)"
+  [[ $subnet =~ ^(10|172|192)\.[0-9]+\.[0-9]+\.0/24$ ]] || die "NODES_SUBNET=$subnet: a private /24 such as 10.77.0.0/24 is needed"
+  [[ $node_cpus =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v c="$node_cpus" -v m="$(nproc)" 'BEGIN { exit !(c > 0 && c <= m) }' \
+    || die "node_cpus=$node_cpus: a number of cores above 0 and at most this machine's $(nproc)"
+  memory_total_mb=$(mib "$node_memory") || die "node_memory=$node_memory: a size such as 2g or 1536m is needed"
+  [ "$memory_total_mb" -ge 512 ] || die "node_memory=$node_memory: at least 512m ($memory_reserved_mb MiB of it are reserved for the node's own agents)"
+  docker info >/dev/null 2>&1 || die "the project's dockerd does not answer (docker info)"
+  # another docker network or a host route on the subnet
+  local other cidr
+  while read -r other; do
+    [ "$other" = "$network" ] && continue
+    for cidr in $(docker network inspect -f '{{range .IPAM.Config}}{{.Subnet}} {{end}}' "$other" 2>/dev/null); do
+      [[ $cidr == *:* ]] && continue
+      overlaps "$cidr" && die "NODES_SUBNET=$subnet is in use: docker network '$other' has $cidr; choose another (NODES_SUBNET=10.78.0.0/24)"
+    done
+  done < <(docker network ls --format '{{.Name}}')
+  while read -r cidr dev; do
+    [ "$cidr" = default ] && continue
+    [ "$dev" = "$(network_bridge)" ] && continue
+    overlaps "$cidr" && die "NODES_SUBNET=$subnet is in use: the host routes $cidr through $dev; choose another (NODES_SUBNET=10.78.0.0/24)"
+  done < <(ip -4 -o route show | awk '{for (i = 1; i < NF; i++) if ($i == "dev") {print $1, $(i + 1); break}}')
+  [ -x "$bin/nomad" ] && [ -x "$bin/consul" ] || die "$bin/nomad or $bin/consul is missing: run ./justw tools first"
+  # an address of ours held by a container that is not one of our nodes
+  if docker network inspect "$network" >/dev/null 2>&1; then
+    [ "$(docker network inspect -f "{{index .Labels \"$label\"}}" "$network")" = 1 ] \
+      || die "a docker network named $network exists and was not made by nodes.sh; remove it or rename it"
+    local holder addr
+    while read -r holder addr; do
+      [ -n "$holder" ] || continue
+      case "$holder" in obn-server*|obn-worker*|obn-client) continue ;; esac
+      die "address ${addr%/*} on $network is taken by container $holder; remove it first"
+    done < <(docker network inspect -f '{{range .Containers}}{{.Name}} {{.IPv4Address}}{{"\n"}}{{end}}' "$network")
+  fi
+}
+
+# network_bridge: the host interface of our own network (its route is ours)
+network_bridge() {
+  local id; id=$(docker network inspect -f '{{.Id}}' "$network" 2>/dev/null) || return 0
+  echo "br-${id:0:12}"
+}
+
+# mib SIZE: 2g, 1536m, 1024 (MiB) as MiB
+mib() {
+  local v=${1,,}
+  case "$v" in
+    *g) [[ ${v%g} =~ ^[0-9]+$ ]] && echo $(( ${v%g} * 1024 )) ;;
+    *m) [[ ${v%m} =~ ^[0-9]+$ ]] && echo "${v%m}" ;;
+    *) [[ $v =~ ^[0-9]+$ ]] && echo "$v" ;;
+  esac
+}
+
+existing() { docker ps -a --filter "label=$label" --format '{{.Names}}' | sort; }
+
+run_node() {
+  local node=$1 role=$2 addr=$3
+  docker volume create --label "$label=1" "$node-docker" >/dev/null
+  # Every capability but CAP_SYS_RESOURCE (which this machine withholds, so
+  # --privileged fails), no seccomp/AppArmor and unmasked /proc: what a
+  # dockerd, iptables and overlay networking need inside. The cgroup tree is
+  # the host's, writable, so that the node's dockerd and Nomad can make
+  # their tasks' cgroups under the node's own. /var/lib/docker on a volume:
+  # overlay2 cannot sit on overlay2. --init reaps what the agents leave.
+  docker run -d --name "$node" --hostname "$node" --init \
+    --label "$label=1" --label "orchbench.node.role=$role" \
+    --cap-add ALL --cap-drop SYS_RESOURCE \
+    --security-opt seccomp=unconfined --security-opt apparmor=unconfined --security-opt systempaths=unconfined \
+    --device /dev/net/tun -v /sys/fs/cgroup:/sys/fs/cgroup:rw --cgroupns host \
+    --cgroup-parent "/$cgroup_root" --cpus "$node_cpus" --memory "$node_memory" \
+    --network "$network" --ip "$addr" -v "$node-docker:/var/lib/docker" \
+    -v "$bin/nomad:/opt/obn/bin/nomad:ro" -v "$bin/consul:/opt/obn/bin/consul:ro" \
+    orchbench/node:local sleep infinity >/dev/null || die "step 'start node $node' failed"
+}
+
+consul_leader_known() { output_has '^"[0-9.]+:8300"$' docker exec "${nodes[0]}" curl -sf "http://${addrs[0]}:8500/v1/status/leader"; }
+consul_members_alive() { [ "$(docker exec "${nodes[0]}" /opt/obn/bin/consul members -http-addr "http://${addrs[0]}:8500" 2>/dev/null | grep -c ' alive ')" -eq "${#nodes[@]}" ]; }
+nomad_leader_known() { output_has '^"[0-9.]+:4647"$' docker exec "${nodes[0]}" curl -sf "http://${addrs[0]}:4646/v1/status/leader"; }
+nomad_clients_ready() { [ "$(docker exec "${nodes[0]}" /opt/obn/bin/nomad node status -address "http://${addrs[0]}:4646" 2>/dev/null | grep -c ' ready *$')" -eq $(( ${#nodes[@]} - servers )) ]; }
+
+# up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M]: the words just
+# passes on from `just cluster-up nodes=4 servers=3`, or bare numbers
+up() {
+  local n=4 s=3 arg pos=0
+  for arg in "$@"; do
+    case "$arg" in
+      nodes=*) n=${arg#*=} ;;
+      servers=*) s=${arg#*=} ;;
+      node_cpus=*) node_cpus=${arg#*=} ;;
+      node_memory=*) node_memory=${arg#*=} ;;
+      *=*) die "unknown setting '$arg' (known: nodes servers node_cpus node_memory)" ;;
+      *) pos=$((pos + 1)); case $pos in 1) n=$arg ;; 2) s=$arg ;; *) die "too many arguments: $*" ;; esac ;;
+    esac
+  done
+  servers=$s
+  validate "$n" "$s"
+  topology "$n" "$s"
+  local have; have=$(existing)
+  if [ -n "$have" ]; then
+    [ "$have" = "$(printf '%s\n' "${nodes[@]}" | sort)" ] \
+      || die "nodes of another shape exist ($(echo $have)); run 'just nodes-down' first"
+    say "already up with this shape; checking"
+    status; return
+  fi
+  local t0; t0=$(date +%s)
+  trap 'say "up failed: what it made stays for diagnosis (docker exec NODE sh -c \"tail /var/log/obn/*.log\"); just nodes-down removes it"' EXIT
+  "$root/cluster/images.sh" node
+  docker network inspect "$network" >/dev/null 2>&1 \
+    || docker network create --label "$label=1" --subnet "$subnet" "$network" >/dev/null \
+    || die "step 'network create $network $subnet' failed"
+  say "starting ${#nodes[@]} nodes ($s servers, $((n - 1)) workers, 1 client) on $subnet, each --cpus $node_cpus --memory $node_memory (Nomad: $memory_total_mb MiB, $memory_reserved_mb reserved)"
+  local i
+  for i in "${!nodes[@]}"; do run_node "${nodes[$i]}" "${roles[$i]}" "${addrs[$i]}"; done
+  for i in "${!nodes[@]}"; do start_dockerd "${nodes[$i]}"; done
+  for i in "${!nodes[@]}"; do
+    wait_for 60 "${nodes[$i]}: dockerd" node_docker_ready "${nodes[$i]}" \
+      || die "step 'dockerd' on ${nodes[$i]} failed: $(docker exec "${nodes[$i]}" tail -n 5 /var/log/obn/dockerd.log)"
+  done
+  swarm_form
+  for i in "${!nodes[@]}"; do start_consul "${nodes[$i]}" "${addrs[$i]}" "${roles[$i]}"; done
+  wait_for 60 "consul: leader elected" consul_leader_known || die "step 'consul leader' failed: $(docker exec "${nodes[0]}" tail -n 5 /var/log/obn/consul.log)"
+  wait_for 60 "consul: ${#nodes[@]} members alive" consul_members_alive || die "step 'consul members' failed"
+  for i in "${!nodes[@]}"; do start_nomad "${nodes[$i]}" "${addrs[$i]}" "${roles[$i]}"; done
+  wait_for 60 "nomad: leader elected" nomad_leader_known || die "step 'nomad leader' failed: $(docker exec "${nodes[0]}" tail -n 5 /var/log/obn/nomad.log)"
+  # a client waits up to 55 s for its drivers' first fingerprints before it registers
+  wait_for 150 "nomad: $(( ${#nodes[@]} - s )) clients ready" nomad_clients_ready \
+    || die "step 'nomad clients ready' failed: $(docker exec "${nodes[0]}" /opt/obn/bin/nomad node status -address "http://${addrs[0]}:4646" 2>&1 | paste -sd';')"
+  trap - EXIT
+  say "up in $(( $(date +%s) - t0 )) s"
+  status
+}
+
+# load_images IMAGE...: docker save once, docker load into every node that
+# runs tasks (workers and the client; the servers run none). A registry on
+# the client node replaces this in a later slice.
+load_images() {
+  [ $# -gt 0 ] || die "usage: nodes.sh load-images IMAGE..."
+  local img targets=() node
+  for img in "$@"; do docker image inspect "$img" >/dev/null 2>&1 || die "image $img is not in the project's dockerd (just images ...)"; done
+  while read -r node; do [ -n "$node" ] && targets+=("$node"); done < <(docker ps --filter "label=$label" --filter "label=orchbench.node.role=worker" --filter status=running --format '{{.Names}}' | sort)
+  node=$(docker ps --filter "label=$label" --filter "label=orchbench.node.role=client" --filter status=running --format '{{.Names}}')
+  [ -n "$node" ] && targets+=("$node")
+  [ ${#targets[@]} -gt 0 ] || die "no running worker or client node: just nodes-up first"
+  # global, not local: the EXIT trap (die exits from inside this function)
+  # runs after the function's locals are gone
+  images_tar=$(mktemp /var/tmp/obn-images.XXXXXX)
+  trap 'rm -f "$images_tar"' EXIT
+  docker save -o "$images_tar" "$@"
+  for node in "${targets[@]}"; do
+    docker exec -i "$node" docker load -q <"$images_tar" >/dev/null || die "docker load into $node failed"
+    say "$node: loaded $*"
+  done
+}
+
+down() {
+  local t0 have; t0=$(date +%s); have=$(existing)
+  if [ -n "$have" ]; then
+    say "removing nodes: $(echo $have)"
+    # killing a node's init ends every process of its PID namespace, its tasks' too
+    # shellcheck disable=SC2086
+    docker rm -f -v $have >/dev/null
+  fi
+  local vols; vols=$(docker volume ls -q --filter "label=$label")
+  # shellcheck disable=SC2086
+  [ -z "$vols" ] || { say "removing volumes: $(echo $vols)"; docker volume rm $vols >/dev/null; }
+  if docker network inspect "$network" >/dev/null 2>&1; then
+    say "removing network $network"; docker network rm "$network" >/dev/null
+  fi
+  # the nodes' runtimes never remove their tasks' cgroups, and dockerd cannot
+  # remove a node's while they are in it: all of it, depth-first
+  "$root/cluster/hoststate.sh" clean-cgroups "^$cgroup_root\$" | sed 's/^\[cluster\]/[nodes]/'
+  local left; left=$(find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d -name "$cgroup_root" 2>/dev/null || true)
+  [ -z "$left" ] || die "cgroups left: $(echo $left)"
+  say "down in $(( $(date +%s) - t0 )) s"
+}
+
+case "${1:-}" in
+  up) shift; up "$@" ;;
+  status) status ;;
+  load-images) shift; load_images "$@" ;;
+  down) down ;;
+  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] | status | load-images IMAGE... | down" >&2; exit 2 ;;
+esac
