@@ -286,25 +286,29 @@ func TestSocialNetworkRPCPoolFlags(t *testing.T) {
 
 func TestSocialNetworkRejectsBadValues(t *testing.T) {
 	for vars, want := range map[string]string{
-		"variant=sideways":     "One of|valid variants are: baseline, vertical, horizontal, ha, unlimited",
-		"driver=exec":          "driver exec is not supported",
-		"scale=-2":             "scale must be a whole number",
-		"scale=1.5":            "scale must be a whole number",
-		"datastore_scale=0":    "datastore_scale must be a whole number of instances >= 1",
-		"dataset_users=1":      "dataset_users must be a whole number >= 2",
-		"probe_user=962":       "probe_user 962 is not one of the dataset's users 0..961",
-		"probe_user=-1":        "probe_user -1 is not one of the dataset's users 0..961",
-		"resource_scale=0":     "resource_scale must be > 0",
-		"resource_scale=0.001": "Nomad needs at least 10",
-		"rpc_connections=0":    "rpc_connections must be a whole number of connections >= 1",
-		"rpc_connections=2.5":  "rpc_connections must be a whole number of connections >= 1",
-		"rpc_timeout=10":       `rpc_timeout must be a positive Go duration such as 10s or 1m30s, got "10"`,
-		"rpc_timeout=0s":       "rpc_timeout must be a positive Go duration",
-		"rpc_timeout=ten sec":  "rpc_timeout must be a positive Go duration",
-		"rpc_call_timeout=-1s": "rpc_call_timeout must be a positive Go duration",
+		"variant=sideways":  "One of|valid variants are: baseline, vertical, horizontal, ha, unlimited",
+		"driver=exec":       "driver exec is not supported",
+		"scale=-2":          "scale must be a whole number",
+		"scale=1.5":         "scale must be a whole number",
+		"datastore_scale=0": "datastore_scale must be a whole number of instances >= 1",
+		"dataset_users=1":   "dataset_users must be a whole number >= 2",
+		"probe_user=962":    "probe_user 962 is not one of the dataset's users 0..961",
+		"probe_user=-1":     "probe_user -1 is not one of the dataset's users 0..961",
+		"resource_scale=0":  "resource_scale must be > 0",
+		"resource_scale=0.001,service_memory_mib=0": "Nomad needs at least 10",
+		"rpc_connections=0":                         "rpc_connections must be a whole number of connections >= 1",
+		"rpc_connections=2.5":                       "rpc_connections must be a whole number of connections >= 1",
+		"rpc_timeout=10":                            `rpc_timeout must be a positive Go duration such as 10s or 1m30s, got "10"`,
+		"rpc_timeout=0s":                            "rpc_timeout must be a positive Go duration",
+		"rpc_timeout=ten sec":                       "rpc_timeout must be a positive Go duration",
+		"rpc_call_timeout=-1s":                      "rpc_call_timeout must be a positive Go duration",
 	} {
-		k, v, _ := strings.Cut(vars, "=")
-		_, err := renderSocial(t, map[string]string{k: v})
+		set := map[string]string{}
+		for _, kv := range strings.Split(vars, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			set[k] = v
+		}
+		_, err := renderSocial(t, set)
 		if err == nil {
 			t.Errorf("%s rendered", vars)
 			continue
@@ -359,4 +363,24 @@ func intAttr(t *testing.T, body *hclsyntax.Body, name string) int64 {
 		t.Fatalf("attribute %s = %s is not a whole number", name, v.AsBigFloat())
 	}
 	return i
+}
+
+// A miniature keeps its services' memory: resource_scale shrinks their CPU,
+// not the buffers and requests in flight that got the user service
+// OOM-killed at 31 MiB.
+func TestSocialNetworkServiceMemoryFloor(t *testing.T) {
+	for _, c := range []struct {
+		vars map[string]string
+		want int64
+	}{
+		{map[string]string{"resource_scale": "0.03"}, 256},
+		{map[string]string{"resource_scale": "0.03", "variant": "vertical"}, 512},
+		{map[string]string{"resource_scale": "0.03", "service_memory_mib": "0"}, 31},
+		{map[string]string{"resource_scale": "0.5"}, 512},
+	} {
+		r := mustRenderSocial(t, c.vars)
+		if got := r.tasks["user"].memory; got != c.want {
+			t.Errorf("%v: user service %d MiB, want %d", c.vars, got, c.want)
+		}
+	}
 }

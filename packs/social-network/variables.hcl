@@ -46,6 +46,12 @@ variable "datastore_memory_mib" {
   description = "The least memory (MiB) FerretDB, Redis and memcached get, doubled for vertical, whatever resource_scale: they hold the dataset, which a miniature does not shrink. 1024 fits the default 962-user dataset under the loader's 200 concurrent clients (at 123 MiB FerretDB was OOM-killed loading it). 0 lets resource_scale scale them like the rest."
 }
 
+variable "service_memory_mib" {
+  type        = number
+  default     = 256
+  description = "The least memory (MiB) each socialnet service gets, doubled for vertical, whatever resource_scale: its connection buffers and the requests in flight do not shrink with its CPU. At resource_scale 0.03 the declared 1 GiB became 31 MiB and the user service was OOM-killed under the loader's 200 concurrent clients. 0 lets resource_scale scale them like the rest."
+}
+
 variable "mhz_per_core" {
   type        = number
   default     = 2100

@@ -86,8 +86,9 @@
     cpu          MHz = cores x mhz_per_core, rounded (Nomad derives the CFS
                  quota as cpu / node MHz x node cores)
     memory       MiB = declared MiB x variant factor x resource_scale, the
-                 hard limit; for the datastores at least datastore_memory_mib
-                 (x 2 for vertical), which resource_scale does not shrink
+                 hard limit; at least datastore_memory_mib for the datastores
+                 and service_memory_mib for the services (x 2 for vertical),
+                 which resource_scale does not shrink
     count        instances
     limit_cores  the CPU cap the harness's limits gate must find; 0 = none
   Baseline: 1 core / 1 GiB per service, 4 cores / 4 GiB for the frontend
@@ -123,6 +124,11 @@
 [[- /* a store holds the dataset whatever the miniature's CPU: below its floor it is OOM-killed and measures nothing */ -]]
 [[- if has $name (list "ferretdb" "postgres" "redis" "memcached") -]]
 [[- $floor := var "datastore_memory_mib" $ctx | int -]]
+[[- if eq $variant "vertical" -]][[- $floor = mul $floor 2 -]][[- end -]]
+[[- $memory = max $memory $floor -]]
+[[- else -]]
+[[- /* nor is a service starved: connection buffers and requests in flight do not shrink with its CPU (at 31 MiB the user service was OOM-killed under the loader's 200 concurrent clients) */ -]]
+[[- $floor := var "service_memory_mib" $ctx | int -]]
 [[- if eq $variant "vertical" -]][[- $floor = mul $floor 2 -]][[- end -]]
 [[- $memory = max $memory $floor -]]
 [[- end -]]
