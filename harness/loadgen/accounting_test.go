@@ -287,24 +287,28 @@ func TestExpArrivalsDueIsTheSeedsOnBothEngines(t *testing.T) {
 }
 
 func TestClosedLoopAccounting(t *testing.T) {
-	t.Parallel()
-	srv := newServer(t, nil)
-	res := runLoad(t, Config{URL: srv.URL, Threads: 1, Connections: 3, Closed: &Closed{Iterations: 5}})
-	checkAccounting(t, res)
-	a := res.Accounting
-	want(t, "due", a.Due, 15)
-	want(t, "completed", a.Completed, 15)
-	want(t, "unsent", a.Unsent, 0)
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t, nil)
+			res := runLoad(t, Config{URL: srv.URL, Threads: 1, Connections: 3, Closed: &Closed{Iterations: 5}, Engine: engine})
+			checkAccounting(t, res)
+			a := res.Accounting
+			want(t, "due", a.Due, 15)
+			want(t, "completed", a.Completed, 15)
+			want(t, "unsent", a.Unsent, 0)
 
-	// Timed, with a warm-up: the requests started in the window are due.
-	srv2 := newServer(t, nil)
-	res = runLoad(t, Config{URL: srv2.URL, Threads: 1, Connections: 2, Duration: 500 * time.Millisecond, Warmup: 200 * time.Millisecond,
-		Closed: &Closed{ThinkMin: 10 * time.Millisecond}})
-	checkAccounting(t, res)
-	want(t, "due", res.Accounting.Due, res.Requests)
-	want(t, "server hits", srv2.hits.Load(), res.Requests+res.Warmup.Requests)
-	if res.Requests < 20 {
-		t.Fatalf("%d requests in 0.5 s at 10 ms think", res.Requests)
+			// Timed, with a warm-up: the requests started in the window are due.
+			srv2 := newServer(t, nil)
+			res = runLoad(t, Config{URL: srv2.URL, Threads: 1, Connections: 2, Duration: 500 * time.Millisecond, Warmup: 200 * time.Millisecond,
+				Closed: &Closed{ThinkMin: 10 * time.Millisecond}, Engine: engine})
+			checkAccounting(t, res)
+			want(t, "due", res.Accounting.Due, res.Requests)
+			want(t, "server hits", srv2.hits.Load(), res.Requests+res.Warmup.Requests)
+			if res.Requests < 20 {
+				t.Fatalf("%d requests in 0.5 s at 10 ms think", res.Requests)
+			}
+		})
 	}
 }
 

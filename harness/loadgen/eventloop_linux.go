@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The open-loop event engine: one epoll loop per thread, as wrk's, instead
+// The event engine: one epoll loop per thread, as wrk's, instead
 // of a goroutine per connection. Profiles of the goroutine engine at partial
 // load showed most CPU in waking: every request paid a runtime timer, a
 // goroutine switch, a read that found nothing (EAGAIN) and a netpoller
@@ -81,6 +81,8 @@ type loopConn struct {
 	hNext   float64
 	nextDue int64
 	lastFit bool
+	// iterations counts a closed-loop user's measured requests.
+	iterations int64
 	// arrived is the kernel's stamp (Unix ns) of the last bytes read for
 	// the request in flight; 0 when unknown.
 	arrived int64
@@ -88,6 +90,7 @@ type loopConn struct {
 
 type loop struct {
 	r      *run
+	closed bool
 	epfd   int
 	conns  []*loopConn
 	heap   []*loopConn
@@ -117,7 +120,7 @@ func (r *run) runLoops(conns []*conn, started func()) error {
 			}
 			return os.NewSyscallError("epoll_create1", err)
 		}
-		loops[i] = &loop{r: r, epfd: fd}
+		loops[i] = &loop{r: r, epfd: fd, closed: r.cfg.Closed != nil}
 	}
 	defer func() {
 		for _, l := range loops {
@@ -207,6 +210,10 @@ func (l *loop) connectAll() {
 func (l *loop) run() {
 	r := l.r
 	for _, c := range l.conns {
+		if l.closed {
+			l.startUser(c)
+			continue
+		}
 		c.h = c.nextHit(0, true)
 		l.plan(c)
 	}
@@ -220,7 +227,11 @@ func (l *loop) run() {
 		}
 		now := l.now()
 		for len(l.heap) > 0 && l.heap[0].key <= now {
-			l.send(l.pop(), now)
+			c := l.pop()
+			if l.closed && !l.takeUserTurn(c, now) {
+				continue
+			}
+			l.send(c, now)
 		}
 		if now >= nextScan {
 			l.expire(now)
@@ -262,11 +273,15 @@ func (l *loop) cut() {
 	for _, c := range l.conns {
 		switch c.st {
 		case lcIdle:
-			c.settleQueued(c.h)
-			c.abandon(c.hNext)
+			if !l.closed {
+				c.settleQueued(c.h)
+				c.abandon(c.hNext)
+			}
 		case lcConnecting, lcWriting, lcReading:
 			l.fail(c, "read", errStopped)
-			c.abandon(c.hNext)
+			if !l.closed {
+				c.abandon(c.hNext)
+			}
 		}
 		c.st = lcDone
 	}
@@ -293,6 +308,10 @@ func (l *loop) plan(c *loopConn) {
 }
 
 func (l *loop) next(c *loopConn) {
+	if l.closed {
+		l.thinkThenQueue(c)
+		return
+	}
 	c.h = c.hNext
 	l.plan(c)
 }
