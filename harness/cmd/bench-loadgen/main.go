@@ -10,7 +10,8 @@
 //  4. flat memory: peak RSS of a long constant-rate run versus a short one.
 //
 // `bench-loadgen cpu` (cpu.go) is the CPU comparison alone, repeated in
-// rounds: closed loop against wrk, open loop against a reference build.
+// rounds: closed loop against wrk, open loop against a reference build;
+// `bench-loadgen accuracy` (accuracy.go) repeats check 3 the same way.
 //
 // The hello servers and every generator run are child processes (the latter
 // a hidden mode of this binary), so CPU time and peak RSS come from each
@@ -54,12 +55,15 @@ func main() {
 	if len(os.Args) > 1 && closedLagModes(os.Args[1:]) {
 		return
 	}
-	if len(os.Args) > 1 && os.Args[1] == cpuMode {
-		if err := cpuBench(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "bench-loadgen cpu:", err)
-			os.Exit(1)
+	if len(os.Args) > 1 {
+		modes := map[string]func([]string) error{cpuMode: cpuBench, accuracyMode: accuracyBench}
+		if bench, ok := modes[os.Args[1]]; ok {
+			if err := bench(os.Args[2:]); err != nil {
+				fmt.Fprintf(os.Stderr, "bench-loadgen %s: %v\n", os.Args[1], err)
+				os.Exit(1)
+			}
+			return
 		}
-		return
 	}
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
