@@ -352,3 +352,41 @@ func TestInterruptedRunIsAccounted(t *testing.T) {
 		})
 	}
 }
+
+// An interrupted closed loop cuts its users' requests in flight at once,
+// as cancelled timeouts; a user's request was due when it was sent, so
+// nothing is unsent.
+func TestInterruptedClosedLoopIsAccounted(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case <-time.After(time.Second):
+				case <-r.Context().Done():
+				}
+				io.WriteString(w, "ok")
+			})
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(300*time.Millisecond, cancel)
+			begin := time.Now()
+			res, err := Run(ctx, Config{URL: srv.URL, Threads: 1, Connections: 2, Duration: 5 * time.Second,
+				Closed: &Closed{}, Engine: engine})
+			if !errors.Is(err, context.Canceled) || res == nil {
+				t.Fatalf("Run: %v, %v", res, err)
+			}
+			if took := time.Since(begin); took > 800*time.Millisecond {
+				t.Fatalf("stopping took until %s", took)
+			}
+			checkAccounting(t, res)
+			if !res.Interrupted || res.Config.Engine != engine {
+				t.Fatalf("interrupted %v, engine %q", res.Interrupted, res.Config.Engine)
+			}
+			a := res.Accounting
+			want(t, "due", a.Due, 2)
+			want(t, "completed", a.Completed, 0)
+			want(t, "cancelled", res.Errors.Classes["cancelled"], 2)
+			want(t, "unsent", a.Unsent, 0)
+		})
+	}
+}

@@ -23,10 +23,7 @@ const (
 	// maxLineBuffer bounds how far the read buffer grows for a status,
 	// header or chunk-size line that does not fit; beyond it the response
 	// is malformed.
-	maxLineBuffer = 1 << 20
-	// timeoutScan is how often in-flight requests are checked against the
-	// timeout: finer would cost a scan per wake-up for nothing.
-	timeoutScan    = 10 * time.Millisecond
+	maxLineBuffer  = 1 << 20
 	sysEpollPwait2 = 441
 	// batchSlack lets a wait for the next send end this much later above
 	// PreciseTimerMaxRate, so one wake-up sends several requests: at
@@ -217,7 +214,10 @@ func (l *loop) run() {
 		c.h = c.nextHit(0, true)
 		l.plan(c)
 	}
-	nextScan := int64(timeoutScan)
+	// nextExpiry is when the oldest request in flight at the last plan
+	// times out: no request can time out before it, since later sends
+	// expire later.
+	nextExpiry := noNextDue
 	preciseTimers()
 	var yielded int64
 	for {
@@ -233,9 +233,8 @@ func (l *loop) run() {
 			}
 			l.send(c, now)
 		}
-		if now >= nextScan {
+		if now >= nextExpiry {
 			l.expire(now)
-			nextScan = now + int64(timeoutScan)
 		}
 		if now-yielded >= int64(yieldEvery) {
 			runtime.Gosched()
@@ -254,8 +253,10 @@ func (l *loop) run() {
 		if w.deadline < now+int64(sleepSlice) && !r.precise(r.start.Add(time.Duration(w.deadline))) {
 			w.deadline += int64(batchSlack)
 		}
+		nextExpiry = noNextDue
 		if w.inflight > 0 {
-			w.deadline = min(w.deadline, nextScan)
+			nextExpiry = w.oldestSent + int64(r.cfg.Timeout)
+			w.deadline = min(w.deadline, nextExpiry)
 		}
 		n := l.waitFor(w, now)
 		for i := 0; i < n; i++ {

@@ -32,15 +32,17 @@ const lazyMaxResponse = 32 << 10
 type wakePlan struct {
 	deadline   int64 // ns since start; wake by then in any case
 	inflight   int   // requests connecting, writing or awaiting an answer
+	oldestSent int64 // the earliest send among them: the first to time out
 	deferred   int   // of those, answers that may wait for the deadline
 	needEvents bool  // some in-flight request must be handled as it arrives
 }
 
 // planWake decides the next wake-up at now. nextSend is the earliest queued
-// send (ok false when none is queued) and limit the latest wake-up
-// otherwise (the idle slice or the timeout scan).
+// send (queued false when none is) and limit the latest wake-up otherwise
+// (the idle slice); the caller bounds the deadline by the first timeout
+// too.
 func planWake(conns []*loopConn, now, nextSend int64, queued bool, limit int64) wakePlan {
-	w := wakePlan{deadline: limit}
+	w := wakePlan{deadline: limit, oldestSent: noNextDue}
 	if queued {
 		w.deadline = min(w.deadline, nextSend)
 	}
@@ -48,9 +50,11 @@ func planWake(conns []*loopConn, now, nextSend int64, queued bool, limit int64) 
 		switch c.st {
 		case lcConnecting, lcWriting:
 			w.inflight++
+			w.oldestSent = min(w.oldestSent, c.sent)
 			w.needEvents = true
 		case lcReading:
 			w.inflight++
+			w.oldestSent = min(w.oldestSent, c.sent)
 			if c.canDefer(now) {
 				w.deferred++
 				w.deadline = min(w.deadline, c.nextDue)
@@ -69,7 +73,8 @@ func (c *loopConn) canDefer(now int64) bool {
 }
 
 // noNextDue marks a connection with no further hit in the window: nothing
-// else wakes the loop for its answer, so it is read as it arrives.
+// else wakes the loop for its answer, so it is read as it arrives. It is
+// also "never" for the loop's other deadlines.
 const noNextDue = int64(1<<63 - 1)
 
 // prSetTimerslack is prctl's PR_SET_TIMERSLACK.

@@ -1,6 +1,9 @@
 package loadgen
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // The loop's wake-up plan: answers that may wait are collected when the
 // next send is due, and anything that must be handled as it arrives makes
@@ -10,8 +13,9 @@ func TestPlanWake(t *testing.T) {
 	// awaiting is a request in flight whose connection's next hit is due
 	// at next, on a connection whose last answer fitted the buffers.
 	awaiting := func(next int64) *loopConn {
-		return &loopConn{conn: &conn{}, st: lcReading, nextDue: next, lastFit: true}
+		return &loopConn{conn: &conn{}, st: lcReading, sent: 500, nextDue: next, lastFit: true}
 	}
+	const never = noNextDue
 	cases := []struct {
 		name     string
 		conns    []*loopConn
@@ -20,21 +24,23 @@ func TestPlanWake(t *testing.T) {
 		want     wakePlan
 	}{
 		{"nothing to do waits for the limit", nil, false, 0,
-			wakePlan{deadline: limit}},
+			wakePlan{deadline: limit, oldestSent: never}},
 		{"a queued send sets the deadline", []*loopConn{{st: lcIdle}}, true, 5_000,
-			wakePlan{deadline: 5_000}},
+			wakePlan{deadline: 5_000, oldestSent: never}},
 		{"an answer that may wait until its connection's next send", []*loopConn{awaiting(3_000)}, true, 5_000,
-			wakePlan{deadline: 3_000, inflight: 1, deferred: 1}},
+			wakePlan{deadline: 3_000, inflight: 1, oldestSent: 500, deferred: 1}},
 		{"the earliest of several deferred answers", []*loopConn{awaiting(9_000), awaiting(4_000), awaiting(7_000)}, false, 0,
-			wakePlan{deadline: 4_000, inflight: 3, deferred: 3}},
+			wakePlan{deadline: 4_000, inflight: 3, oldestSent: 500, deferred: 3}},
 		{"a connection behind schedule is read as its answer arrives", []*loopConn{awaiting(now), awaiting(8_000)}, true, 5_000,
-			wakePlan{deadline: 5_000, inflight: 2, deferred: 1, needEvents: true}},
-		{"a connection with no further hit is read as its answer arrives", []*loopConn{awaiting(noNextDue)}, false, 0,
-			wakePlan{deadline: limit, inflight: 1, needEvents: true}},
-		{"a connect or a partial write needs its events", []*loopConn{{st: lcConnecting}, {st: lcWriting}}, false, 0,
-			wakePlan{deadline: limit, inflight: 2, needEvents: true}},
-		{"finished connections count for nothing", []*loopConn{{st: lcDone}, {st: lcIdle}}, false, 0,
-			wakePlan{deadline: limit}},
+			wakePlan{deadline: 5_000, inflight: 2, oldestSent: 500, deferred: 1, needEvents: true}},
+		{"a connection with no further hit is read as its answer arrives", []*loopConn{awaiting(never)}, false, 0,
+			wakePlan{deadline: limit, inflight: 1, oldestSent: 500, needEvents: true}},
+		{"a connect or a partial write needs its events", []*loopConn{{st: lcConnecting, sent: 700}, {st: lcWriting, sent: 600}}, false, 0,
+			wakePlan{deadline: limit, inflight: 2, oldestSent: 600, needEvents: true}},
+		{"the oldest send in flight is the first to time out", []*loopConn{awaiting(9_000), {st: lcReading, sent: 200, nextDue: 9_000, lastFit: true}}, false, 0,
+			wakePlan{deadline: 9_000, inflight: 2, oldestSent: 200, deferred: 2}},
+		{"finished connections count for nothing", []*loopConn{{st: lcDone, sent: 100}, {st: lcIdle, sent: 100}}, false, 0,
+			wakePlan{deadline: limit, oldestSent: never}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,5 +79,18 @@ func TestCanDefer(t *testing.T) {
 		if c.canDefer(now) {
 			t.Errorf("%s: deferred", name)
 		}
+	}
+}
+
+// At a low rate every answer but a connection's first waits in its socket
+// until that connection's next send, 50 ms later; its latency must still
+// end at its arrival, not at the late read.
+func TestDeferredAnswersEndAtTheirArrival(t *testing.T) {
+	srv := newServer(t, nil)
+	res := runLoad(t, Config{URL: srv.URL, Threads: 1, Connections: 1, Rate: 20, Duration: time.Second, Engine: EngineLoop})
+	checkAccounting(t, res)
+	want(t, "completed", res.Accounting.Completed, 20)
+	if mean := res.UncorrectedLatency.Mean; mean > 25_000 {
+		t.Fatalf("uncorrected mean %.0fus: the answers were dated by the late read, not their arrival", mean)
 	}
 }

@@ -40,6 +40,7 @@ func accuracyBench(args []string) error {
 	rounds := fs.Int("runs", 3, "rounds; each runs the generator and the reference once")
 	reference := fs.String("reference", "", "orchbench binary whose `load` is the reference; default: this build's goroutine engine")
 	procs := fs.Int("gen-procs", 0, "GOMAXPROCS of the generator (0: Go's default)")
+	fs.StringVar(&engine, "engine", "", "engine of the generator: loop or goroutine (default: the generator's)")
 	fs.StringVar(&orchbenchBin, "orchbench", "", "run this orchbench binary's `load` as the generator (default: the copy linked into bench-loadgen)")
 	fs.Parse(args)
 	for _, bin := range []*string{&orchbenchBin, reference} {

@@ -62,6 +62,7 @@ func cpuBench(args []string) error {
 	reference := fs.String("reference", "", "orchbench binary whose `load` is the reference (e.g. built from the commit before a change); default: this build's goroutine engine")
 	syscalls := fs.Bool("syscalls", false, "also count system calls and context switches per request, one run per contender under perf stat")
 	procs := fs.Int("gen-procs", 0, "GOMAXPROCS of the generator (0: Go's default)")
+	fs.StringVar(&engine, "engine", "", "engine of the generator: loop or goroutine (default: the generator's)")
 	fs.StringVar(&orchbenchBin, "orchbench", "", "run this orchbench binary's `load` as the generator (default: the copy linked into bench-loadgen)")
 	fs.Parse(args)
 	if _, err := os.Stat(*wrkPath); err != nil {
