@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -18,10 +19,19 @@ import (
 //
 // A request must be read as it arrives, and the loop waits on its events,
 // when its connection is connecting or writing (the request is not out),
-// when its next request is already due (the generator is behind), when
+// when its next request is already due (the generator is behind), when it
+// went out longer than deferHorizon ago, when
 // part of the answer was read already, or when the connection's last
 // answer was large: one that does not fit in the socket buffers stalls the
 // server until read, and the stall would show as latency.
+
+// deferHorizon bounds how long an answer may stay unread after its
+// request went out: the per-second series and a script's response() hook
+// see an answer when it is read, so at low rates, where the next send of
+// a connection can be seconds away, answers are read as they arrive once
+// this has passed. Above a few hundred requests a second the loop wakes
+// for sends more often than this anyway.
+const deferHorizon = 5 * time.Millisecond
 
 // lazyMaxResponse is the largest answer a connection may leave unread:
 // well under the smallest loopback TCP receive buffer (tcp_rmem's default
@@ -57,7 +67,7 @@ func planWake(conns []*loopConn, now, nextSend int64, queued bool, limit int64) 
 			w.oldestSent = min(w.oldestSent, c.sent)
 			if c.canDefer(now) {
 				w.deferred++
-				w.deadline = min(w.deadline, c.nextDue)
+				w.deadline = min(w.deadline, c.nextDue, c.sent+int64(deferHorizon))
 			} else {
 				w.needEvents = true
 			}
@@ -67,9 +77,10 @@ func planWake(conns []*loopConn, now, nextSend int64, queued bool, limit int64) 
 }
 
 // canDefer reports whether the answer to c's request in flight may stay
-// unread until c's next request is due.
+// unread until c's next request is due or the horizon has passed.
 func (c *loopConn) canDefer(now int64) bool {
-	return c.lastFit && c.nextDue != noNextDue && c.nextDue > now && c.resp.bytes == 0 && c.rd == c.wr
+	return c.lastFit && c.nextDue != noNextDue && c.nextDue > now && now < c.sent+int64(deferHorizon) &&
+		c.resp.bytes == 0 && c.rd == c.wr
 }
 
 // noNextDue marks a connection with no further hit in the window: nothing
