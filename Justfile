@@ -44,6 +44,10 @@ load *args: build
 bench-loadgen *args: build
     go run ./harness/cmd/bench-loadgen --orchbench .tools/bin/orchbench "$@"
 
+# CPU per request in rounds: closed loop against wrk, open loop against a reference build, e.g. `just bench-loadgen-cpu -reference /tmp/orchbench-before -syscalls`
+bench-loadgen-cpu *args: build
+    go run ./harness/cmd/bench-loadgen cpu --orchbench .tools/bin/orchbench "$@"
+
 # Install the pinned tools (Debian packages, Nomad, Consul, levant, hashi-up, VictoriaMetrics) into .tools/bin, and study 000's vendored npm/PyPI packages for the exec driver
 tools *targets:
     cluster/tools.sh "$@"
