@@ -31,12 +31,6 @@ const (
 	// fifth. The lateness shows in the corrected latency, as it should;
 	// the goroutine engine's runtime timers were up to 1ms late there.
 	batchSlack = 250 * time.Microsecond
-	// yieldEvery keeps the loop's goroutine from looking stuck to the
-	// runtime: one that runs on the same scheduler tick for 10 ms has its
-	// P taken at every blocking wait, and sysmon then polls every 20 µs
-	// (8 % of the CPU profile at 30k req/s). A yield this often renews
-	// the tick for a few microseconds of CPU a second.
-	yieldEvery = 5 * time.Millisecond
 )
 
 type lcState uint8
@@ -95,6 +89,8 @@ type loop struct {
 	live   int // connections whose schedule has not finished
 	ts     syscall.Timespec
 	noPw2  bool
+	// yielded is when the loop last yielded (see yieldEvery).
+	yielded int64
 }
 
 func eventLoopAvailable() bool { return true }
@@ -219,7 +215,6 @@ func (l *loop) run() {
 	// expire later.
 	nextExpiry := noNextDue
 	preciseTimers()
-	var yielded int64
 	for {
 		if r.stop.Load() {
 			l.cut()
@@ -236,11 +231,7 @@ func (l *loop) run() {
 		if now >= nextExpiry {
 			l.expire(now)
 		}
-		if now-yielded >= int64(yieldEvery) {
-			runtime.Gosched()
-			preciseTimers()
-			yielded = now
-		}
+		l.yieldNow(now)
 		queued := len(l.heap) > 0
 		var nextSend int64
 		if queued {
