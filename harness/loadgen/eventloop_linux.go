@@ -16,7 +16,9 @@ import (
 // round trip before the real read. Here a request costs a write and a read
 // plus a share of one epoll_pwait2, whose nanosecond timeout doubles as the
 // schedule timer (no timerfd), and every send and reply that are due when
-// the loop wakes are handled in that one wake-up.
+// the loop wakes are handled in that one wake-up. Replies that can wait do
+// not wake it at all (wakeup_linux.go); the closed loop runs here too
+// (eventloop_closed_linux.go).
 
 const (
 	loopEvents = 256
