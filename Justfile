@@ -44,6 +44,10 @@ load *args: build
 bench-loadgen *args: build
     go run ./harness/cmd/bench-loadgen --orchbench .tools/bin/orchbench "$@"
 
+# CPU per request in rounds: closed loop against wrk, open loop against a reference build, e.g. `just bench-loadgen-cpu -reference /tmp/orchbench-before -syscalls`
+bench-loadgen-cpu *args: build
+    go run ./harness/cmd/bench-loadgen cpu --orchbench .tools/bin/orchbench "$@"
+
 # Measure where a social-network request spends CPU: each workload at saturation on the unlimited variant (needs `just cluster-up images`), then the per-task table
 bench-social *args: build
     .tools/bin/orchbench sweep -f experiments/social-network-cpu.hcl "$@"

@@ -154,7 +154,7 @@ type Load struct {
 	Script   string `json:"script,omitempty"`
 	// Think is the closed-loop pause between a response and the next request.
 	Think time.Duration `json:"think_ns,omitempty"`
-	// Engine is the open-loop engine of the generator (auto, loop,
+	// Engine is the generator's engine, open or closed loop (auto, loop,
 	// goroutine); empty means auto.
 	Engine string `json:"engine,omitempty"`
 	// GeneratorCores caps the load generator's CPU (0: no cap, a

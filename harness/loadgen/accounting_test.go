@@ -287,24 +287,28 @@ func TestExpArrivalsDueIsTheSeedsOnBothEngines(t *testing.T) {
 }
 
 func TestClosedLoopAccounting(t *testing.T) {
-	t.Parallel()
-	srv := newServer(t, nil)
-	res := runLoad(t, Config{URL: srv.URL, Threads: 1, Connections: 3, Closed: &Closed{Iterations: 5}})
-	checkAccounting(t, res)
-	a := res.Accounting
-	want(t, "due", a.Due, 15)
-	want(t, "completed", a.Completed, 15)
-	want(t, "unsent", a.Unsent, 0)
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t, nil)
+			res := runLoad(t, Config{URL: srv.URL, Threads: 1, Connections: 3, Closed: &Closed{Iterations: 5}, Engine: engine})
+			checkAccounting(t, res)
+			a := res.Accounting
+			want(t, "due", a.Due, 15)
+			want(t, "completed", a.Completed, 15)
+			want(t, "unsent", a.Unsent, 0)
 
-	// Timed, with a warm-up: the requests started in the window are due.
-	srv2 := newServer(t, nil)
-	res = runLoad(t, Config{URL: srv2.URL, Threads: 1, Connections: 2, Duration: 500 * time.Millisecond, Warmup: 200 * time.Millisecond,
-		Closed: &Closed{ThinkMin: 10 * time.Millisecond}})
-	checkAccounting(t, res)
-	want(t, "due", res.Accounting.Due, res.Requests)
-	want(t, "server hits", srv2.hits.Load(), res.Requests+res.Warmup.Requests)
-	if res.Requests < 20 {
-		t.Fatalf("%d requests in 0.5 s at 10 ms think", res.Requests)
+			// Timed, with a warm-up: the requests started in the window are due.
+			srv2 := newServer(t, nil)
+			res = runLoad(t, Config{URL: srv2.URL, Threads: 1, Connections: 2, Duration: 500 * time.Millisecond, Warmup: 200 * time.Millisecond,
+				Closed: &Closed{ThinkMin: 10 * time.Millisecond}, Engine: engine})
+			checkAccounting(t, res)
+			want(t, "due", res.Accounting.Due, res.Requests)
+			want(t, "server hits", srv2.hits.Load(), res.Requests+res.Warmup.Requests)
+			if res.Requests < 20 {
+				t.Fatalf("%d requests in 0.5 s at 10 ms think", res.Requests)
+			}
+		})
 	}
 }
 
@@ -345,6 +349,44 @@ func TestInterruptedRunIsAccounted(t *testing.T) {
 			want(t, "timeouts", a.Timeouts, 2)
 			want(t, "cancelled", res.Errors.Classes["cancelled"], 2)
 			want(t, "unsent", a.Unsent, dueBefore-4)
+		})
+	}
+}
+
+// An interrupted closed loop cuts its users' requests in flight at once,
+// as cancelled timeouts; a user's request was due when it was sent, so
+// nothing is unsent.
+func TestInterruptedClosedLoopIsAccounted(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case <-time.After(time.Second):
+				case <-r.Context().Done():
+				}
+				io.WriteString(w, "ok")
+			})
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(300*time.Millisecond, cancel)
+			begin := time.Now()
+			res, err := Run(ctx, Config{URL: srv.URL, Threads: 1, Connections: 2, Duration: 5 * time.Second,
+				Closed: &Closed{}, Engine: engine})
+			if !errors.Is(err, context.Canceled) || res == nil {
+				t.Fatalf("Run: %v, %v", res, err)
+			}
+			if took := time.Since(begin); took > 800*time.Millisecond {
+				t.Fatalf("stopping took until %s", took)
+			}
+			checkAccounting(t, res)
+			if !res.Interrupted || res.Config.Engine != engine {
+				t.Fatalf("interrupted %v, engine %q", res.Interrupted, res.Config.Engine)
+			}
+			a := res.Accounting
+			want(t, "due", a.Due, 2)
+			want(t, "completed", a.Completed, 0)
+			want(t, "cancelled", res.Errors.Classes["cancelled"], 2)
+			want(t, "unsent", a.Unsent, 0)
 		})
 	}
 }

@@ -69,10 +69,9 @@ type Config struct {
 	// PreciseTimerMaxRate is the offered rate (req/s) above which waits
 	// use runtime timers even without CoarseTimers (default 5000).
 	PreciseTimerMaxRate float64
-	// Engine runs the open loop on EngineLoop (epoll loops, as wrk2's;
-	// Linux only), EngineGoroutine (a goroutine per connection) or
+	// Engine runs the open or closed loop on EngineLoop (epoll loops, as
+	// wrk2's; Linux only), EngineGoroutine (a goroutine per connection) or
 	// EngineAuto ("" too): the loop when GOMAXPROCS >= 2, else goroutines.
-	// The closed loop always uses goroutines.
 	Engine string
 	// Seed makes the per-connection RNGs reproducible. Each connection has
 	// two streams: one for arrivals (exp inter-arrival and think times),
@@ -82,7 +81,7 @@ type Config struct {
 	Seed uint64
 }
 
-// Engines of the open loop.
+// Engines of the open and closed loops.
 const (
 	EngineAuto      = "auto"
 	EngineLoop      = "loop"

@@ -16,9 +16,9 @@
 // mixes), registry.go (workloads by name), script.go (wrk's Lua API),
 // luastate.go (the Lua states: their sizes, math.random, LuaSocket),
 // attacker.go (the run and what both engines share), goroutine_engine.go
-// (a goroutine per connection; also the closed loop), eventloop_linux.go and
-// eventloop_sys_linux.go (the default open-loop engine when it has two or
-// more Ps: epoll loops, as wrk's), window.go (which requests are due, and
+// (a goroutine per connection), eventloop_linux.go, eventloop_sys_linux.go,
+// eventloop_closed_linux.go and wakeup_linux.go (the default engine of both
+// loops when it has two or more Ps: epoll loops, as wrk's), window.go (which requests are due, and
 // which unsent, for both engines), httpwire.go and wirebuf.go (the
 // allocation-free HTTP/1.1 response parsers, blocking and resumable),
 // timer_linux.go (timerfd waits that keep low-rate schedules on time),

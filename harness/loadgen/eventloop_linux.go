@@ -9,24 +9,23 @@ import (
 	"time"
 )
 
-// The open-loop event engine: one epoll loop per thread, as wrk's, instead
+// The event engine: one epoll loop per thread, as wrk's, instead
 // of a goroutine per connection. Profiles of the goroutine engine at partial
 // load showed most CPU in waking: every request paid a runtime timer, a
 // goroutine switch, a read that found nothing (EAGAIN) and a netpoller
 // round trip before the real read. Here a request costs a write and a read
 // plus a share of one epoll_pwait2, whose nanosecond timeout doubles as the
 // schedule timer (no timerfd), and every send and reply that are due when
-// the loop wakes are handled in that one wake-up.
+// the loop wakes are handled in that one wake-up. Replies that can wait do
+// not wake it at all (wakeup_linux.go); the closed loop runs here too
+// (eventloop_closed_linux.go).
 
 const (
 	loopEvents = 256
 	// maxLineBuffer bounds how far the read buffer grows for a status,
 	// header or chunk-size line that does not fit; beyond it the response
 	// is malformed.
-	maxLineBuffer = 1 << 20
-	// timeoutScan is how often in-flight requests are checked against the
-	// timeout: finer would cost a scan per wake-up for nothing.
-	timeoutScan    = 10 * time.Millisecond
+	maxLineBuffer  = 1 << 20
 	sysEpollPwait2 = 441
 	// batchSlack lets a wait for the next send end this much later above
 	// PreciseTimerMaxRate, so one wake-up sends several requests: at
@@ -68,6 +67,15 @@ type loopConn struct {
 	sa     syscall.Sockaddr
 	family int
 	rx     rxStamper
+	// hNext is the hit after the one taken, drawn when that one was
+	// queued, and nextDue its scheduled time (noNextDue when none), by
+	// which the answer in flight must be read; lastFit tells whether the
+	// connection's last answer was small enough to leave unread that long.
+	hNext   float64
+	nextDue int64
+	lastFit bool
+	// iterations counts a closed-loop user's measured requests.
+	iterations int64
 	// arrived is the kernel's stamp (Unix ns) of the last bytes read for
 	// the request in flight; 0 when unknown.
 	arrived int64
@@ -75,6 +83,7 @@ type loopConn struct {
 
 type loop struct {
 	r      *run
+	closed bool
 	epfd   int
 	conns  []*loopConn
 	heap   []*loopConn
@@ -82,6 +91,8 @@ type loop struct {
 	live   int // connections whose schedule has not finished
 	ts     syscall.Timespec
 	noPw2  bool
+	// yielded is when the loop last yielded (see yieldEvery).
+	yielded int64
 }
 
 func eventLoopAvailable() bool { return true }
@@ -104,7 +115,7 @@ func (r *run) runLoops(conns []*conn, started func()) error {
 			}
 			return os.NewSyscallError("epoll_create1", err)
 		}
-		loops[i] = &loop{r: r, epfd: fd}
+		loops[i] = &loop{r: r, epfd: fd, closed: r.cfg.Closed != nil}
 	}
 	defer func() {
 		for _, l := range loops {
@@ -194,10 +205,18 @@ func (l *loop) connectAll() {
 func (l *loop) run() {
 	r := l.r
 	for _, c := range l.conns {
+		if l.closed {
+			l.startUser(c)
+			continue
+		}
 		c.h = c.nextHit(0, true)
 		l.plan(c)
 	}
-	nextScan := int64(timeoutScan)
+	// nextExpiry is when the oldest request in flight at the last plan
+	// times out: no request can time out before it, since later sends
+	// expire later.
+	nextExpiry := noNextDue
+	preciseTimers()
 	for {
 		if r.stop.Load() {
 			l.cut()
@@ -205,28 +224,34 @@ func (l *loop) run() {
 		}
 		now := l.now()
 		for len(l.heap) > 0 && l.heap[0].key <= now {
-			l.send(l.pop(), now)
+			c := l.pop()
+			if l.closed && !l.takeUserTurn(c, now) {
+				continue
+			}
+			l.send(c, now)
 		}
-		if now >= nextScan {
+		if now >= nextExpiry {
 			l.expire(now)
-			nextScan = now + int64(timeoutScan)
 		}
-		inflight := l.inflight()
-		if len(l.heap) == 0 && inflight == 0 {
+		l.yieldNow(now)
+		queued := len(l.heap) > 0
+		var nextSend int64
+		if queued {
+			nextSend = l.heap[0].key
+		}
+		w := planWake(l.conns, now, nextSend, queued, now+int64(sleepSlice))
+		if !queued && w.inflight == 0 {
 			return
 		}
-		wait := int64(sleepSlice)
-		if len(l.heap) > 0 {
-			next := l.heap[0].key
-			if !r.precise(r.start.Add(time.Duration(next))) {
-				next += int64(batchSlack)
-			}
-			wait = min(wait, next-now)
+		if w.deadline < now+int64(sleepSlice) && !r.precise(r.start.Add(time.Duration(w.deadline))) {
+			w.deadline += int64(batchSlack)
 		}
-		if inflight > 0 {
-			wait = min(wait, nextScan-now)
+		nextExpiry = noNextDue
+		if w.inflight > 0 {
+			nextExpiry = w.oldestSent + int64(r.cfg.Timeout)
+			w.deadline = min(w.deadline, nextExpiry)
 		}
-		n := l.wait(max(wait, 0))
+		n := l.waitFor(w, now)
 		for i := 0; i < n; i++ {
 			ev := &l.events[i]
 			if c, ok := l.conn(ev); ok {
@@ -242,24 +267,19 @@ func (l *loop) cut() {
 	for _, c := range l.conns {
 		switch c.st {
 		case lcIdle:
-			c.dropQueued(c.h)
+			if !l.closed {
+				c.settleQueued(c.h)
+				c.abandon(c.hNext)
+			}
 		case lcConnecting, lcWriting, lcReading:
 			l.fail(c, "read", errStopped)
-			c.abandon(c.nextHit(c.h, false))
+			if !l.closed {
+				c.abandon(c.hNext)
+			}
 		}
 		c.st = lcDone
 	}
 	l.heap = l.heap[:0]
-}
-
-func (l *loop) inflight() int {
-	k := 0
-	for _, c := range l.conns {
-		if c.st == lcConnecting || c.st == lcWriting || c.st == lcReading {
-			k++
-		}
-	}
-	return k
 }
 
 // plan takes the connection's next hit, as runOpen's loop does, and
@@ -273,11 +293,20 @@ func (l *loop) plan(c *loopConn) {
 	c.raw, c.label, c.due, c.warm, c.st = next.raw, next.label, next.at, !next.measured, lcIdle
 	c.head = len(next.raw) > 5 && string(next.raw[:5]) == "HEAD "
 	c.key = max(next.at, c.freeAt)
+	c.hNext = c.nextHit(c.h, false)
+	c.nextDue = noNextDue
+	if at, ok := l.r.hitAt(c.hNext); ok {
+		c.nextDue = at
+	}
 	l.push(c)
 }
 
 func (l *loop) next(c *loopConn) {
-	c.h = c.nextHit(c.h, false)
+	if l.closed {
+		l.thinkThenQueue(c)
+		return
+	}
+	c.h = c.hNext
 	l.plan(c)
 }
 
@@ -408,6 +437,7 @@ func (l *loop) complete(c *loopConn) {
 	*s = sample{label: c.label, corrected: time.Duration(end - c.due), uncorrected: time.Duration(end - c.sent),
 		status: c.resp.status, bytes: c.resp.bytes, bodyBytes: c.resp.bodyBytes, lag: time.Duration(c.lag)}
 	c.record(c.warm)
+	c.lastFit = c.resp.bytes <= lazyMaxResponse
 	if c.capture {
 		c.t.script.response(c.resp.status, c.resp.headers, c.resp.body)
 	}

@@ -11,7 +11,8 @@ import (
 // A goroutine per connection, each running its own slice of the schedule,
 // with a hand-rolled HTTP/1.1 wire: the Go runtime's netpoller already is an
 // epoll loop, and this shape keeps the hot path free of allocations and of
-// any hand-off between goroutines. The closed loop always runs here.
+// any hand-off between goroutines. Both loops run here when the event loop
+// is not picked (see pickEngine).
 
 func (r *run) runGoroutines(conns []*conn, started func()) {
 	cfg := r.cfg

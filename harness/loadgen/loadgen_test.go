@@ -211,30 +211,38 @@ func TestPhasesRampAndIdlePad(t *testing.T) {
 }
 
 func TestClosedLoopStopsAtCounts(t *testing.T) {
-	srv := newServer(t, nil)
-	res := runLoad(t, Config{URL: srv.URL, Connections: 3, Threads: 1, Closed: &Closed{Iterations: 5}})
-	if res.Requests != 15 || srv.hits.Load() != 15 {
-		t.Fatalf("iterations: result %d, server %d, want 15", res.Requests, srv.hits.Load())
-	}
-	srv2 := newServer(t, nil)
-	res = runLoad(t, Config{URL: srv2.URL, Connections: 4, Threads: 2, Closed: &Closed{MaxRequests: 7}})
-	if res.Requests != 7 || srv2.hits.Load() != 7 {
-		t.Fatalf("max requests: result %d, server %d, want 7", res.Requests, srv2.hits.Load())
-	}
-	if res.Config.Mode != "closed" || res.OfferedRate != 0 {
-		t.Fatalf("config echo %+v offered %v", res.Config, res.OfferedRate)
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			srv := newServer(t, nil)
+			res := runLoad(t, Config{URL: srv.URL, Connections: 3, Threads: 1, Closed: &Closed{Iterations: 5}, Engine: engine})
+			if res.Requests != 15 || srv.hits.Load() != 15 {
+				t.Fatalf("iterations: result %d, server %d, want 15", res.Requests, srv.hits.Load())
+			}
+			srv2 := newServer(t, nil)
+			res = runLoad(t, Config{URL: srv2.URL, Connections: 4, Threads: 2, Closed: &Closed{MaxRequests: 7}, Engine: engine})
+			if res.Requests != 7 || srv2.hits.Load() != 7 {
+				t.Fatalf("max requests: result %d, server %d, want 7", res.Requests, srv2.hits.Load())
+			}
+			if res.Config.Mode != "closed" || res.OfferedRate != 0 || res.Config.Engine != engine {
+				t.Fatalf("config echo %+v offered %v", res.Config, res.OfferedRate)
+			}
+		})
 	}
 }
 
 func TestClosedLoopThinkTime(t *testing.T) {
-	t.Parallel()
-	srv := newServer(t, nil)
-	res := runLoad(t, Config{URL: srv.URL, Connections: 2, Threads: 1, Duration: time.Second,
-		Closed: &Closed{ThinkMin: 80 * time.Millisecond, ThinkMax: 120 * time.Millisecond}})
-	// Each user does about one request per 100 ms: ~10 each, never more
-	// than 1s/80ms + 1.
-	if res.Requests < 8 || res.Requests > 2*13 {
-		t.Fatalf("requests = %d, want ~20", res.Requests)
+	for _, engine := range engines {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t, nil)
+			res := runLoad(t, Config{URL: srv.URL, Connections: 2, Threads: 1, Duration: time.Second,
+				Closed: &Closed{ThinkMin: 80 * time.Millisecond, ThinkMax: 120 * time.Millisecond}, Engine: engine})
+			// Each user does about one request per 100 ms: ~10 each, never more
+			// than 1s/80ms + 1.
+			if res.Requests < 8 || res.Requests > 2*13 {
+				t.Fatalf("requests = %d, want ~20", res.Requests)
+			}
+		})
 	}
 }
 

@@ -102,9 +102,16 @@ func (c *conn) abandon(h float64) {
 }
 
 // dropQueued settles hit h, taken but not sent when the connection
-// stopped, and the rest of its window. A hit scheduled after the
-// interruption was never due: it is taken back out of Due.
+// stopped, and the rest of its window.
 func (c *conn) dropQueued(h float64) {
+	c.settleQueued(h)
+	c.abandon(c.nextHit(h, false))
+}
+
+// settleQueued settles hit h alone, taken but not sent when the connection
+// stopped. A hit scheduled after the interruption was never due: it is
+// taken back out of Due.
+func (c *conn) settleQueued(h float64) {
 	r := c.r
 	if due, ok := r.hitAt(h); ok && due >= r.measNs {
 		if due < r.windowEnd() {
@@ -113,7 +120,6 @@ func (c *conn) dropQueued(h float64) {
 			c.tally.due--
 		}
 	}
-	c.abandon(c.nextHit(h, false))
 }
 
 // interrupt is the run's reaction to cancellation: the window closes now,

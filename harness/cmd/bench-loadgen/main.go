@@ -9,6 +9,10 @@
 //  3. latency accuracy against a server sleeping a fixed 10 ms at 20 % load;
 //  4. flat memory: peak RSS of a long constant-rate run versus a short one.
 //
+// `bench-loadgen cpu` (cpu.go) is the CPU comparison alone, repeated in
+// rounds: closed loop against wrk, open loop against a reference build;
+// `bench-loadgen accuracy` (accuracy.go) repeats check 3 the same way.
+//
 // The hello servers and every generator run are child processes (the latter
 // a hidden mode of this binary), so CPU time and peak RSS come from each
 // child's own rusage and nothing else in this process pollutes them. Every
@@ -50,6 +54,16 @@ const (
 func main() {
 	if len(os.Args) > 1 && closedLagModes(os.Args[1:]) {
 		return
+	}
+	if len(os.Args) > 1 {
+		modes := map[string]func([]string) error{cpuMode: cpuBench, accuracyMode: accuracyBench}
+		if bench, ok := modes[os.Args[1]]; ok {
+			if err := bench(os.Args[2:]); err != nil {
+				fmt.Fprintf(os.Stderr, "bench-loadgen %s: %v\n", os.Args[1], err)
+				os.Exit(1)
+			}
+			return
+		}
 	}
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
@@ -244,36 +258,22 @@ func loadArgs(spec genSpec) []string {
 
 // runGen runs one generator child and returns its result and accounting.
 func runGen(spec genSpec) (*loadgen.Result, usage, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, usage{}, err
-	}
 	spec.Engine = engine
-	arg, _ := json.Marshal(spec)
-	ctx, cancel := context.WithTimeout(context.Background(), spec.Duration+spec.Warmup+time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, self, genMode, string(arg))
-	if orchbenchBin != "" {
-		cmd = exec.CommandContext(ctx, orchbenchBin, loadArgs(spec)...)
-	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return nil, usage{}, fmt.Errorf("generator: %v: %s", err, errb.String())
-	}
-	var res loadgen.Result
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		return nil, usage{}, fmt.Errorf("generator output: %w", err)
-	}
-	return &res, rusageOf(cmd.ProcessState), nil
+	return runGenWith(orchbenchBin, spec, nil)
 }
 
 // runWrk runs Debian's wrk (closed loop) and parses its report.
 func runWrk(path string, threads, conns int, d time.Duration, url string) (*loadgen.Result, usage, error) {
+	return runWrkWrapped(path, threads, conns, d, url, nil)
+}
+
+// runWrkWrapped is runWrk under wrap (perf stat) when given.
+func runWrkWrapped(path string, threads, conns int, d time.Duration, url string, wrap []string) (*loadgen.Result, usage, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d+time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "-t", strconv.Itoa(threads), "-c", strconv.Itoa(conns),
+	argv := append(append([]string(nil), wrap...), path, "-t", strconv.Itoa(threads), "-c", strconv.Itoa(conns),
 		"-d", fmt.Sprintf("%ds", int(d.Seconds())), "--latency", url)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

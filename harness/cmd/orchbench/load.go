@@ -106,7 +106,7 @@ Targets must be on loopback unless --allow-remote or --allow-host is given.`,
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for per-connection RNGs (0: from the clock)")
 	fl.StringVar(&f.interval, "interval", "1s", "bucket width of the per-interval series")
 	fl.BoolVar(&f.coarse, "coarse-timers", false, "wait with the Go timer only (up to 1ms late when idle; fewer syscalls)")
-	fl.StringVar(&f.engine, "engine", loadgen.EngineAuto, "open-loop engine: loop (epoll loops, as wrk2), goroutine (one per connection) or auto (loop when GOMAXPROCS >= 2)")
+	fl.StringVar(&f.engine, "engine", loadgen.EngineAuto, "engine of the open or closed loop: loop (epoll loops, as wrk2), goroutine (one per connection) or auto (loop when GOMAXPROCS >= 2)")
 	fl.IntVar(&f.procs, "procs", 0, "GOMAXPROCS for the generator (0: Go's default, which follows the cgroup's CPU limit)")
 	fl.BoolVar(&f.remote, "allow-remote", false, "allow targets outside loopback")
 	fl.StringArrayVar(&f.allowHosts, "allow-host", nil, "allow this non-loopback host, address or CIDR (repeatable)")
