@@ -4,9 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/orchbench/orchbench/harness/testutil"
 	"io"
 	"log/slog"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,12 +21,7 @@ import (
 // startFerretDB runs FerretDB on SQLite files in dir and returns a client.
 func startFerretDB(t *testing.T, dir string) *mongo.Client {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := testutil.FreeAddr(t)
 	server, err := ferretdb.New(&ferretdb.Config{
 		Listener:  ferretdb.ListenerConfig{TCP: addr},
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),

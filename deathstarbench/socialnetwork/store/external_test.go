@@ -2,9 +2,9 @@ package store
 
 import (
 	"context"
+	"github.com/orchbench/orchbench/harness/testutil"
 	"io"
 	"log/slog"
-	"net"
 	"testing"
 	"time"
 
@@ -15,12 +15,7 @@ import (
 // returns a collection on it.
 func ferretDBCollection(t *testing.T) *MongoCollection {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := testutil.FreeAddr(t)
 	server, err := ferretdb.New(&ferretdb.Config{
 		Listener:  ferretdb.ListenerConfig{TCP: addr},
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),

@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -43,17 +42,8 @@ func accuracyBench(args []string) error {
 	fs.StringVar(&engine, "engine", "", "engine of the generator: loop or goroutine (default: the generator's)")
 	fs.StringVar(&orchbenchBin, "orchbench", "", "run this orchbench binary's `load` as the generator (default: the copy linked into bench-loadgen)")
 	fs.Parse(args)
-	for _, bin := range []*string{&orchbenchBin, reference} {
-		if *bin == "" {
-			continue
-		}
-		abs, err := exec.LookPath(*bin)
-		if err != nil {
-			return fmt.Errorf("%s: %w", *bin, err)
-		}
-		if *bin, err = filepath.Abs(abs); err != nil {
-			return err
-		}
+	if err := resolveBinaries(&orchbenchBin, reference); err != nil {
+		return err
 	}
 	rate := *load * float64(*conns) / hold.Seconds()
 	refName, refBin, refEngine := "reference (goroutine engine)", orchbenchBin, loadgen.EngineGoroutine

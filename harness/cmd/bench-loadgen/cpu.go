@@ -68,17 +68,8 @@ func cpuBench(args []string) error {
 	if _, err := os.Stat(*wrkPath); err != nil {
 		return fmt.Errorf("wrk not found at %s (apt-get install -y wrk, or just tools apt): %w", *wrkPath, err)
 	}
-	for _, bin := range []*string{&orchbenchBin, reference} {
-		if *bin == "" {
-			continue
-		}
-		abs, err := exec.LookPath(*bin)
-		if err != nil {
-			return fmt.Errorf("%s: %w", *bin, err)
-		}
-		if *bin, err = filepath.Abs(abs); err != nil {
-			return err
-		}
+	if err := resolveBinaries(&orchbenchBin, reference); err != nil {
+		return err
 	}
 	hello, err := startServer(0)
 	if err != nil {
@@ -304,4 +295,22 @@ func runGenWith(bin string, spec genSpec, wrap []string) (*loadgen.Result, usage
 		return nil, usage{}, fmt.Errorf("generator output: %w", err)
 	}
 	return &res, rusageOf(cmd.ProcessState), nil
+}
+
+// resolveBinaries turns each non-empty binary name into an absolute path,
+// as the rounds run it from their own working directories.
+func resolveBinaries(bins ...*string) error {
+	for _, bin := range bins {
+		if *bin == "" {
+			continue
+		}
+		abs, err := exec.LookPath(*bin)
+		if err != nil {
+			return fmt.Errorf("%s: %w", *bin, err)
+		}
+		if *bin, err = filepath.Abs(abs); err != nil {
+			return err
+		}
+	}
+	return nil
 }
