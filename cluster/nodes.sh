@@ -2,7 +2,7 @@
 # An emulated multi-node cluster on this machine (docs/cluster.md, "Many
 # nodes"): every node is a container of orchbench/node with its own network
 # address, dockerd, Consul and Nomad agents and CPU/memory budget, on the
-# project's dockerd. Everything it makes is named obn-* and labelled
+# project's dockerd. Everything it makes is named $NODES_NAME-* (obn-*) and labelled
 # orchbench.nodes; the embedded single-node cluster is not touched.
 #   nodes.sh up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M]
 #                                   S servers (1 or 3), N-1 workers and 1 client node (default 4 3)
@@ -11,6 +11,8 @@
 #   nodes.sh down                   removes every node, its volume, the network and the nodes' cgroups
 # node_cpus (NODE_CPUS, default 0.5) and node_memory (NODE_MEMORY, default 2g)
 # are each node's budget; NODES_SUBNET (default 10.77.0.0/24) the nodes' network.
+# NODES_NAME (default obn) prefixes every name, so that two clusters of
+# nodes (two worktrees' tests, say) can run side by side on their own subnets.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/.tools/bin"
@@ -23,11 +25,14 @@ source "$root/cluster/nodes-agents.sh"
 # shellcheck source=nodes-status.sh
 source "$root/cluster/nodes-status.sh"
 
-network=obn-nodes
-label=orchbench.nodes
+cluster_name=${NODES_NAME:-obn}
+[[ $cluster_name =~ ^[a-z][a-z0-9]{0,7}$ ]] || die "NODES_NAME=$cluster_name: a lower-case word of at most 8 letters and digits is needed"
+network=$cluster_name-nodes
+# label=value filters select this cluster's containers, volumes and network only
+label=orchbench.nodes=$cluster_name
 # the nodes' cgroups all sit under this one, in every hierarchy, so that
 # down finds what their runtimes leave behind
-cgroup_root=obn-nodes
+cgroup_root=$cluster_name-nodes
 subnet=${NODES_SUBNET:-10.77.0.0/24}
 node_cpus=${NODE_CPUS:-0.5}
 node_memory=${NODE_MEMORY:-2g}
@@ -40,9 +45,9 @@ memory_reserved_mb=256
 nodes=() roles=() addrs=() server_addrs=()
 topology() {
   local n=$1 s=$2 prefix=${subnet%.0/24} i
-  for ((i = 1; i <= s; i++)); do nodes+=("obn-server$i"); roles+=(server); addrs+=("$prefix.$((10 + i))"); server_addrs+=("$prefix.$((10 + i))"); done
-  for ((i = 1; i < n; i++)); do nodes+=("obn-worker$i"); roles+=(worker); addrs+=("$prefix.$((20 + i))"); done
-  nodes+=(obn-client); roles+=(client); addrs+=("$prefix.10")
+  for ((i = 1; i <= s; i++)); do nodes+=("$cluster_name-server$i"); roles+=(server); addrs+=("$prefix.$((10 + i))"); server_addrs+=("$prefix.$((10 + i))"); done
+  for ((i = 1; i < n; i++)); do nodes+=("$cluster_name-worker$i"); roles+=(worker); addrs+=("$prefix.$((20 + i))"); done
+  nodes+=("$cluster_name-client"); roles+=(client); addrs+=("$prefix.10")
 }
 
 # ip_int A.B.C.D: the address as an integer, for overlap tests
@@ -89,12 +94,12 @@ validate() {
   [ -x "$bin/nomad" ] && [ -x "$bin/consul" ] || die "$bin/nomad or $bin/consul is missing: run ./justw tools first"
   # an address of ours held by a container that is not one of our nodes
   if docker network inspect "$network" >/dev/null 2>&1; then
-    [ "$(docker network inspect -f "{{index .Labels \"$label\"}}" "$network")" = 1 ] \
+    [ "$(docker network inspect -f '{{index .Labels "orchbench.nodes"}}' "$network")" = "$cluster_name" ] \
       || die "a docker network named $network exists and was not made by nodes.sh; remove it or rename it"
     local holder addr
     while read -r holder addr; do
       [ -n "$holder" ] || continue
-      case "$holder" in obn-server*|obn-worker*|obn-client) continue ;; esac
+      case "$holder" in "$cluster_name"-server*|"$cluster_name"-worker*|"$cluster_name"-client) continue ;; esac
       die "address ${addr%/*} on $network is taken by container $holder; remove it first"
     done < <(docker network inspect -f '{{range .Containers}}{{.Name}} {{.IPv4Address}}{{"\n"}}{{end}}' "$network")
   fi
@@ -120,7 +125,7 @@ existing() { docker ps -a --filter "label=$label" --format '{{.Names}}' | sort; 
 
 run_node() {
   local node=$1 role=$2 addr=$3
-  docker volume create --label "$label=1" "$node-docker" >/dev/null
+  docker volume create --label "$label" "$node-docker" >/dev/null
   # Every capability but CAP_SYS_RESOURCE (which this machine withholds, so
   # --privileged fails), no seccomp/AppArmor and unmasked /proc: what a
   # dockerd, iptables and overlay networking need inside. The cgroup tree is
@@ -128,7 +133,7 @@ run_node() {
   # their tasks' cgroups under the node's own. /var/lib/docker on a volume:
   # overlay2 cannot sit on overlay2. --init reaps what the agents leave.
   docker run -d --name "$node" --hostname "$node" --init \
-    --label "$label=1" --label "orchbench.node.role=$role" \
+    --label "$label" --label "orchbench.node.role=$role" \
     --cap-add ALL --cap-drop SYS_RESOURCE \
     --security-opt seccomp=unconfined --security-opt apparmor=unconfined --security-opt systempaths=unconfined \
     --device /dev/net/tun -v /sys/fs/cgroup:/sys/fs/cgroup:rw --cgroupns host \
@@ -171,7 +176,7 @@ up() {
   trap 'say "up failed: what it made stays for diagnosis (docker exec NODE sh -c \"tail /var/log/obn/*.log\"); just nodes-down removes it"' EXIT
   "$root/cluster/images.sh" node
   docker network inspect "$network" >/dev/null 2>&1 \
-    || docker network create --label "$label=1" --subnet "$subnet" "$network" >/dev/null \
+    || docker network create --label "$label" --subnet "$subnet" "$network" >/dev/null \
     || die "step 'network create $network $subnet' failed"
   say "starting ${#nodes[@]} nodes ($s servers, $((n - 1)) workers, 1 client) on $subnet, each --cpus $node_cpus --memory $node_memory (Nomad: $memory_total_mb MiB, $memory_reserved_mb reserved)"
   local i
@@ -208,7 +213,7 @@ load_images() {
   [ ${#targets[@]} -gt 0 ] || die "no running worker or client node: just nodes-up first"
   # global, not local: the EXIT trap (die exits from inside this function)
   # runs after the function's locals are gone
-  images_tar=$(mktemp /var/tmp/obn-images.XXXXXX)
+  images_tar=$(mktemp "/var/tmp/$cluster_name-images.XXXXXX")
   trap 'rm -f "$images_tar"' EXIT
   docker save -o "$images_tar" "$@"
   for node in "${targets[@]}"; do

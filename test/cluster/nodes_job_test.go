@@ -79,8 +79,8 @@ type allocDetail struct {
 // each on another worker.
 func runSpreadJob(t *testing.T) []alloc {
 	t.Helper()
-	cmd := exec.Command("docker", "exec", "-i", "obn-server1", "/opt/obn/bin/nomad", "job", "run", "-detach",
-		"-address", "http://"+nodeAddr("obn-server1")+":4646", "-")
+	cmd := exec.Command("docker", "exec", "-i", server1, "/opt/obn/bin/nomad", "job", "run", "-detach",
+		"-address", "http://"+nodeAddr(server1)+":4646", "-")
 	cmd.Stdin = strings.NewReader(spreadJob)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("nomad job run: %v\n%s", err, out)
@@ -89,7 +89,7 @@ func runSpreadJob(t *testing.T) []alloc {
 	var running []alloc
 	for time.Since(began) < 2*time.Minute {
 		var all []alloc
-		mustAPI(t, "obn-server1", 4646, "/v1/job/obn-spread/allocations", &all)
+		mustAPI(t, server1, 4646, "/v1/job/obn-spread/allocations", &all)
 		running = running[:0]
 		for _, a := range all {
 			if a.ClientStatus == "running" {
@@ -107,7 +107,7 @@ func runSpreadJob(t *testing.T) []alloc {
 	t.Logf("figure: 3 allocations running %.1f s after submission", time.Since(began).Seconds())
 	seen := map[string]bool{}
 	for i, a := range running {
-		if !strings.HasPrefix(a.NodeName, "obn-worker") {
+		if !strings.HasPrefix(a.NodeName, clusterName+"-worker") {
 			t.Errorf("allocation %s runs on %s, not a worker", a.ID, a.NodeName)
 		}
 		if seen[a.NodeName] {
@@ -115,7 +115,7 @@ func runSpreadJob(t *testing.T) []alloc {
 		}
 		seen[a.NodeName] = true
 		var d allocDetail
-		mustAPI(t, "obn-server1", 4646, "/v1/allocation/"+a.ID, &d)
+		mustAPI(t, server1, 4646, "/v1/allocation/"+a.ID, &d)
 		if n := d.AllocatedResources.Shared.Networks; len(n) == 1 && len(n[0].DynamicPorts) == 1 {
 			running[i].addr = fmt.Sprintf("%s:%d", n[0].IP, n[0].DynamicPorts[0].Value)
 		} else {
@@ -136,12 +136,12 @@ func checkAnswersFromClient(t *testing.T, a alloc) {
 	var code string
 	var err error
 	for began := time.Now(); time.Since(began) < 30*time.Second; time.Sleep(500 * time.Millisecond) {
-		code, err = dockerTry("exec", "obn-client", "curl", "-s", "-m", "5", "-o", "/dev/null", "-w", "%{http_code}", "http://"+a.addr+"/")
+		code, err = dockerTry("exec", client, "curl", "-s", "-m", "5", "-o", "/dev/null", "-w", "%{http_code}", "http://"+a.addr+"/")
 		if err == nil && code == "200" {
 			return
 		}
 	}
-	t.Errorf("from obn-client, http://%s/ (on %s) answered %q within 30 s: %v", a.addr, a.NodeName, code, err)
+	t.Errorf("from %s, http://%s/ (on %s) answered %q within 30 s: %v", client, a.addr, a.NodeName, code, err)
 }
 
 // A task's cgroup sits under its node's, so the node's budget bounds it,
@@ -163,10 +163,10 @@ func checkTaskInsideNodeBudget(t *testing.T, a alloc) {
 		Attributes    map[string]string
 	}
 	var nodes []nomadNode
-	mustAPI(t, "obn-server1", 4646, "/v1/nodes", &nodes)
+	mustAPI(t, server1, 4646, "/v1/nodes", &nodes)
 	for _, n := range nodes {
 		if n.Name == a.NodeName {
-			mustAPI(t, "obn-server1", 4646, "/v1/node/"+n.ID, &node)
+			mustAPI(t, server1, 4646, "/v1/node/"+n.ID, &node)
 		}
 	}
 	cores, _ := strconv.Atoi(node.Attributes["cpu.numcores"])
@@ -209,7 +209,7 @@ func readInt(t *testing.T, path string) int {
 // within 30 s too (a new one when the dead node led them as well).
 func checkLeaderLoss(t *testing.T) {
 	var leader string
-	mustAPI(t, "obn-server1", 4646, "/v1/status/leader", &leader)
+	mustAPI(t, server1, 4646, "/v1/status/leader", &leader)
 	var dead string
 	for _, s := range servers {
 		if strings.HasPrefix(leader, nodeAddr(s)+":") {
@@ -285,18 +285,18 @@ func apiLeader(node string, port int, dead string) string {
 }
 
 // Nothing of the nodes stays on the host: no container, network or volume
-// named obn-, no node cgroup in any hierarchy.
+// named after the cluster, no node cgroup in any hierarchy.
 func checkNothingLeft(t *testing.T) {
 	for _, kind := range [][]string{
-		{"ps", "-a", "--filter", "name=obn-", "--format", "{{.Names}}"},
-		{"network", "ls", "--filter", "name=obn-", "--format", "{{.Name}}"},
-		{"volume", "ls", "--filter", "name=obn-", "--format", "{{.Name}}"},
+		{"ps", "-a", "--filter", "name=" + clusterName + "-", "--format", "{{.Names}}"},
+		{"network", "ls", "--filter", "name=" + clusterName + "-", "--format", "{{.Name}}"},
+		{"volume", "ls", "--filter", "name=" + clusterName + "-", "--format", "{{.Name}}"},
 	} {
 		if out := dockerOut(t, kind...); out != "" {
 			t.Errorf("docker %s: left after down: %s", kind[0], out)
 		}
 	}
-	left, _ := filepath.Glob("/sys/fs/cgroup/*/obn-nodes")
+	left, _ := filepath.Glob("/sys/fs/cgroup/*/" + clusterName + "-nodes")
 	if len(left) > 0 {
 		t.Errorf("node cgroups left after down: %v", left)
 	}

@@ -33,7 +33,7 @@ func TestNodesUpJobLeaderLossDown(t *testing.T) {
 	if err := exec.Command("docker", "image", "inspect", taewaImage).Run(); err != nil {
 		testenv.Missing(t, "%s is not built (just images taewa)", taewaImage)
 	}
-	if out := dockerOut(t, "ps", "-aq", "--filter", "label=orchbench.nodes"); out != "" {
+	if out := dockerOut(t, "ps", "-aq", "--filter", "label=orchbench.nodes="+clusterName); out != "" {
 		t.Fatalf("nodes exist before the test (just nodes-down first): %s", out)
 	}
 	t.Cleanup(func() {
@@ -91,20 +91,36 @@ func TestNodesUpJobLeaderLossDown(t *testing.T) {
 
 const taewaImage = "orchbench/taewa:local"
 
-var servers = []string{"obn-server1", "obn-server2", "obn-server3"}
-var workers = []string{"obn-worker1", "obn-worker2", "obn-worker3"}
+// clusterName and subnetPrefix follow nodes.sh's NODES_NAME and
+// NODES_SUBNET, so that two worktrees can each run this test on a cluster
+// of their own.
+var (
+	clusterName  = envOr("NODES_NAME", "obn")
+	subnetPrefix = strings.TrimSuffix(envOr("NODES_SUBNET", "10.77.0.0/24"), ".0/24")
+	server1      = clusterName + "-server1"
+	client       = clusterName + "-client"
+	servers      = []string{server1, clusterName + "-server2", clusterName + "-server3"}
+	workers      = []string{clusterName + "-worker1", clusterName + "-worker2", clusterName + "-worker3"}
+)
 
-// nodeAddr is the fixed address nodes.sh gives NODE on the default subnet.
+func envOr(key, fallback string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return fallback
+}
+
+// nodeAddr is the fixed address nodes.sh gives NODE.
 func nodeAddr(node string) string {
 	switch {
-	case node == "obn-client":
-		return "10.77.0.10"
-	case strings.HasPrefix(node, "obn-server"):
-		n, _ := strconv.Atoi(strings.TrimPrefix(node, "obn-server"))
-		return fmt.Sprintf("10.77.0.%d", 10+n)
+	case node == client:
+		return subnetPrefix + ".10"
+	case strings.HasPrefix(node, clusterName+"-server"):
+		n, _ := strconv.Atoi(strings.TrimPrefix(node, clusterName+"-server"))
+		return fmt.Sprintf("%s.%d", subnetPrefix, 10+n)
 	default:
-		n, _ := strconv.Atoi(strings.TrimPrefix(node, "obn-worker"))
-		return fmt.Sprintf("10.77.0.%d", 20+n)
+		n, _ := strconv.Atoi(strings.TrimPrefix(node, clusterName+"-worker"))
+		return fmt.Sprintf("%s.%d", subnetPrefix, 20+n)
 	}
 }
 
@@ -151,7 +167,7 @@ func checkControlPlanes(t *testing.T) {
 		raft int
 	}{{"nomad", 4646, 4647}, {"consul", 8500, 8300}} {
 		var peers []string
-		mustAPI(t, "obn-server1", cp.port, "/v1/status/peers", &peers)
+		mustAPI(t, server1, cp.port, "/v1/status/peers", &peers)
 		want := map[string]bool{}
 		for _, s := range servers {
 			want[fmt.Sprintf("%s:%d", nodeAddr(s), cp.raft)] = true
@@ -190,7 +206,7 @@ type nomadNode struct {
 // (class client); no server node runs one.
 func checkNomadClients(t *testing.T) {
 	var nodes []nomadNode
-	mustAPI(t, "obn-server1", 4646, "/v1/nodes", &nodes)
+	mustAPI(t, server1, 4646, "/v1/nodes", &nodes)
 	got := map[string]string{}
 	for _, n := range nodes {
 		if n.Status != "ready" {
@@ -198,7 +214,7 @@ func checkNomadClients(t *testing.T) {
 		}
 		got[n.Name] = n.NodeClass
 	}
-	want := map[string]string{"obn-client": "client"}
+	want := map[string]string{client: "client"}
 	for _, w := range workers {
 		want[w] = "worker"
 	}
@@ -214,7 +230,7 @@ type swarmNode struct {
 // Swarm: the servers are drained managers with one leader, the workers and
 // the client active workers.
 func checkSwarm(t *testing.T) {
-	out := dockerOut(t, "exec", "obn-server1", "docker", "node", "ls", "--format", "{{json .}}")
+	out := dockerOut(t, "exec", server1, "docker", "node", "ls", "--format", "{{json .}}")
 	leaders, managers, active := 0, 0, 0
 	for _, line := range strings.Split(out, "\n") {
 		var n swarmNode
@@ -225,7 +241,7 @@ func checkSwarm(t *testing.T) {
 			t.Errorf("swarm node %s is %s", n.Hostname, n.Status)
 		}
 		switch {
-		case strings.HasPrefix(n.Hostname, "obn-server"):
+		case strings.HasPrefix(n.Hostname, clusterName+"-server"):
 			managers++
 			if n.ManagerStatus == "Leader" {
 				leaders++
