@@ -2,11 +2,11 @@ package socialnetwork
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"sync"
 
+	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/internal/rpc"
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 )
@@ -138,7 +138,8 @@ func (s *PostStorageService) ReadPosts(ctx context.Context, _ int64, postIDs []i
 	var missing []int
 	for i := range postIDs {
 		var post sn.Post
-		if value, ok := cached[keys[i]]; ok && json.Unmarshal(value, &post) == nil {
+		// A value that does not decode (another build's encoding, say) is a miss.
+		if value, ok := cached[keys[i]]; ok && rpc.Unmarshal(ctx, value, &post) == nil {
 			posts[i] = &post
 			continue
 		}
@@ -171,7 +172,7 @@ func (s *PostStorageService) ReadPosts(ctx context.Context, _ int64, postIDs []i
 			}
 			post := doc.toPost()
 			posts[i] = post
-			if value, err := json.Marshal(post); err == nil {
+			if value, err := rpc.Marshal(ctx, post); err == nil {
 				_ = s.Cache.Set(ctx, keys[i], value, cacheTTL)
 			}
 		}()

@@ -19,6 +19,8 @@ import (
 	"syscall"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
+
+	"github.com/orchbench/orchbench/deathstarbench/internal/gctune"
 )
 
 // defaultSQLiteParams trade durability on power loss (not on a crash of
@@ -52,7 +54,7 @@ func main() {
 		os.Exit(2)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	if soft := tuneGC(cgroupMemoryMax); soft > 0 {
+	if soft := gctune.Apply(gctune.CgroupLimitFiles); soft > 0 {
 		logger.Info("soft memory limit from the cgroup", "bytes", soft)
 	}
 	if *debugAddr != "" {

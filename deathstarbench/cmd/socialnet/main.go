@@ -11,6 +11,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
+	_ "net/http/pprof" // served only on --debug-addr
 	"os"
 	"os/signal"
 	"strconv"
@@ -18,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/orchbench/orchbench/deathstarbench/internal/gctune"
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork"
 )
 
@@ -43,6 +46,7 @@ func run(args []string) error {
 	rpcConnections := flags.Int("rpc-connections", int(envInt("RPC_CONNECTIONS", 512)), "most connections open to each upstream address; callers beyond wait for a free one (env RPC_CONNECTIONS)")
 	poolSize := flags.Int("pool-size", int(envInt("POOL_SIZE", 64)), "connections per storage client: MongoDB, memcached, Redis (env POOL_SIZE)")
 	logLevel := flags.String("log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
+	debugAddr := flags.String("debug-addr", env("DEBUG_ADDR", ""), "TCP address serving Go's pprof handlers under /debug/pprof/, for profiling a service under load; empty serves none (env DEBUG_ADDR)")
 	addrs := map[string]*string{}
 	for _, name := range socialnetwork.ServiceNames() {
 		if name == socialnetwork.ServiceFrontend {
@@ -60,6 +64,15 @@ func run(args []string) error {
 		return fmt.Errorf("--log-level: %w", err)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if soft := gctune.Apply(gctune.CgroupLimitFiles); soft > 0 {
+		logger.Info("soft memory limit from the cgroup", "bytes", soft)
+	}
+	if *debugAddr != "" {
+		go func() {
+			// pprof registered itself on the default mux.
+			logger.Warn("debug handler stopped", "addr", *debugAddr, "error", http.ListenAndServe(*debugAddr, nil))
+		}()
+	}
 
 	if *machineID < 0 {
 		*machineID = socialnetwork.MachineIDFromHostname()

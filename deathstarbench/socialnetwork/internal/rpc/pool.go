@@ -145,11 +145,16 @@ func (p *pool) dial(ctx context.Context) (*conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect %s (waited up to %s): %w", p.addr, p.opts.ConnectTimeout, err)
 	}
-	conf := &thrift.TConfiguration{SocketTimeout: p.opts.CallTimeout}
+	return newConn(nc, &thrift.TConfiguration{SocketTimeout: p.opts.CallTimeout}), nil
+}
+
+// newConn stacks the client's transports on nc: framed, buffered so that a
+// frame leaves in one write (frameWriteBuffer), binary protocol.
+func newConn(nc net.Conn, conf *thrift.TConfiguration) *conn {
 	socket := thrift.NewTSocketFromConnConf(nc, conf)
-	transport := thrift.NewTFramedTransportConf(socket, conf)
-	protocol := thrift.NewTBinaryProtocolConf(transport, conf)
-	return &conn{socket: socket, transport: transport, client: thrift.NewTStandardClient(protocol, protocol)}, nil
+	transport := thrift.NewTFramedTransportConf(thrift.NewTBufferedTransport(socket, frameWriteBuffer), conf)
+	protocol := NewBinaryProtocol(transport, conf)
+	return &conn{socket: socket, transport: transport, client: thrift.NewTStandardClient(protocol, protocol)}
 }
 
 // put returns a connection whose call succeeded. It goes back to the idle

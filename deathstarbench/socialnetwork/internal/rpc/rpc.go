@@ -158,9 +158,7 @@ func (l *Listener) Addr() net.Addr { return l.socket.Addr() }
 // Serve handles calls with processor until Stop.
 func (l *Listener) Serve(processor thrift.TProcessor) error {
 	conf := &thrift.TConfiguration{}
-	server := thrift.NewTSimpleServer4(processor, l.socket,
-		thrift.NewTFramedTransportFactoryConf(thrift.NewTTransportFactory(), conf),
-		thrift.NewTBinaryProtocolFactoryConf(conf))
+	server := thrift.NewTSimpleServer4(processor, l.socket, serverTransports(conf), binaryProtocolFactory{conf})
 	l.mu.Lock()
 	if l.done {
 		l.mu.Unlock()
@@ -169,6 +167,11 @@ func (l *Listener) Serve(processor thrift.TProcessor) error {
 	l.server = server
 	l.mu.Unlock()
 	return server.Serve()
+}
+
+// serverTransports stacks a server's transports as newConn does a client's.
+func serverTransports(conf *thrift.TConfiguration) thrift.TTransportFactory {
+	return thrift.NewTFramedTransportFactoryConf(thrift.NewTBufferedTransportFactory(frameWriteBuffer), conf)
 }
 
 // Stop closes the listener and waits briefly for connections to drain.

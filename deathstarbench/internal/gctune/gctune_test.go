@@ -1,4 +1,4 @@
-package main
+package gctune
 
 import (
 	"os"
@@ -17,6 +17,7 @@ func TestReadCgroupLimit(t *testing.T) {
 		{"1073741824\n", 1 << 30, true},
 		{"max\n", 0, false},
 		{"", 0, false},
+		{"9223372036854771712\n", 0, false}, // cgroup v1's "no limit"
 	} {
 		path := filepath.Join(dir, "memory.max")
 		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
@@ -31,7 +32,7 @@ func TestReadCgroupLimit(t *testing.T) {
 	}
 }
 
-func TestTuneGCSetsASoftLimitBelowTheCgroupsUnlessGOMEMLIMITIsSet(t *testing.T) {
+func TestApplySetsASoftLimitBelowTheCgroupsUnlessGOMEMLIMITIsSet(t *testing.T) {
 	previousPercent := debug.SetGCPercent(100)
 	previousLimit := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetGCPercent(previousPercent); debug.SetMemoryLimit(previousLimit) })
@@ -42,20 +43,20 @@ func TestTuneGCSetsASoftLimitBelowTheCgroupsUnlessGOMEMLIMITIsSet(t *testing.T) 
 
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
-	if soft := tuneGC(path); soft != 750000 || debug.SetMemoryLimit(-1) != 750000 {
+	if soft := Apply([]string{filepath.Join(t.TempDir(), "missing"), path}); soft != 750000 || debug.SetMemoryLimit(-1) != 750000 {
 		t.Fatalf("soft limit %d, want 3/4 of the cgroup's 1000000", soft)
 	}
-	if percent := debug.SetGCPercent(100); percent != defaultGCPercent {
-		t.Fatalf("GC percent %d, want %d", percent, defaultGCPercent)
+	if percent := debug.SetGCPercent(100); percent != DefaultGCPercent {
+		t.Fatalf("GC percent %d, want %d", percent, DefaultGCPercent)
 	}
 
 	debug.SetMemoryLimit(previousLimit)
 	t.Setenv("GOGC", "50")
 	t.Setenv("GOMEMLIMIT", "2GiB")
-	if soft := tuneGC(path); soft != 0 {
-		t.Fatalf("with GOMEMLIMIT set, tuneGC set a limit of %d", soft)
+	if soft := Apply([]string{filepath.Join(t.TempDir(), "missing"), path}); soft != 0 {
+		t.Fatalf("with GOMEMLIMIT set, Apply set a limit of %d", soft)
 	}
 	if percent := debug.SetGCPercent(100); percent != 100 {
-		t.Fatalf("with GOGC set, tuneGC changed the GC percent to %d", percent)
+		t.Fatalf("with GOGC set, Apply changed the GC percent to %d", percent)
 	}
 }
