@@ -259,12 +259,18 @@ func (m *MongoCollection) Pull(ctx context.Context, id, field string, value int6
 
 // Push implements Collection. FerretDB 1.x knows $push with $each but not
 // $position, so values go to the end of the array.
-func (m *MongoCollection) Push(ctx context.Context, id, field string, values ...any) error {
-	if len(values) == 0 {
+func (m *MongoCollection) Push(ctx context.Context, id string, columns ...Column) error {
+	push := bson.D{}
+	for _, c := range columns {
+		if len(c.Values) > 0 {
+			push = append(push, bson.E{Key: c.Field, Value: bson.D{{Key: "$each", Value: bson.A(c.Values)}}})
+		}
+	}
+	if len(push) == 0 {
 		return nil
 	}
 	filter := bson.D{{Key: "_id", Value: id}}
-	update := bson.D{{Key: "$push", Value: bson.D{{Key: field, Value: bson.D{{Key: "$each", Value: bson.A(values)}}}}}}
+	update := bson.D{{Key: "$push", Value: push}}
 	_, err := m.coll.UpdateOne(ctx, filter, update, options.Update().SetUpsert(true))
 	if mongo.IsDuplicateKeyError(err) {
 		// Two upserts of a missing document race: both find nothing, both

@@ -311,10 +311,7 @@ func (c *MemoryCollection) updateInts(id, field string, upsert bool, update func
 }
 
 // Push implements Collection.
-func (c *MemoryCollection) Push(_ context.Context, id, field string, values ...any) error {
-	if len(values) == 0 {
-		return nil
-	}
+func (c *MemoryCollection) Push(_ context.Context, id string, columns ...Column) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	doc := bson.D{}
@@ -325,20 +322,30 @@ func (c *MemoryCollection) Push(_ context.Context, id, field string, values ...a
 	} else {
 		doc = bson.D{{Key: "_id", Value: id}}
 	}
-	found := false
-	for i := range doc {
-		if doc[i].Key != field {
+	changed := false
+	for _, col := range columns {
+		if len(col.Values) == 0 {
 			continue
 		}
-		array, ok := doc[i].Value.(bson.A)
-		if !ok {
-			return fmt.Errorf("document %s field %s is a %T, not an array", id, field, doc[i].Value)
+		changed = true
+		found := false
+		for i := range doc {
+			if doc[i].Key != col.Field {
+				continue
+			}
+			array, ok := doc[i].Value.(bson.A)
+			if !ok {
+				return fmt.Errorf("document %s field %s is a %T, not an array", id, col.Field, doc[i].Value)
+			}
+			doc[i].Value = append(array, col.Values...)
+			found = true
 		}
-		doc[i].Value = append(array, values...)
-		found = true
+		if !found {
+			doc = append(doc, bson.E{Key: col.Field, Value: bson.A(col.Values)})
+		}
 	}
-	if !found {
-		doc = append(doc, bson.E{Key: field, Value: bson.A(values)})
+	if !changed {
+		return nil
 	}
 	updated, err := bson.Marshal(doc)
 	if err != nil {

@@ -73,14 +73,20 @@ type Collection interface {
 	AddToSet(ctx context.Context, id, field string, value int64) error
 	// Pull removes value from the integer array field of document id.
 	Pull(ctx context.Context, id, field string, value int64) error
-	// Push appends values (any BSON values), in order, to the array field
-	// of document id in one update, creating the document if missing.
-	// Concurrent pushes to one document may lose one another's values on
-	// FerretDB, which reads and rewrites the document outside a
-	// transaction: callers serialise them.
-	Push(ctx context.Context, id, field string, values ...any) error
+	// Push appends each column's values (any BSON values), in order, to
+	// the array field the column names, all in one update of document id,
+	// creating the document if missing. Concurrent pushes to one document
+	// may lose one another's values on FerretDB, which reads and rewrites
+	// the document outside a transaction: callers serialise them.
+	Push(ctx context.Context, id string, columns ...Column) error
 	// EnsureIndex creates an ascending index on field if missing.
 	EnsureIndex(ctx context.Context, field string) error
+}
+
+// Column is values to append to one array field of a document.
+type Column struct {
+	Field  string
+	Values []any
 }
 
 // EncodeIDs packs IDs as fixed-width little-endian words for cache values.
