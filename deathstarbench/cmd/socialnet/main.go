@@ -46,6 +46,7 @@ func run(args []string) error {
 	rpcConnections := flags.Int("rpc-connections", int(envInt("RPC_CONNECTIONS", 512)), "most connections open to each upstream address; callers beyond wait for a free one (env RPC_CONNECTIONS)")
 	poolSize := flags.Int("pool-size", int(envInt("POOL_SIZE", 64)), "connections per storage client: MongoDB, memcached, Redis (env POOL_SIZE)")
 	logLevel := flags.String("log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
+	upstreamsFile := flags.String("upstreams-file", env("UPSTREAMS_FILE", ""), "env file (KEY=VALUE lines) the orchestrator renders upstream addresses into; when it names addresses this process did not start with, the process runs itself again with them (env UPSTREAMS_FILE)")
 	debugAddr := flags.String("debug-addr", env("DEBUG_ADDR", ""), "TCP address serving Go's pprof handlers under /debug/pprof/, for profiling a service under load; empty serves none (env DEBUG_ADDR)")
 	addrs := map[string]*string{}
 	for _, name := range socialnetwork.ServiceNames() {
@@ -122,6 +123,14 @@ func run(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *upstreamsFile != "" {
+		go func() {
+			if err := watchUpstreams(ctx, *upstreamsFile, upstreamsPollInterval, logger, execSelf); err != nil {
+				logger.Error("cannot start again with the new upstream addresses", "error", err)
+				os.Exit(1)
+			}
+		}()
+	}
 	running, err := socialnetwork.Start(ctx, names, listenAddrs, settings)
 	if err != nil {
 		return err

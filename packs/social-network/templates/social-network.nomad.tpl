@@ -274,7 +274,10 @@ EOT
       # separated: the service spreads calls over them. user and
       # social-graph call each other, so no start order exists: an upstream
       # not registered yet renders as an unreachable placeholder, and the
-      # task restarts once it is registered.
+      # task restarts once it is registered. Nomad misses that restart when
+      # the file changes between its first render and the task's start, so
+      # the service also watches the file (UPSTREAMS_FILE, the docker
+      # driver's path of local/) and runs itself again with what it holds.
       template {
         destination = "local/upstreams.env"
         env         = true
@@ -285,6 +288,7 @@ EOT
           max = "5s"
         }
         data        = <<EOT
+UPSTREAMS_FILE=/local/upstreams.env
 [[- range $up := $needs ]]
 [[- $svc := printf "%s-%s" $job (ternary "ferretdb" $up (eq $up "mongodb")) ]]
 [[- if eq $up "mongodb" ]]

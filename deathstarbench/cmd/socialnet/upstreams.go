@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The Nomad pack renders a service's upstream addresses from Consul into an
+// env file, with a placeholder for an upstream not registered yet, and asks
+// Nomad to restart the task when the file changes. Nomad reads the file's
+// environment when the task starts; when the file changes between its
+// first render and the start, the task runs with the placeholder and is not
+// restarted: seen on a loaded machine, four services of one deployment
+// answered every call with "server selection timeout … 127.0.0.1:1" while
+// their health checks passed. So the process watches the file itself and,
+// when the file names an address it did not start with, executes itself
+// again with the file's values (same PID and ports; no restart counted).
+
+// upstreamsPollInterval is how often the file is read: a second at most
+// between a late render and the service using it.
+const upstreamsPollInterval = time.Second
+
+// staleUpstreams returns the variables of envFile whose values differ from
+// env's (KEY=VALUE lines; blank lines and # comments skipped), sorted.
+func staleUpstreams(envFile []byte, getenv func(string) string) (map[string]string, []string) {
+	values := map[string]string{}
+	var stale []string
+	scanner := bufio.NewScanner(bytes.NewReader(envFile))
+	for scanner.Scan() {
+		line := strings.TrimSpace(scanner.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, value, ok := strings.Cut(line, "=")
+		if !ok || key == "" {
+			continue
+		}
+		values[key] = value
+		if getenv(key) != value {
+			stale = append(stale, key)
+		}
+	}
+	slices.Sort(stale)
+	return values, stale
+}
+
+// withValues is environ with each of values' variables set to its value.
+func withValues(environ []string, values map[string]string) []string {
+	out := make([]string, 0, len(environ)+len(values))
+	for _, kv := range environ {
+		key, _, _ := strings.Cut(kv, "=")
+		if _, replaced := values[key]; !replaced {
+			out = append(out, kv)
+		}
+	}
+	for key, value := range values {
+		out = append(out, key+"="+value)
+	}
+	return out
+}
+
+// watchUpstreams polls path until ctx ends; when the file names values the
+// process did not start with, it calls restart with the environment to
+// start again with. Nomad renders the file before the task starts, so a
+// file missing at the start means the orchestrator renders none (the
+// Swarm and Kubernetes translations give DNS names, which do not change):
+// nothing to watch.
+func watchUpstreams(ctx context.Context, path string, every time.Duration, logger *slog.Logger, restart func(env []string) error) error {
+	if _, err := os.Stat(path); err != nil {
+		logger.Info("no upstreams file to watch", "file", path, "error", err)
+		return nil
+	}
+	ticker := time.NewTicker(every)
+	defer ticker.Stop()
+	for {
+		if data, err := os.ReadFile(path); err == nil {
+			if values, stale := staleUpstreams(data, os.Getenv); len(stale) > 0 {
+				logger.Warn("upstream addresses changed since start; starting again with them", "file", path, "variables", strings.Join(stale, ","))
+				return restart(withValues(os.Environ(), values))
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+// execSelf replaces the process with a fresh run of the same binary and
+// arguments under env. Its sockets close on exec, so the new run binds the
+// same addresses again.
+func execSelf(env []string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own executable: %w", err)
+	}
+	return syscall.Exec(exe, os.Args, env)
+}
