@@ -87,6 +87,12 @@ validate() {
   memory_total_mb=$(mib "$node_memory") || die "node_memory=$node_memory: a size such as 2g or 1536m is needed"
   [ "$memory_total_mb" -ge 512 ] || die "node_memory=$node_memory: at least 512m ($memory_reserved_mb MiB of it are reserved for the node's own agents)"
   docker info >/dev/null 2>&1 || die "the project's dockerd does not answer (docker info)"
+  if [ -n "$link_delay" ]; then
+    [[ $link_delay =~ ^[0-9]+(\.[0-9]+)?(us|ms)$ ]] || die "link_delay=$link_delay: a delay such as 0.1ms or 200us is needed (tc netem; empty for none)"
+    # the probe runs tc in the node image: built here when missing (cached)
+    "$root/cluster/images.sh" node >/dev/null
+    netem_available || die "link_delay=$link_delay: this kernel has no netem qdisc ($(uname -r); tc says: $(netem_probe 2>&1 | tail -n 1)); a delay between nodes needs CONFIG_NET_SCH_NETEM"
+  fi
   # another docker network or a host route on the subnet
   local other cidr
   while read -r other; do
@@ -101,8 +107,6 @@ validate() {
     [ "$dev" = "$(network_bridge)" ] && continue
     overlaps "$cidr" && die "NODES_SUBNET=$subnet is in use: the host routes $cidr through $dev; choose another (NODES_SUBNET=10.78.0.0/24)"
   done < <(ip -4 -o route show | awk '{for (i = 1; i < NF; i++) if ($i == "dev") {print $1, $(i + 1); break}}')
-  [ -z "$link_delay" ] || [[ $link_delay =~ ^[0-9]+(\.[0-9]+)?(us|ms)$ ]] \
-    || die "link_delay=$link_delay: a delay such as 0.1ms or 200us is needed (tc netem; empty for none)"
   [ -x "$bin/nomad" ] && [ -x "$bin/consul" ] || die "$bin/nomad or $bin/consul is missing: run ./justw tools first"
   [ -x "$bin/registry" ] || die "$bin/registry is missing: run cluster/tools.sh registry (or ./justw tools) first"
   # an address of ours held by a container that is not one of our nodes
@@ -197,8 +201,6 @@ up() {
   local t0; t0=$(date +%s)
   trap 'say "up failed: what it made stays for diagnosis (docker exec NODE sh -c \"tail /var/log/obn/*.log\"); just nodes-down removes it"' EXIT
   "$root/cluster/images.sh" node
-  [ -z "$link_delay" ] || netem_available \
-    || die "link_delay=$link_delay: this kernel has no netem qdisc ($(uname -r); tc says: $(netem_probe 2>&1 | tail -n 1)); a delay between nodes needs CONFIG_NET_SCH_NETEM"
   docker network inspect "$network" >/dev/null 2>&1 \
     || docker network create --label "$label" --subnet "$subnet" "$network" >/dev/null \
     || die "step 'network create $network $subnet' failed"
