@@ -86,9 +86,10 @@ validate() {
     || die "node_cpus=$node_cpus: a number of cores above 0 and at most this machine's $(nproc)"
   memory_total_mb=$(mib "$node_memory") || die "node_memory=$node_memory: a size such as 2g or 1536m is needed"
   [ "$memory_total_mb" -ge 512 ] || die "node_memory=$node_memory: at least 512m ($memory_reserved_mb MiB of it are reserved for the node's own agents)"
+  [ -z "$link_delay" ] || [[ $link_delay =~ ^[0-9]+(\.[0-9]+)?(us|ms)$ ]] \
+    || die "link_delay=$link_delay: a delay such as 0.1ms or 200us is needed (tc netem; empty for none)"
   docker info >/dev/null 2>&1 || die "the project's dockerd does not answer (docker info)"
   if [ -n "$link_delay" ]; then
-    [[ $link_delay =~ ^[0-9]+(\.[0-9]+)?(us|ms)$ ]] || die "link_delay=$link_delay: a delay such as 0.1ms or 200us is needed (tc netem; empty for none)"
     # the probe runs tc in the node image: built here when missing (cached)
     "$root/cluster/images.sh" node >/dev/null
     netem_available || die "link_delay=$link_delay: this kernel has no netem qdisc ($(uname -r); tc says: $(netem_probe 2>&1 | tail -n 1)); a delay between nodes needs CONFIG_NET_SCH_NETEM"
