@@ -210,8 +210,9 @@ up() {
   for i in "${!nodes[@]}"; do run_node "${nodes[$i]}" "${roles[$i]}" "${addrs[$i]}"; done
   for i in "${!nodes[@]}"; do set_link_delay "${nodes[$i]}"; done
   start_registry "$cluster_name-client"
-  # every Nomad client's bridge-mode tasks need the pause image (infra_image)
-  "$root/cluster/images.sh" pause
+  # every Nomad client's bridge-mode tasks need the pause image (infra_image);
+  # built only when missing (a rebuild would retag it for everyone)
+  docker image inspect orchbench/pause:local >/dev/null 2>&1 || "$root/cluster/images.sh" pause
   push_images orchbench/pause:local
   for i in "${!nodes[@]}"; do start_dockerd "${nodes[$i]}"; done
   for i in "${!nodes[@]}"; do
