@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	nomadapi "github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/imageref"
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/orchestrator/swarm"
@@ -141,3 +142,24 @@ func budgets(t *testing.T, o *nomad.Orchestrator) {
 }
 
 func ptrInt(v int) *int { return &v }
+
+// absentKeysPass: every constraint placement makes is a "!=", which a node
+// without the key satisfies, on Nomad and on Swarm alike: that is what
+// keeps the single-node cluster, whose node carries none of the keys,
+// placing as before. A key no node has stands in for it here.
+func absentKeysPass(t *testing.T, o *nomad.Orchestrator, registry imageref.Registry) {
+	jobs := render(t, o, registry, map[string]string{"resource_scale": "0.03", "job_name": "taewa-absent"})
+	g := jobs[0].TaskGroups[0]
+	g.Constraints = append(g.Constraints, &nomadapi.Constraint{LTarget: placement.MetaAttr("orchbench.absent"), Operand: "!=", RTarget: "x"})
+	if _, err := deploy(t, o, jobs[0], 3*time.Minute); err != nil {
+		t.Errorf("Nomad: a != on a key no node has did not place: %v", err)
+	}
+	manager := firstServer(t)
+	name := "pl-absent"
+	dockerOut(t, "exec", manager, "docker", "service", "create", "--detach", "--quiet", "--name", name, "--limit-cpu", "0.03",
+		"--constraint", placement.SwarmNotOn("orchbench.absent", "x"), registry.Ref(taewaImage))
+	defer dockerTry("exec", manager, "docker", "service", "rm", name)
+	if running, pending := swarmTasks(t, manager, name, 1); len(running) != 1 {
+		t.Errorf("Swarm: a != on a label no node has did not place: pending %q", pending)
+	}
+}

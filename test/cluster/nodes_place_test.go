@@ -65,6 +65,7 @@ func TestNodesPlacement(t *testing.T) {
 	t.Run("spread and packed", func(t *testing.T) { spreadAndPacked(t, o, registry) })
 	t.Run("load on the client node", func(t *testing.T) { loadOnClient(t, o, registry) })
 	t.Run("swarm placement", func(t *testing.T) { swarmPlacement(t, o, registry) })
+	t.Run("absent keys pass", func(t *testing.T) { absentKeysPass(t, o, registry) })
 	t.Run("budgets", func(t *testing.T) { budgets(t, o) })
 	t.Run("link delay", func(t *testing.T) { linkDelay(t, o) })
 }
