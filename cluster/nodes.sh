@@ -8,6 +8,7 @@
 #                                   S servers (1 or 3), N-1 workers and 1 client node (default 4 3)
 #   nodes.sh status                 every node's role, address and agents; fails when one is missing
 #   nodes.sh push-images IMAGE...   pushes images to the registry on the client node, where the nodes pull them
+#   nodes.sh registry               the registry's address for the host's dockerd (REGISTRY=... just images X)
 #   nodes.sh load-images IMAGE...   copies images from the project's dockerd into the workers and the client
 #   nodes.sh down                   removes every node, its volume, the network and the nodes' cgroups
 # node_cpus (NODE_CPUS, default 0.5) and node_memory (NODE_MEMORY, default 2560m:
@@ -281,7 +282,8 @@ case "${1:-}" in
   up) shift; up "$@" ;;
   status) status ;;
   push-images) shift; push_images "$@" ;;
+  registry) registry_host_port ;;
   load-images) shift; load_images "$@" ;;
   down) down ;;
-  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D] | status | push-images IMAGE... | load-images IMAGE... | down" >&2; exit 2 ;;
+  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D] | status | push-images IMAGE... | registry | load-images IMAGE... | down" >&2; exit 2 ;;
 esac
