@@ -38,19 +38,19 @@ start_dockerd() {
   start_in "$node" dockerd "dockerd --host unix:///var/run/docker.sock --data-root /var/lib/docker --cgroup-parent $cg/docker --userland-proxy=false --insecure-registry $client_addr:$registry_port"
 }
 
-# set_link_delay NODE: tc netem on the node's interface, inside its own
-# network namespace (the host's interfaces are never touched). Every packet
-# a node sends waits link_delay, so a round trip between two nodes takes
-# twice that more.
 # netem_probe: tc netem in a throwaway container's namespace (refused by a
 # kernel built without it, before any node starts)
 netem_probe() { docker run --rm --network bridge --cap-add NET_ADMIN orchbench/node:local tc qdisc add dev eth0 root netem delay 1ms; }
 netem_available() { netem_probe >/dev/null 2>&1; }
 
+# set_link_delay NODE: tc netem on the node's interface, inside its own
+# network namespace (the host's interfaces are never touched). Every packet
+# a node sends waits link_delay, so a round trip between two nodes takes
+# twice that more.
 set_link_delay() {
   [ -n "$link_delay" ] || return 0
   docker exec "$1" tc qdisc replace dev eth0 root netem delay "$link_delay" \
-    || die "step 'tc netem delay $link_delay' on $1 failed (is the sch_netem module available to this kernel?)"
+    || die "step 'tc netem delay $link_delay' on $1 failed"
 }
 
 # node_meta NODE ROLE: what placement constrains on, one "key value" per
