@@ -84,7 +84,7 @@ cluster-down *flags:
     cluster/kubernetes.sh down
     cluster/embedded.sh down "$@"
 
-# Bring up the emulated multi-node cluster beside the embedded one: `servers` (1 or 3) Nomad/Consul servers and drained Swarm managers, nodes-1 workers and a client node, each a container with its own address on 10.77.0.0/24, dockerd, agents and budget (docs/cluster.md), e.g. `just nodes-up nodes=6 servers=3 node_cpus=0.25`
+# Bring up the emulated multi-node cluster beside the embedded one: `servers` (1 or 3) Nomad/Consul servers and drained Swarm managers, nodes-1 workers and a client node with the image registry, each a container with its own address on 10.77.0.0/24, dockerd, agents and budget (docs/cluster.md), e.g. `just nodes-up nodes=6 servers=3 node_cpus=0.25 link_delay=0.1ms`
 nodes-up *shape:
     cluster/nodes.sh up "$@"
 
@@ -92,17 +92,17 @@ nodes-up *shape:
 nodes-status:
     cluster/nodes.sh status
 
-# Copy images from the project's dockerd into the emulated workers and client node (a registry on the client node comes later), e.g. `just nodes-images orchbench/taewa:local`
+# Push images from the project's dockerd to the registry on the emulated client node, where every node pulls them as <client>:5000/IMAGE (`cluster/nodes.sh load-images IMAGE...` still copies them in without it), e.g. `just nodes-images orchbench/taewa:local`
 nodes-images +images:
-    cluster/nodes.sh load-images "$@"
+    cluster/nodes.sh push-images "$@"
 
 # Remove every emulated node, its volume, the obn-nodes network and the nodes' cgroups; safe to repeat
 nodes-down:
     cluster/nodes.sh down
 
-# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down (minutes; needs `just images taewa`)
+# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down; then the registry, placement (spread, packed) on Nomad and Swarm, the load job on the client node, budgets and link delay (TestNodesPlacement, on the NODES_NAME cluster when up); minutes; needs `just images taewa orchbench`
 test-nodes:
-    go test -tags multinode -count=1 -timeout 20m -v -run TestNodes ./test/cluster/
+    go test -tags multinode -count=1 -timeout 30m -v -run TestNodes ./test/cluster/
 
 # Build Kubernetes (control plane, kubelet, kube-proxy, kubectl) and CoreDNS at their pinned versions into .tools/bin
 tools-kubernetes:

@@ -318,7 +318,9 @@ deb_image() {
 # as the base's are).
 postgres_debs=(postgresql-15)
 jre_debs=(openjdk-17-jre-headless)
-node_debs=(docker.io iptables iproute2 procps curl ca-certificates)
+# iproute2's tc sets a node's link delay (netem), iputils-ping measures it;
+# the CNI plugins make Nomad's bridge networking (the packs' docker tasks).
+node_debs=(docker.io iptables iproute2 iputils-ping containernetworking-plugins procps curl ca-certificates)
 
 build_postgres() {
   build_base
@@ -454,9 +456,14 @@ for t in "${targets[@]}"; do
     *) say "unknown image '$t' (known: pause base taewa riwai raupi apache orchbench dsb fortio locust postgres books-node books-kotlin books node)"; exit 2 ;;
   esac
 done
+# Both tags: the content-hash one, and the one packs and jobs name (local),
+# which a node pulling from the registry must find too.
 if [ -n "${REGISTRY:-}" ]; then
   for img in "${built[@]}"; do
-    say "pushing $REGISTRY/$img"
-    docker tag "$img" "$REGISTRY/$img" && docker push -q "$REGISTRY/$img" >/dev/null
+    for ref in "$img" "${img%:*}:${IMAGE_TAG:-local}"; do
+      say "pushing $REGISTRY/$ref"
+      docker tag "$ref" "$REGISTRY/$ref" && docker push -q "$REGISTRY/$ref" >/dev/null \
+        || { say "docker push $REGISTRY/$ref failed"; exit 1; }
+    done
   done
 fi

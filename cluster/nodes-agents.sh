@@ -27,12 +27,46 @@ start_in() {
 node_docker_ready() { docker exec "$1" docker info >/dev/null 2>&1; }
 
 # start_dockerd NODE: the node's own dockerd, its containers under the node's
-# cgroup (without --cgroup-parent they would land at the hierarchy's root,
-# outside the node's budget). --userland-proxy=false as on the embedded
+# cgroup (without --cgroup-parent they would land at the root of the
+# hierarchy, outside the node's budget). --userland-proxy=false as on the embedded
 # cluster: published ports are kernel NAT rules, not a relay process.
+# --insecure-registry: the client node's registry speaks plain HTTP, which
+# is acceptable only because the nodes' network is private to this machine
+# (docs/cluster.md, "Images"; a real cluster needs TLS, issue 25).
 start_dockerd() {
   local node=$1 cg; cg=$(node_cgroup "$node")
-  start_in "$node" dockerd "dockerd --host unix:///var/run/docker.sock --data-root /var/lib/docker --cgroup-parent $cg/docker --userland-proxy=false"
+  start_in "$node" dockerd "dockerd --host unix:///var/run/docker.sock --data-root /var/lib/docker --cgroup-parent $cg/docker --userland-proxy=false --insecure-registry $client_addr:$registry_port"
+}
+
+# netem_probe: tc netem in a throwaway container's namespace (refused by a
+# kernel built without it, before any node starts)
+netem_probe() { docker run --rm --network bridge --cap-add NET_ADMIN orchbench/node:local tc qdisc add dev eth0 root netem delay 1ms; }
+netem_available() { netem_probe >/dev/null 2>&1; }
+
+# set_link_delay NODE: tc netem on the node's interface, inside its own
+# network namespace (the host's interfaces are never touched). Every packet
+# a node sends waits link_delay, so a round trip between two nodes takes
+# twice that more.
+set_link_delay() {
+  [ -n "$link_delay" ] || return 0
+  docker exec "$1" tc qdisc replace dev eth0 root netem delay "$link_delay" \
+    || die "step 'tc netem delay $link_delay' on $1 failed"
+}
+
+# node_meta NODE ROLE: what placement constrains on, one "key value" per
+# line: the role; for a worker its index and whether it holds the front end
+# (worker 1 does, as in study 002, whose front end stayed on one machine;
+# every other node says false, so a constraint "!= false" also holds on a
+# single-node cluster, which carries none of these); the link delay.
+node_meta() {
+  local node=$1 role=$2 frontend=false
+  echo "orchbench.role $role"
+  if [ "$role" = worker ]; then
+    echo "orchbench.worker ${node##*-worker}"
+    [ "${node##*-worker}" = 1 ] && frontend=true
+  fi
+  echo "orchbench.frontend $frontend"
+  echo "orchbench.link_delay ${link_delay:-0}"
 }
 
 # consul_config NODE ADDR ROLE: the agent's configuration; servers form a
@@ -121,8 +155,10 @@ client {
   }
   # exec-style tasks' cgroups under the node's own, as --cgroup-parent does for dockerd
   cgroup_parent     = "$cg/nomad"
+  # Debian's containernetworking-plugins, for bridge-mode groups
+  cni_path          = "/usr/lib/cni"
   meta {
-    "orchbench.role" = "$role"
+$(node_meta "$node" "$role" | while read -r k v; do printf '    "%s" = "%s"\n' "$k" "$v"; done)
   }
   options = {
     # the environment's AWS_CA_BUNDLE crashes the cloud fingerprinters
@@ -131,8 +167,10 @@ client {
 }
 plugin "docker" {
   config {
-    infra_image = "orchbench/pause:local"
-    # images are loaded into the node and no registry can give them back
+    # from the client node's registry, where up pushes it
+    infra_image = "$client_addr:$registry_port/orchbench/pause:local"
+    # an image loaded into the node (nodes.sh load-images) cannot be
+    # pulled again once collected; those from the registry could
     gc {
       image = false
     }
@@ -175,8 +213,11 @@ swarm_form() {
     docker exec "${nodes[$i]}" docker swarm join --token "$token" --advertise-addr "${addrs[$i]}" --listen-addr "${addrs[$i]}:2377" "$first_addr:2377" >/dev/null \
       || die "step 'swarm join' of ${nodes[$i]} failed"
   done
+  local k v adds
   for i in "${!nodes[@]}"; do
-    docker exec "$first" docker node update --label-add "orchbench.role=${roles[$i]}" "${nodes[$i]}" >/dev/null
+    adds=()
+    while read -r k v; do adds+=(--label-add "$k=$v"); done < <(node_meta "${nodes[$i]}" "${roles[$i]}")
+    docker exec "$first" docker node update "${adds[@]}" "${nodes[$i]}" >/dev/null
     [ "${roles[$i]}" = server ] && docker exec "$first" docker node update --availability drain "${nodes[$i]}" >/dev/null
   done
   say "swarm: ${#nodes[@]} nodes, $servers manager(s) drained, roles labelled"

@@ -4,13 +4,18 @@
 # address, dockerd, Consul and Nomad agents and CPU/memory budget, on the
 # project's dockerd. Everything it makes is named $NODES_NAME-* (obn-*) and labelled
 # orchbench.nodes; the embedded single-node cluster is not touched.
-#   nodes.sh up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M]
+#   nodes.sh up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D]
 #                                   S servers (1 or 3), N-1 workers and 1 client node (default 4 3)
 #   nodes.sh status                 every node's role, address and agents; fails when one is missing
+#   nodes.sh push-images IMAGE...   pushes images to the registry on the client node, where the nodes pull them
+#   nodes.sh registry               the registry's address for the host's dockerd (REGISTRY=... just images X)
 #   nodes.sh load-images IMAGE...   copies images from the project's dockerd into the workers and the client
 #   nodes.sh down                   removes every node, its volume, the network and the nodes' cgroups
-# node_cpus (NODE_CPUS, default 0.5) and node_memory (NODE_MEMORY, default 2g)
-# are each node's budget; NODES_SUBNET (default 10.77.0.0/24) the nodes' network.
+# node_cpus (NODE_CPUS, default 0.5) and node_memory (NODE_MEMORY, default 2560m:
+# the social network's baseline at resource_scale 0.03 fits on 3 workers)
+# are each node's budget; NODES_SUBNET (default 10.77.0.0/24) the nodes' network;
+# link_delay (LINK_DELAY, e.g. 0.1ms; default none) a tc netem delay on every
+# node's link, so a packet between two nodes takes it twice per round trip.
 # NODES_NAME (default obn) prefixes every name, so that two clusters of
 # nodes (two worktrees' tests, say) can run side by side on their own subnets.
 set -euo pipefail
@@ -24,6 +29,8 @@ source "$root/cluster/lib.sh"
 source "$root/cluster/nodes-agents.sh"
 # shellcheck source=nodes-status.sh
 source "$root/cluster/nodes-status.sh"
+# shellcheck source=nodes-registry.sh
+source "$root/cluster/nodes-registry.sh"
 
 cluster_name=${NODES_NAME:-obn}
 [[ $cluster_name =~ ^[a-z][a-z0-9]{0,7}$ ]] || die "NODES_NAME=$cluster_name: a lower-case word of at most 8 letters and digits is needed"
@@ -35,7 +42,11 @@ label=orchbench.nodes=$cluster_name
 cgroup_root=$cluster_name-nodes
 subnet=${NODES_SUBNET:-10.77.0.0/24}
 node_cpus=${NODE_CPUS:-0.5}
-node_memory=${NODE_MEMORY:-2g}
+node_memory=${NODE_MEMORY:-2560m}
+link_delay=${LINK_DELAY:-}
+# the registry's address (nodes-registry.sh, nodes-agents.sh' dockerd flags)
+# shellcheck disable=SC2034
+client_addr=${subnet%.0/24}.10
 # a node's own dockerd, Consul and Nomad agents take about 90 MiB idle:
 # reserved, so that allocations do not count on it
 memory_reserved_mb=256
@@ -76,7 +87,14 @@ validate() {
     || die "node_cpus=$node_cpus: a number of cores above 0 and at most this machine's $(nproc)"
   memory_total_mb=$(mib "$node_memory") || die "node_memory=$node_memory: a size such as 2g or 1536m is needed"
   [ "$memory_total_mb" -ge 512 ] || die "node_memory=$node_memory: at least 512m ($memory_reserved_mb MiB of it are reserved for the node's own agents)"
+  [ -z "$link_delay" ] || [[ $link_delay =~ ^[0-9]+(\.[0-9]+)?(us|ms)$ ]] \
+    || die "link_delay=$link_delay: a delay such as 0.1ms or 200us is needed (tc netem; empty for none)"
   docker info >/dev/null 2>&1 || die "the project's dockerd does not answer (docker info)"
+  if [ -n "$link_delay" ]; then
+    # the probe runs tc in the node image: built here when missing (cached)
+    "$root/cluster/images.sh" node >/dev/null
+    netem_available || die "link_delay=$link_delay: this kernel has no netem qdisc ($(uname -r); tc says: $(netem_probe 2>&1 | tail -n 1)); a delay between nodes needs CONFIG_NET_SCH_NETEM"
+  fi
   # another docker network or a host route on the subnet
   local other cidr
   while read -r other; do
@@ -92,6 +110,7 @@ validate() {
     overlaps "$cidr" && die "NODES_SUBNET=$subnet is in use: the host routes $cidr through $dev; choose another (NODES_SUBNET=10.78.0.0/24)"
   done < <(ip -4 -o route show | awk '{for (i = 1; i < NF; i++) if ($i == "dev") {print $1, $(i + 1); break}}')
   [ -x "$bin/nomad" ] && [ -x "$bin/consul" ] || die "$bin/nomad or $bin/consul is missing: run ./justw tools first"
+  [ -x "$bin/registry" ] || die "$bin/registry is missing: run cluster/tools.sh registry (or ./justw tools) first"
   # an address of ours held by a container that is not one of our nodes
   if docker network inspect "$network" >/dev/null 2>&1; then
     [ "$(docker network inspect -f '{{index .Labels "orchbench.nodes"}}' "$network")" = "$cluster_name" ] \
@@ -126,6 +145,14 @@ existing() { docker ps -a --filter "label=$label" --format '{{.Names}}' | sort; 
 run_node() {
   local node=$1 role=$2 addr=$3
   docker volume create --label "$label" "$node-docker" >/dev/null
+  # the client node holds the registry: its blobs on a volume of their
+  # own, its port published on a loopback port of the host, where the
+  # host's dockerd may push in plain HTTP (nodes-registry.sh)
+  local extra=()
+  if [ "$role" = client ]; then
+    docker volume create --label "$label" "$node-registry" >/dev/null
+    extra=(-v "$node-registry:/var/lib/registry" -v "$bin/registry:/opt/obn/bin/registry:ro" -p "127.0.0.1::$registry_port")
+  fi
   # Every capability but CAP_SYS_RESOURCE (which this machine withholds, so
   # --privileged fails), no seccomp/AppArmor and unmasked /proc: what a
   # dockerd, iptables and overlay networking need inside. The cgroup tree is
@@ -139,7 +166,7 @@ run_node() {
     --device /dev/net/tun -v /sys/fs/cgroup:/sys/fs/cgroup:rw --cgroupns host \
     --cgroup-parent "/$cgroup_root" --cpus "$node_cpus" --memory "$node_memory" \
     --network "$network" --ip "$addr" -v "$node-docker:/var/lib/docker" \
-    -v "$bin/nomad:/opt/obn/bin/nomad:ro" -v "$bin/consul:/opt/obn/bin/consul:ro" \
+    -v "$bin/nomad:/opt/obn/bin/nomad:ro" -v "$bin/consul:/opt/obn/bin/consul:ro" "${extra[@]}" \
     orchbench/node:local sleep infinity >/dev/null || die "step 'start node $node' failed"
 }
 
@@ -158,7 +185,8 @@ up() {
       servers=*) s=${arg#*=} ;;
       node_cpus=*) node_cpus=${arg#*=} ;;
       node_memory=*) node_memory=${arg#*=} ;;
-      *=*) die "unknown setting '$arg' (known: nodes servers node_cpus node_memory)" ;;
+      link_delay=*) link_delay=${arg#*=} ;;
+      *=*) die "unknown setting '$arg' (known: nodes servers node_cpus node_memory link_delay)" ;;
       *) pos=$((pos + 1)); case $pos in 1) n=$arg ;; 2) s=$arg ;; *) die "too many arguments: $*" ;; esac ;;
     esac
   done
@@ -181,6 +209,12 @@ up() {
   say "starting ${#nodes[@]} nodes ($s servers, $((n - 1)) workers, 1 client) on $subnet, each --cpus $node_cpus --memory $node_memory (Nomad: $memory_total_mb MiB, $memory_reserved_mb reserved)"
   local i
   for i in "${!nodes[@]}"; do run_node "${nodes[$i]}" "${roles[$i]}" "${addrs[$i]}"; done
+  for i in "${!nodes[@]}"; do set_link_delay "${nodes[$i]}"; done
+  start_registry "$cluster_name-client"
+  # every Nomad client's bridge-mode tasks need the pause image (infra_image);
+  # built only when missing (a rebuild would retag it for everyone)
+  docker image inspect orchbench/pause:local >/dev/null 2>&1 || "$root/cluster/images.sh" pause
+  push_images orchbench/pause:local
   for i in "${!nodes[@]}"; do start_dockerd "${nodes[$i]}"; done
   for i in "${!nodes[@]}"; do
     wait_for 60 "${nodes[$i]}: dockerd" node_docker_ready "${nodes[$i]}" \
@@ -201,8 +235,8 @@ up() {
 }
 
 # load_images IMAGE...: docker save once, docker load into every node that
-# runs tasks (workers and the client; the servers run none). A registry on
-# the client node replaces this in a later slice.
+# runs tasks (workers and the client; the servers run none): the way
+# without the registry (push-images), for an image a job names without it.
 load_images() {
   [ $# -gt 0 ] || die "usage: nodes.sh load-images IMAGE..."
   local img targets=() node
@@ -247,7 +281,9 @@ down() {
 case "${1:-}" in
   up) shift; up "$@" ;;
   status) status ;;
+  push-images) shift; push_images "$@" ;;
+  registry) registry_host_port ;;
   load-images) shift; load_images "$@" ;;
   down) down ;;
-  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] | status | load-images IMAGE... | down" >&2; exit 2 ;;
+  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D] | status | push-images IMAGE... | registry | load-images IMAGE... | down" >&2; exit 2 ;;
 esac

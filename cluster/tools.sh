@@ -303,6 +303,17 @@ build_fortio() {
   say "fortio $FORTIO_VERSION: built"
 }
 
+# The image registry the emulated nodes pull from (cluster/nodes.sh runs it on
+# the client node). Static, so it runs inside a node whatever its libc.
+build_registry() {
+  tool=registry
+  installed registry "$REGISTRY_VERSION" registry && { say "registry $REGISTRY_VERSION: ok"; return; }
+  wrapper github.com/distribution/distribution/v3 "$REGISTRY_VERSION"
+  (cd "$work" && CGO_ENABLED=0 run "go build" go build -trimpath -ldflags="-s -w" -o "$bin/registry" github.com/distribution/distribution/v3/cmd/registry)
+  finish registry "$REGISTRY_VERSION" registry
+  say "registry $REGISTRY_VERSION: built"
+}
+
 # Study 000's Riwai and Raupi under the exec driver: their pinned npm and PyPI
 # packages, vendored by cluster/vendor.sh (cached by lock-file hash) and
 # copied under /usr/local/lib/orchbench, inside the exec chroot's /usr.
@@ -312,7 +323,7 @@ install_apps() {
 }
 
 start=$(date +%s)
-targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics victorialogs otelcol levant hashi-up consul nomad-ui fortio apps)
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics victorialogs otelcol levant hashi-up consul nomad-ui fortio registry apps)
 for t in "${targets[@]}"; do
   case $t in
     apt) apt_install ;;
@@ -327,8 +338,9 @@ for t in "${targets[@]}"; do
     kubernetes) build_kubernetes ;;
     coredns) build_coredns ;;
     fortio) build_fortio ;;
+    registry) build_registry ;;
     apps) install_apps ;;
-    *) say "unknown tool '$t' (known: apt nomad nomad-ui consul levant hashi-up victoriametrics victorialogs otelcol kubernetes coredns fortio apps)"; exit 2 ;;
+    *) say "unknown tool '$t' (known: apt nomad nomad-ui consul levant hashi-up victoriametrics victorialogs otelcol kubernetes coredns fortio registry apps)"; exit 2 ;;
   esac
 done
 say "all tools ready in $(( $(date +%s) - start )) s"

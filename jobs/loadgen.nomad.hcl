@@ -31,6 +31,15 @@ job "orchbench-loadgen" {
   }
 
   group "load" {
+    # never on a worker, whose CPU the measured tasks own: on the emulated
+    # cluster that leaves the client node (harness/placement); a single node
+    # carries no role and takes it as before
+    constraint {
+      attribute = "${meta.orchbench.role}"
+      operator  = "!="
+      value     = "worker"
+    }
+
     # a failed load step is recorded as failed by the harness; retrying would
     # silently change what was measured
     restart {

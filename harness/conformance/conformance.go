@@ -3,7 +3,8 @@
 // driver renders into a job Nomad parses, the orchbench_* meta contract is
 // complete, the variants keep their proportions (vertical is twice
 // baseline, horizontal is baseline times scale), resource_scale shrinks
-// CPU proportionally, and bad values fail with the valid choices.
+// CPU proportionally, bad values fail with the valid choices, and every
+// placement (harness/placement) applies to the rendered jobs.
 package conformance
 
 import (
@@ -72,6 +73,7 @@ func (c Checker) Check(dir string) (Report, error) {
 			add(filepath.Join(dir, "variables.hcl"), "declares no variable %q, which every orchbench pack has", name)
 		}
 	}
+	checkPlacementVariable(p, filepath.Join(dir, "variables.hcl"), add)
 	if len(r.Findings) > 0 {
 		return r, nil
 	}
@@ -93,6 +95,7 @@ func (c Checker) Check(dir string) (Report, error) {
 				continue
 			}
 			checkShape(s, variant, add)
+			checkPlacement(s, add)
 			shapes[variant] = s
 		}
 		checkProportions(c, p, driver, shapes, add)

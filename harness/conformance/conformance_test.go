@@ -88,6 +88,8 @@ func TestConformanceCatchesBrokenPacks(t *testing.T) {
 			`variable "datacenters" has no description`},
 		{"negative scale renders", "templates/_helpers.tpl", `(and (kindIs "int" $scale) (ge $scale 0))`, `true`,
 			"taewa (--var scale=-1): renders; it must fail with a message"},
+		{"declares placement itself", "variables.hcl", `variable "region" {`, "variable \"placement\" {\n  type        = string\n  default     = \"spread\"\n  description = \"Where instances go.\"\n}\n\nvariable \"region\" {",
+			`declares a variable "placement", which the harness takes out before rendering`},
 		{"resource_scale not proportional", "templates/_helpers.tpl", `[[- $cores := mulf $base_cores $rs -]]`, `[[- $cores := mulf $base_cores $rs $rs -]]`,
 			"task taewa/taewa: 0.0625 cores at resource_scale 0.25 is not half of 0.25 at 0.5"},
 	}

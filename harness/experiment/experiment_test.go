@@ -205,6 +205,10 @@ func TestParseErrorsNameFileLineField(t *testing.T) {
 			[]string{`bad.hcl:3,11-16: Unknown study`, `"002" is not a study whose headline table orchbench regenerates; valid: 000, 004`}},
 		{"negative rate", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n variants=[\"baseline\"]\n rates=[1, -5]\n }\n}",
 			[]string{`bad.hcl:5,8-15: Invalid rate`}},
+		{"unknown placement", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n variants=[\"baseline\"]\n vars = { placement = \"scattered\" }\n rates=[1]\n }\n}",
+			[]string{`bad.hcl:5,9-36: Invalid vars`, `placement = "scattered": not a placement; valid: scheduler, spread, packed`}},
+		{"placement not a string", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n variants=[\"baseline\"]\n variant_vars = { baseline = { placement = 3 } }\n rates=[1]\n }\n}",
+			[]string{`Invalid variant_vars`, `variant_vars.baseline: placement must be a string`}},
 		{"bad shipping", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n variants=[\"baseline\"]\n rates=[1]\n shipping = \"of\"\n }\n}",
 			[]string{`bad.hcl:6,13-17: Invalid shipping`, `shipping must be "on" or "off", got "of"`}},
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/orchbench/orchbench/harness/placement"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -373,6 +374,9 @@ func (p *parser) app(block *hcl.Block) (App, bool) {
 					if nonFinite(m) {
 						p.errorf(attr.Expr.Range(), "Invalid variant_vars", "variant_vars.%s holds a number beyond float64's range", k)
 					}
+					if err := placementVar(m); err != nil {
+						p.errorf(attr.Expr.Range(), "Invalid variant_vars", "variant_vars.%s: %v", k, err)
+					}
 					app.VariantVars[k] = m
 				}
 			}
@@ -695,7 +699,25 @@ func (p *parser) varsMap(a hcl.Attributes, name string) map[string]any {
 	if nonFinite(m) {
 		p.errorf(attr.Expr.Range(), "Invalid "+name, "%s holds a number beyond float64's range", name)
 	}
+	if err := placementVar(m); err != nil {
+		p.errorf(attr.Expr.Range(), "Invalid "+name, "%s: %v", name, err)
+	}
 	return m
+}
+
+// placementVar checks the placement variable every pack takes (the harness
+// applies it, the pack never sees it), so a typo fails before any deploy.
+func placementVar(m map[string]any) error {
+	v, ok := m[placement.Variable]
+	if !ok {
+		return nil
+	}
+	s, isString := v.(string)
+	if !isString {
+		return fmt.Errorf("%s must be a string, one of %s", placement.Variable, placement.ModeList())
+	}
+	_, err := placement.Parse(s)
+	return err
 }
 
 // nonFinite reports whether a value made by ctyToGo holds an infinity: HCL

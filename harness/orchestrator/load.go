@@ -104,13 +104,18 @@ func (r ToolRun) Settle(res *loadgen.Result, req toolload.Request) error {
 
 // ToolImage is the image of a tool's job: orchbench/<tool> with the tag of
 // the generator's image, so IMAGE_TAG=x cluster/images.sh orchbench fortio
-// gives a matching pair.
+// gives a matching pair, from the same registry when the generator's names
+// one (registry/orchbench/orchbench:tag).
 func ToolImage(loadImage, tool string) string {
 	tag := "local"
 	if i := strings.LastIndexByte(loadImage, ':'); i >= 0 && !strings.Contains(loadImage[i:], "/") {
 		tag = loadImage[i+1:]
 	}
-	return "orchbench/" + tool + ":" + tag
+	registry := ""
+	if i := strings.Index(loadImage, "/orchbench/"); i > 0 {
+		registry = loadImage[:i+1]
+	}
+	return registry + "orchbench/" + tool + ":" + tag
 }
 
 // JobName makes s a valid job or object name: letters, digits and dashes,

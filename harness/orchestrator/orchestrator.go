@@ -141,6 +141,11 @@ type Capacity struct {
 // kernel, the orchestrator's and the container runtime's versions.
 type Facts map[string]map[string]string
 
+// FactLinkDelay is the fact of the delay tc netem adds to a node's link
+// (cluster/nodes.sh link_delay), "0" for none, read from the node's
+// orchbench.link_delay meta or label; absent where the node says nothing.
+const FactLinkDelay = "link_delay"
+
 // Limits are the CPU and memory limits the kernel actually enforces on a task,
 // read back from its cgroup.
 type Limits struct {

@@ -47,6 +47,7 @@ var nativeEntries = map[string]string{"nomad": "host-port", "swarm": "host-port"
 type parityLimits struct {
 	Group          string  `json:"group"`
 	Task           string  `json:"task"`
+	Node           string  `json:"node"`
 	EffectiveCores float64 `json:"effective_cores"`
 	QuotaCores     float64 `json:"quota_cores"`
 	MemoryLimitMiB int     `json:"memory_limit_mib"`
@@ -94,6 +95,9 @@ func Parity(steps []StepResult) []ParityRow {
 		orchs[cfg][r.Orchestrator] = true
 		lims := metadataLimits(r)
 		counts := instanceCounts(lims)
+		for name, where := range placementCounts(lims) {
+			add(r, "placement "+name, where, false)
+		}
 		for _, l := range lims {
 			name := l.Group + "/" + l.Task
 			add(r, "limits "+name, coresText(l.EffectiveCores, l.QuotaCores)+", "+memText(l.MemoryLimitMiB)+", "+counts[name], false)

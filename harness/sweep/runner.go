@@ -19,9 +19,11 @@ import (
 	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/gates"
+	"github.com/orchbench/orchbench/harness/imageref"
 	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/pack"
+	"github.com/orchbench/orchbench/harness/placement"
 	"github.com/orchbench/orchbench/harness/results"
 	"github.com/orchbench/orchbench/harness/vmpush"
 )
@@ -63,6 +65,9 @@ type Runner struct {
 	// accepts its connections, the agents beside it); nil reads every node
 	// from this machine.
 	Nodes nodeprobe.Resolver
+	// Registry, when set, is where the nodes pull the project's images
+	// from: every orchbench/* image the jobs name is rewritten to it.
+	Registry imageref.Registry
 
 	// agentPaused is true while this sweep holds the agent stopped.
 	agentPaused bool
@@ -412,6 +417,10 @@ func (r *Runner) render(ctx context.Context, st experiment.Step, o orchestrator.
 	for k, v := range st.Vars {
 		overrides[k] = experiment.VarText(v)
 	}
+	mode, overrides, err := placement.Take(overrides)
+	if err != nil {
+		return nil, fmt.Errorf("step %s: %w", st.ID, err)
+	}
 	rendered, err := p.RenderSized(overrides, nil, func() (float64, error) {
 		c, err := r.capacityOf(ctx, o)
 		return c.MHzPerCore, err
@@ -419,7 +428,15 @@ func (r *Runner) render(ctx context.Context, st experiment.Step, o orchestrator.
 	if err != nil {
 		return nil, err
 	}
-	return r.Parse(rendered)
+	jobs, err := r.Parse(rendered)
+	if err != nil {
+		return nil, err
+	}
+	if err := placement.Apply(jobs, mode); err != nil {
+		return nil, err
+	}
+	r.Registry.Rewrite(jobs)
+	return jobs, nil
 }
 
 // capacityOf is the orchestrator's capacity, read once: it turns declared

@@ -23,6 +23,8 @@ func TestNodesUpRefusesBadShapes(t *testing.T) {
 		{[]string{"nodes=4", "node_memory=lots"}, "node_memory=lots: a size"},
 		{[]string{"nodes=4", "node_memory=128m"}, "node_memory=128m: at least 512m"},
 		{[]string{"nodes=4", "zones=2"}, "unknown setting 'zones=2'"},
+		{[]string{"nodes=4", "link_delay=fast"}, "link_delay=fast: a delay such as 0.1ms"},
+		{[]string{"nodes=4", "link_delay=1s"}, "link_delay=1s: a delay such as 0.1ms"},
 		{[]string{"4", "3", "2"}, "too many arguments"},
 	} {
 		// a docker that cannot run: any call to it fails the case loudly

@@ -14,9 +14,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/orchbench/orchbench/harness/hooks"
+	"github.com/orchbench/orchbench/harness/imageref"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/pack"
+	"github.com/orchbench/orchbench/harness/placement"
 )
 
 // packFlags are shared by every pack subcommand: they all render first.
@@ -25,11 +27,14 @@ type packFlags struct {
 	varFiles []string
 	// orchestrator is where run, status and destroy act.
 	orchestrator string
+	// registry is where the nodes pull the project's images (host:port)
+	registry string
 }
 
 func (f *packFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "set a pack variable, `name=value` or packname.name=value (repeatable)")
+	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "set a pack variable, `name=value` or packname.name=value (repeatable); "+placement.Variable+"="+strings.Join(strings.Split(placement.ModeList(), ", "), "|")+" places the instances, whatever the pack")
 	cmd.Flags().StringArrayVarP(&f.varFiles, "var-file", "f", nil, "read variables from an HCL `file` of name = value lines (repeatable)")
+	cmd.Flags().StringVar(&f.registry, "registry", os.Getenv(imageref.Env), "`host:port` of the registry the nodes pull the project's images from: orchbench/* images in the jobs are named there (default $"+imageref.Env+")")
 }
 
 func (f *packFlags) registerOrchestrator(cmd *cobra.Command) {
@@ -60,6 +65,10 @@ func (f *packFlags) overrides() (map[string]string, error) {
 func (f *packFlags) render(ctx context.Context, name string, o orchestrator.Orchestrator) (*pack.Rendered, error) {
 	overrides, err := f.overrides()
 	if err != nil {
+		return nil, err
+	}
+	// the harness places the instances (placement.Apply in renderJobs); the pack never sees it
+	if _, overrides, err = placement.Take(overrides); err != nil {
 		return nil, err
 	}
 	dir, err := pack.Find(name)
@@ -97,6 +106,22 @@ func (f *packFlags) renderJobs(ctx context.Context, name string, o orchestrator.
 	if err != nil {
 		return nil, nil, err
 	}
+	overrides, err := f.overrides()
+	if err != nil {
+		return nil, nil, err
+	}
+	mode, _, err := placement.Take(overrides)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := placement.Apply(jobs, mode); err != nil {
+		return nil, nil, err
+	}
+	registry, err := imageref.ParseRegistry(f.registry, "--registry")
+	if err != nil {
+		return nil, nil, err
+	}
+	registry.Rewrite(jobs)
 	return parser, jobs, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/imageref"
 	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
@@ -34,6 +35,8 @@ type sweepFlags struct {
 	dryRun, keep                                                       bool
 	// nodeProbes are NODE=ADDR pairs: where each node's probe answers
 	nodeProbes []string
+	// registry is where the nodes pull the project's images (host:port)
+	registry string
 }
 
 func init() {
@@ -73,6 +76,7 @@ func (f *sweepFlags) registerExecution(fl *pflag.FlagSet) {
 	fl.StringVar(&f.loadRunner, "load-runner", "orchestrator", "where load runs: orchestrator (each step's orchestrator's own one-shot job: on Nomad the batch job jobs/loadgen.nomad.hcl) or local (child process here)")
 	fl.StringVar(&f.image, "loadgen-image", orchestrator.DefaultLoadImage, "image of the load generator's one-shot job; a study tool's (runner = \"fortio\") is orchbench/<tool> with the same tag")
 	fl.StringVar(&f.jobPrefix, "load-job-prefix", orchestrator.DefaultLoadJobPrefix, "start of the IDs of the jobs that run a study tool (runner = \"fortio\"); another prefix also renames the generator's job to <prefix>-loadgen")
+	fl.StringVar(&f.registry, "registry", os.Getenv(imageref.Env), "`host:port` of the registry the nodes pull the project's images from (the emulated cluster's: <client>:5000): orchbench/* images in the jobs and the load image are named there (default $"+imageref.Env+")")
 	fl.StringArrayVar(&f.nodeProbes, "node-probe", nil, "read the tasks of node NODE through its probe (orchbench node-probe) at `NODE=HOST:PORT` (repeatable); with any given, a node without one cannot be read; with none, every node is read from this machine")
 }
 
@@ -196,11 +200,15 @@ func (f sweepFlags) runner(rec *results.SweepRecord, out io.Writer) (*sweep.Runn
 	if err != nil {
 		return nil, err
 	}
-	cfg := orchestrator.Config{LoadImage: f.image, LoadJobFile: filepath.Join("jobs", "loadgen.nomad.hcl"), LoadJobPrefix: f.jobPrefix, Nodes: nodes}
+	registry, err := imageref.ParseRegistry(f.registry, "--registry")
+	if err != nil {
+		return nil, err
+	}
+	cfg := orchestrator.Config{LoadImage: registry.Ref(f.image), LoadJobFile: filepath.Join("jobs", "loadgen.nomad.hcl"), LoadJobPrefix: f.jobPrefix, Nodes: nodes}
 	// the cluster's Consul keeps the setup markers of every orchestrator's
 	// steps, as it does Nomad's own
 	runner := &sweep.Runner{Orchestrators: map[string]orchestrator.Orchestrator{}, Parse: parser.ParseJobs, Markers: parser,
-		PacksDir: "packs", Archive: results.Archive{Dir: f.dir}, VMURL: f.vm, Out: out, Keep: f.keep, Nodes: nodes}
+		PacksDir: "packs", Archive: results.Archive{Dir: f.dir}, VMURL: f.vm, Out: out, Keep: f.keep, Nodes: nodes, Registry: registry}
 	for _, st := range rec.Plan {
 		if runner.Orchestrators[st.Orchestrator] != nil {
 			continue

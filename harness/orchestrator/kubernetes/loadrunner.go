@@ -11,6 +11,8 @@ import (
 
 	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/orchestrator/translate"
+	"github.com/orchbench/orchbench/harness/placement"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -91,6 +93,7 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 					// straight to the NodePort on the node, without a NAT hop of its own
 					HostNetwork:                  true,
 					AutomountServiceAccountToken: ptr(false),
+					Affinity:                     &corev1.Affinity{NodeAffinity: notOnAffinity([]translate.NodeLabel{{Key: placement.NodeRole, Value: placement.LoadAvoids}})},
 					Containers: []corev1.Container{{
 						Name: loadTaskName, Image: orchestrator.LoadImage(l.Image), ImagePullPolicy: corev1.PullNever,
 						Args: []string{"loadjob", "--out", resultInJob}, Env: env, Resources: res,

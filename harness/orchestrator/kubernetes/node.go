@@ -7,6 +7,7 @@ import (
 
 	"github.com/orchbench/orchbench/harness/hostinfo"
 	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/placement"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -75,6 +76,9 @@ func (o *Orchestrator) Facts(ctx context.Context) (orchestrator.Facts, error) {
 		f["cpu.arch"] = unameMachine(info.Architecture)
 		f["cpu.numcores"] = strconv.FormatInt(n.Status.Capacity.Cpu().Value(), 10)
 		f["memory.totalbytes"] = strconv.FormatInt(n.Status.Capacity.Memory().Value(), 10)
+		if v, ok := n.Labels[placement.NodeLinkDelay]; ok {
+			f[orchestrator.FactLinkDelay] = v
+		}
 		out[n.Name] = f
 	}
 	return out, nil

@@ -200,6 +200,12 @@ func podTemplate(plan *translate.Plan, svc *translate.Service) (corev1.PodTempla
 	} else if svc.Placement.MaxPerNode > 1 {
 		return corev1.PodTemplateSpec{}, false, fmt.Errorf("kubernetes: job %s, group %s: at most %d replicas per node cannot be expressed (only one per node)", plan.Job, svc.Group, svc.Placement.MaxPerNode)
 	}
+	if na := notOnAffinity(svc.Placement.NotOn); na != nil {
+		if spec.Affinity == nil {
+			spec.Affinity = &corev1.Affinity{}
+		}
+		spec.Affinity.NodeAffinity = na
+	}
 	podLabels := labelsOf(plan, svc)
 	// the pod's version is its service's alone: a change elsewhere in the
 	// job must not restart it (and empty its store), as Nomad updates only
@@ -272,4 +278,20 @@ func portName(label string) string {
 		s = s[:15]
 	}
 	return strings.Trim(s, "-")
+}
+
+// notOnAffinity: node labels a pod's node must not carry with a value, as a
+// required node affinity (NotIn matches a node without the label too, as
+// Nomad's != does); nil for none.
+func notOnAffinity(notOn []translate.NodeLabel) *corev1.NodeAffinity {
+	if len(notOn) == 0 {
+		return nil
+	}
+	var exprs []corev1.NodeSelectorRequirement
+	for _, l := range notOn {
+		exprs = append(exprs, corev1.NodeSelectorRequirement{Key: l.Key, Operator: corev1.NodeSelectorOpNotIn, Values: []string{l.Value}})
+	}
+	return &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: exprs}},
+	}}
 }

@@ -68,7 +68,7 @@ func (a *Orchestrator) healthy(ctx context.Context, d *orchestrator.Deployment) 
 	}
 	tracked := dep != nil && dep.JobVersion == d.Version
 	if tracked && (dep.Status == "failed" || dep.Status == "cancelled") {
-		return false, "", fmt.Errorf("nomad: job %s: deployment %s %s: %s", d.Job, orchestrator.ShortID(dep.ID), dep.Status, dep.StatusDescription)
+		return false, "", fmt.Errorf("nomad: job %s: deployment %s %s: %s%s", d.Job, orchestrator.ShortID(dep.ID), dep.Status, dep.StatusDescription, a.failedCause(ctx, d))
 	}
 	allocs, err := a.currentAllocs(ctx, d)
 	if err != nil {
@@ -165,7 +165,7 @@ func taskEvents(s *api.AllocationListStub) string {
 	var out []string
 	for task, ts := range s.TaskStates {
 		if n := len(ts.Events); n > 0 {
-			e := ts.Events[n-1]
+			e := causeEvent(ts.Events)
 			msg := e.DisplayMessage
 			if msg == "" {
 				msg = e.Type
@@ -175,6 +175,36 @@ func taskEvents(s *api.AllocationListStub) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, "; ")
+}
+
+// causeEvents are the task events that say why a task never ran (an image
+// the node cannot pull names the image and the registry's answer); the
+// events after them only say that it gave up.
+var causeEvents = map[string]bool{api.TaskDriverFailure: true, api.TaskSetupFailure: true, api.TaskFailedValidation: true, api.TaskArtifactDownloadFailed: true}
+
+// causeEvent is the latest event that says why the task failed, else the latest.
+func causeEvent(events []*api.TaskEvent) *api.TaskEvent {
+	for i := len(events) - 1; i >= 0; i-- {
+		if causeEvents[events[i].Type] {
+			return events[i]
+		}
+	}
+	return events[len(events)-1]
+}
+
+// failedCause is what the failed allocations of the deployment's version
+// said last, "" when none failed.
+func (a *Orchestrator) failedCause(ctx context.Context, d *orchestrator.Deployment) string {
+	stubs, _, err := a.Client.Jobs().Allocations(d.Job, false, qo(ctx))
+	if err != nil {
+		return ""
+	}
+	for _, s := range stubs {
+		if s.JobVersion == d.Version && s.ClientStatus == "failed" {
+			return fmt.Sprintf("; allocation %s on %s: %s", orchestrator.ShortID(s.ID), s.NodeName, taskEvents(s))
+		}
+	}
+	return ""
 }
 
 // jobServices lists the Consul services a job registers.

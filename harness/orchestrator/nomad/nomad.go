@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/placement"
 )
 
 // Name is the adapter's name in specs, flags and results.
@@ -187,6 +188,9 @@ func (a *Orchestrator) Facts(ctx context.Context) (orchestrator.Facts, error) {
 			if v, ok := node.Attributes[k]; ok {
 				attrs[k] = v
 			}
+		}
+		if v, ok := node.Meta[placement.NodeLinkDelay]; ok {
+			attrs[orchestrator.FactLinkDelay] = v
 		}
 		out[node.Name] = attrs
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/orchbench/orchbench/harness/hostinfo"
 	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/placement"
 )
 
 // Endpoints lists the running, healthy instances of one service of the
@@ -227,6 +228,9 @@ func (a *Engine) Facts(ctx context.Context) (orchestrator.Facts, error) {
 			"cpu.arch":              n.Description.Platform.Architecture,
 			"cpu.numcores":          strconv.FormatFloat(float64(n.Description.Resources.NanoCPUs)/1e9, 'f', -1, 64),
 			"memory.totalbytes":     strconv.FormatInt(n.Description.Resources.MemoryBytes, 10),
+		}
+		if v, ok := n.Spec.Labels[placement.NodeLinkDelay]; ok {
+			f[orchestrator.FactLinkDelay] = v
 		}
 		if n.ID == info.Info.Swarm.NodeID {
 			f["kernel.version"] = info.Info.KernelVersion

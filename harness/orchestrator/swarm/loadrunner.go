@@ -14,6 +14,7 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/placement"
 )
 
 // LoadRunner runs the load generator as a replicated Swarm job (one task,
@@ -65,7 +66,8 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 			// change what was measured
 			RestartPolicy: &swarm.RestartPolicy{Condition: swarm.RestartPolicyConditionNone},
 			// straight to the entry the node publishes, without a NAT hop of its own
-			Networks: []swarm.NetworkAttachmentConfig{{Target: "host"}},
+			Networks:  []swarm.NetworkAttachmentConfig{{Target: "host"}},
+			Placement: &swarm.Placement{Constraints: []string{placement.SwarmNotOn(placement.NodeRole, placement.LoadAvoids)}},
 		},
 	}
 	created, err := l.Client.ServiceCreate(ctx, client.ServiceCreateOptions{Spec: spec})

@@ -12,6 +12,7 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/api/types/swarm"
 	"github.com/orchbench/orchbench/harness/orchestrator/translate"
+	"github.com/orchbench/orchbench/harness/placement"
 )
 
 // slot is Swarm's template for a task's slot, which it expands in env,
@@ -44,7 +45,7 @@ func (p *Plan) serviceSpec(svc *translate.Service) (swarm.ServiceSpec, error) {
 			ContainerSpec: p.containerSpec(svc, labels),
 			Resources:     res,
 			RestartPolicy: restartPolicy(svc.Restart),
-			Placement:     placement(svc.Placement),
+			Placement:     swarmPlacement(svc.Placement),
 			Networks:      []swarm.NetworkAttachmentConfig{{Target: p.Network, Aliases: aliases}},
 		},
 		Mode: swarm.ServiceMode{Replicated: &swarm.ReplicatedService{Replicas: &replicas}},
@@ -132,11 +133,17 @@ func restartPolicy(r *translate.Restart) *swarm.RestartPolicy {
 	return &swarm.RestartPolicy{Condition: cond, MaxAttempts: r.MaxAttempts, Window: r.Window, Delay: r.Delay}
 }
 
-func placement(pl translate.Placement) *swarm.Placement {
-	if pl == (translate.Placement{}) {
+// swarmPlacement: a node label that must not have a value is a constraint on
+// node.labels, which a node without the label passes, as in Nomad.
+func swarmPlacement(pl translate.Placement) *swarm.Placement {
+	if pl.IsZero() {
 		return nil
 	}
-	return &swarm.Placement{MaxReplicas: pl.MaxPerNode}
+	out := &swarm.Placement{MaxReplicas: pl.MaxPerNode}
+	for _, l := range pl.NotOn {
+		out.Constraints = append(out.Constraints, placement.SwarmNotOn(l.Key, l.Value))
+	}
+	return out
 }
 
 // describe renders a declaration for messages.

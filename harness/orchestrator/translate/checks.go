@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/placement"
 )
 
 // A group's Nomad service check becomes a Check the adapter runs itself,
@@ -134,9 +135,10 @@ func (t *translator) placement(gw, w where, g *api.TaskGroup, task *api.Task) (P
 }
 
 // constraint honours the trivial constraints: Linux nodes and a Docker
-// driver (every node of the target runs Linux containers of Docker images)
-// and distinct_hosts within a group (at most one replica per node). Any
-// other is an error naming it.
+// driver (every node of the target runs Linux containers of Docker images),
+// distinct_hosts within a group (at most one replica per node) and a node
+// meta key that must not have a value (the placement package's: off the
+// client node, on the front end's worker). Any other is an error naming it.
 func (t *translator) constraint(w where, c *api.Constraint, p *Placement) error {
 	desc := strings.TrimSpace(c.LTarget + " " + c.Operand + " " + c.RTarget)
 	op := c.Operand
@@ -155,6 +157,16 @@ func (t *translator) constraint(w where, c *api.Constraint, p *Placement) error 
 			return w.errorf("constraint distinct_hosts is not supported here")
 		}
 		p.MaxPerNode = 1
+		return nil
+	case op == "!=":
+		key, ok := placement.MetaKeyOf(c.LTarget)
+		if !ok {
+			break
+		}
+		if p == nil {
+			return w.errorf("constraint %q is only supported in a group or task", desc)
+		}
+		p.NotOn = append(p.NotOn, NodeLabel{Key: key, Value: c.RTarget})
 		return nil
 	}
 	return w.errorf("constraint %q is not supported", desc)

@@ -120,7 +120,19 @@ const (
 type Placement struct {
 	// MaxPerNode limits the replicas on one node (distinct_hosts: 1); 0 for no limit.
 	MaxPerNode uint64
+	// NotOn are node labels (Nomad's node meta, Swarm's and Kubernetes'
+	// node labels of the same key) a replica's node must not carry with
+	// that value; a node without the label passes, as in Nomad.
+	NotOn []NodeLabel
 }
+
+// NodeLabel is one key and value of a node's labels.
+type NodeLabel struct {
+	Key, Value string
+}
+
+// IsZero says the orchestrator may place the replicas anywhere.
+func (p Placement) IsZero() bool { return p.MaxPerNode == 0 && len(p.NotOn) == 0 }
 
 // Remark is a stanza the translation ignored or honours differently.
 type Remark struct {

@@ -65,7 +65,7 @@ func TestTranslateTaewa(t *testing.T) {
 	if r := s.Restart; r == nil || r.Condition != RestartAny || *r.MaxAttempts != 2 || *r.Window != time.Minute || *r.Delay != 2*time.Second {
 		t.Errorf("restart %+v", r)
 	}
-	if s.UpdateParallelism != 2 || s.UsesAllocDir || s.Placement != (Placement{}) {
+	if s.UpdateParallelism != 2 || s.UsesAllocDir || !s.Placement.IsZero() {
 		t.Errorf("update parallelism %d, alloc dir %v, placement %+v", s.UpdateParallelism, s.UsesAllocDir, s.Placement)
 	}
 	// what is not translated is said
