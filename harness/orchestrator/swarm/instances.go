@@ -2,7 +2,9 @@ package swarm
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 
 	"github.com/moby/moby/api/types/swarm"
@@ -117,21 +119,22 @@ func (a *Engine) Instances(ctx context.Context, d *deployment) ([]runningTask, e
 					in.Restarts++
 				}
 			}
-			res, err := a.Client.ContainerInspect(ctx, in.Container, client.ContainerInspectOptions{})
-			if err != nil {
+			// the container's process is on the task's node, which the
+			// manager's daemon does not see into: its probe finds it
+			p, err := a.Nodes.Node(in.Node).ContainerProcess(ctx, in.Container)
+			// a container that just exited has no process: Limits says so
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("swarm: job %s: container %s of task %s: %w", d.Job, shortID(in.Container), shortID(t.ID), err)
 			}
-			in.ImageID = res.Container.Image
-			if res.Container.State != nil {
-				in.PID = res.Container.State.Pid
-			}
+			in.ImageID, in.PID = p.ImageID, p.PID
 			out = append(out, in)
 		}
 	}
 	return out, nil
 }
 
-// ContainerPID is the host PID of a task's container's init process.
+// ContainerPID is the PID of a task's container's init process on its node,
+// as the node's probe finds it.
 func (a *Engine) ContainerPID(ctx context.Context, taskID string) (int, error) {
 	res, err := a.Client.TaskInspect(ctx, taskID, client.TaskInspectOptions{})
 	if err != nil {
@@ -141,19 +144,19 @@ func (a *Engine) ContainerPID(ctx context.Context, taskID string) (int, error) {
 	if cs == nil || cs.ContainerID == "" {
 		return 0, fmt.Errorf("swarm: task %s has no container (state %s)", shortID(taskID), res.Task.Status.State)
 	}
-	c, err := a.Client.ContainerInspect(ctx, cs.ContainerID, client.ContainerInspectOptions{})
+	nodes, err := a.nodeNames(ctx)
+	if err != nil {
+		return 0, err
+	}
+	p, err := a.Nodes.Node(nodes[res.Task.NodeID]).ContainerProcess(ctx, cs.ContainerID)
 	if err != nil {
 		return 0, fmt.Errorf("swarm: container %s of task %s: %w", shortID(cs.ContainerID), shortID(taskID), err)
 	}
-	if c.Container.State == nil || !c.Container.State.Running || c.Container.State.Pid == 0 {
-		return 0, fmt.Errorf("swarm: container %s of task %s is not running", shortID(cs.ContainerID), shortID(taskID))
-	}
-	return c.Container.State.Pid, nil
+	return p.PID, nil
 }
 
 // Limits reads every instance's cgroup limits on its node, through the
-// node's probe (a.Nodes). The PID comes from the daemon this engine talks
-// to, which knows the containers of its own node only.
+// node's probe (a.Nodes), which also found the PID.
 func (a *Engine) Limits(ctx context.Context, d *deployment) ([]orchestrator.Limits, error) {
 	ins, err := a.Instances(ctx, d)
 	if err != nil {
