@@ -66,8 +66,8 @@ tools *targets:
 build:
     mkdir -p .tools/bin && go build -o .tools/bin/orchbench ./harness/cmd/orchbench
 
-# Bring the embedded single-machine cluster up (Consul, Nomad, dockerd, VictoriaMetrics, VictoriaLogs, the node agent; Kubernetes too with ORCHBENCH_K8S=1); when it is up, redeploys only what is missing. `cluster-up nodes=4 servers=3` brings up the emulated multi-node cluster instead (see nodes-up)
-cluster-up *shape: tools
+# Bring the embedded single-machine cluster up (Consul, Nomad, dockerd, VictoriaMetrics, VictoriaLogs, the node agent, the node probe; Kubernetes too with ORCHBENCH_K8S=1); when it is up, redeploys only what is missing. `cluster-up nodes=4 servers=3` brings up the emulated multi-node cluster instead (see nodes-up)
+cluster-up *shape: tools build
     if [ $# -gt 0 ]; then cluster/nodes.sh up "$@"; else cluster/embedded.sh up; fi
     if [ $# -eq 0 ] && [ "${ORCHBENCH_K8S:-0}" = 1 ]; then cluster/tools.sh kubernetes coredns && cluster/images.sh pause orchbench && cluster/kubernetes.sh up; fi
 

@@ -5,7 +5,9 @@
 #   jobs.sh render [NAME...]   write .state/jobs/NAME.nomad.hcl (all templates by default);
 #                              `nomad job run` takes the rendered file as it is
 #   jobs.sh deploy NAME...     render, then `levant deploy` each and wait for it
-# Extra levant variables: `root` (this checkout) and `versions.*` (cluster/versions.env).
+# Extra levant variables: `root` (this checkout), `versions.*` (cluster/versions.env)
+# and `node_probe_binary` (NODE_PROBE_BIN, default .tools/bin/orchbench: the
+# node probe's program, a path on the nodes).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/.tools/bin"
@@ -30,7 +32,8 @@ YML
 }
 
 # the variables every levant call takes: the file, the versions, the checkout
-levant_vars=(-var-file="$root/jobs/cluster.vars.yml" -var-file="$out/versions.yml" -var "root=$root")
+levant_vars=(-var-file="$root/jobs/cluster.vars.yml" -var-file="$out/versions.yml" -var "root=$root"
+  -var "node_probe_binary=${NODE_PROBE_BIN:-$bin/orchbench}")
 
 render() { # render NAME: .state/jobs/NAME.nomad.hcl
   local name=$1 tpl="$root/jobs/$1.nomad.tpl"

@@ -129,6 +129,12 @@ client {
     "fingerprint.denylist" = "env_aws,env_gce,env_azure,env_digitalocean"
   }
 }
+# the node probe (jobs/node-probe.nomad.tpl) runs as a process of the node
+plugin "raw_exec" {
+  config {
+    enabled = true
+  }
+}
 plugin "docker" {
   config {
     infra_image = "orchbench/pause:local"

@@ -8,6 +8,7 @@
 #                                   S servers (1 or 3), N-1 workers and 1 client node (default 4 3)
 #   nodes.sh status                 every node's role, address and agents; fails when one is missing
 #   nodes.sh load-images IMAGE...   copies images from the project's dockerd into the workers and the client
+#   nodes.sh probes                 (re)deploys the node probe (ORCHBENCH_BIN) on every Nomad client
 #   nodes.sh down                   removes every node, its volume, the network and the nodes' cgroups
 # node_cpus (NODE_CPUS, default 0.5) and node_memory (NODE_MEMORY, default 2g)
 # are each node's budget; NODES_SUBNET (default 10.77.0.0/24) the nodes' network.
@@ -24,6 +25,8 @@ source "$root/cluster/lib.sh"
 source "$root/cluster/nodes-agents.sh"
 # shellcheck source=nodes-status.sh
 source "$root/cluster/nodes-status.sh"
+# shellcheck source=nodes-probe.sh
+source "$root/cluster/nodes-probe.sh"
 
 cluster_name=${NODES_NAME:-obn}
 [[ $cluster_name =~ ^[a-z][a-z0-9]{0,7}$ ]] || die "NODES_NAME=$cluster_name: a lower-case word of at most 8 letters and digits is needed"
@@ -195,6 +198,7 @@ up() {
   # a client waits up to 55 s for its drivers' first fingerprints before it registers
   wait_for 150 "nomad: $(( ${#nodes[@]} - s )) clients ready" nomad_clients_ready \
     || die "step 'nomad clients ready' failed: $(docker exec "${nodes[0]}" /opt/obn/bin/nomad node status -address "http://${addrs[0]}:4646" 2>&1 | paste -sd';')"
+  deploy_probes
   trap - EXIT
   say "up in $(( $(date +%s) - t0 )) s"
   status
@@ -248,6 +252,7 @@ case "${1:-}" in
   up) shift; up "$@" ;;
   status) status ;;
   load-images) shift; load_images "$@" ;;
+  probes) running_topology; deploy_probes ;;
   down) down ;;
-  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] | status | load-images IMAGE... | down" >&2; exit 2 ;;
+  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] | status | load-images IMAGE... | probes | down" >&2; exit 2 ;;
 esac
