@@ -100,9 +100,9 @@ nodes-images +images:
 nodes-down:
     cluster/nodes.sh down
 
-# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down (minutes; needs `just images taewa`)
+# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down; then a sweep run from the client node judged through the workers' node probes, and made invalid by a mis-wired resolver and by silent probes (minutes; needs `just images taewa orchbench pause`)
 test-nodes:
-    go test -tags multinode -count=1 -timeout 20m -v -run TestNodes ./test/cluster/
+    go test -tags multinode -count=1 -timeout 40m -v -run TestNodes ./test/cluster/
 
 # Build Kubernetes (control plane, kubelet, kube-proxy, kubectl) and CoreDNS at their pinned versions into .tools/bin
 tools-kubernetes:
