@@ -23,6 +23,8 @@ import (
 type probeHarness struct {
 	workers []string
 	runs    int
+	// bin is this checkout's static orchbench
+	bin string
 }
 
 // workDir is where the sweep runs inside the client node.
@@ -60,7 +62,7 @@ func newProbeHarness(t *testing.T) *probeHarness {
 			}
 		})
 	}
-	h := &probeHarness{}
+	h := &probeHarness{bin: bin}
 	for _, line := range strings.Fields(dockerOut(t, "ps", "--filter", "label=orchbench.nodes="+clusterName,
 		"--filter", "label=orchbench.node.role=worker", "--format", "{{.Names}}")) {
 		h.workers = append(h.workers, line)
@@ -154,6 +156,36 @@ func (h *probeHarness) bridgePlugins(t *testing.T) {
 			t.Fatalf("Nomad clients not ready after their restart:\n%s", out)
 		}
 		time.Sleep(2 * time.Second)
+	}
+}
+
+// probeImage is an orchbench image of this checkout's binary (FROM
+// scratch, as cluster/images.sh makes it), under a tag of the test's own,
+// loaded into the nodes.
+func (h *probeHarness) probeImage(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte("FROM scratch\nCOPY orchbench /orchbench\nENTRYPOINT [\"/orchbench\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, h.bin, filepath.Join(dir, "orchbench"))
+	image := "orchbench/orchbench:" + clusterName + "-probe-test"
+	dockerOut(t, "build", "-q", "-t", image, dir)
+	t.Cleanup(func() { dockerTry("rmi", image) })
+	if r := runScript(t, nil, "nodes.sh", "load-images", image); r.err != nil {
+		t.Fatalf("load-images %s: %v\n%s%s", image, r.err, r.stdout, r.stderr)
+	}
+	return image
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
 	}
 }
 

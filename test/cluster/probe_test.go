@@ -3,6 +3,10 @@
 package cluster
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -90,6 +94,41 @@ func TestNodesProbeSweepFromTheClientNode(t *testing.T) {
 			t.Errorf("the sweep did not warn before the step that a probe does not answer:\n%s", r.output)
 		}
 	})
+}
+
+// The Swarm global service runs the same probe from the orchbench image,
+// in a container without the host's PID namespace (the node's /proc
+// mounted instead), on another port than the Nomad job's; the Swarm API
+// alone finds it, and each probe answers for its node.
+func TestNodesProbeSwarmGlobalService(t *testing.T) {
+	h := newProbeHarness(t)
+	image := h.probeImage(t)
+	script, err := os.ReadFile(filepath.Join(repoRoot(t), "cluster", "swarm-probe.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := exec.Command("docker", "exec", "-i", "-e", "PROBE_IMAGE="+image, server1, "bash", "-s", "up", "7071")
+	up.Stdin = strings.NewReader(string(script))
+	if out, err := up.CombinedOutput(); err != nil {
+		t.Fatalf("swarm-probe.sh up 7071 on %s: %v\n%s", server1, err, out)
+	}
+	t.Cleanup(func() { dockerTry("exec", server1, "docker", "service", "rm", "node-probe") })
+	dockerOut(t, "cp", h.bin, server1+":/tmp/orchbench")
+	out := dockerOut(t, "exec", server1, "/tmp/orchbench", "node-probe", "list", "--orchestrator", "swarm")
+	for _, n := range append(append([]string{}, h.workers...), client) {
+		if !regexp.MustCompile(`(?m)^` + n + ` +http://` + regexp.QuoteMeta(nodeAddr(n)) + `:7071 +yes$`).MatchString(out) {
+			t.Errorf("%s's probe of the global service is not listed as answering:\n%s", n, out)
+		}
+	}
+	// the service's probe reads the node as the Nomad job's does
+	for _, port := range []string{"7070", "7071"} {
+		w := h.workers[0]
+		got := dockerOut(t, "exec", client, "curl", "-sf", "-X", "POST", "-H", "X-Orchbench-Node: "+w, "-d", `{"pid":1}`,
+			"http://"+nodeAddr(w)+":"+port+"/v1/cpu-cgroup")
+		if !strings.Contains(got, clusterName+"-nodes/") {
+			t.Errorf("the probe on %s:%s read pid 1's cgroup as %s, want the node's own", w, port, got)
+		}
+	}
 }
 
 func lastPart(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }

@@ -44,6 +44,9 @@ ORCHBENCH_PROBE_TOKEN_FILE) where others share that network.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if name == "" {
+				name = os.Getenv(nodeNameEnv)
+			}
+			if name == "" {
 				h, err := os.Hostname()
 				if err != nil {
 					return fmt.Errorf("node-probe: no --name and no hostname: %w", err)
@@ -67,13 +70,18 @@ ORCHBENCH_PROBE_TOKEN_FILE) where others share that network.`,
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", net.JoinHostPort("127.0.0.1", strconv.Itoa(nodeprobe.DefaultPort)), "`address` to serve on")
-	cmd.Flags().StringVar(&name, "name", "", "the node's `name` as the orchestrators call it, in every error (default: the hostname)")
+	cmd.Flags().StringVar(&name, "name", "", "the node's `name` as the orchestrators call it, in every error (default: $"+nodeNameEnv+", then the hostname)")
 	cmd.Flags().StringVar(&tokenFile, "token-file", "", "`file` holding a token every request must carry (default: none)")
 	cmd.Flags().StringVar(&roots.Proc, "proc", "", "the node's /proc as this process sees it (`dir`; default /proc): a probe in a container without the host's PID namespace mounts it")
 	cmd.Flags().StringVar(&roots.Cgroup, "cgroup-root", "", "the node's cgroup tree (`dir`; default /sys/fs/cgroup)")
 	cmd.Flags().StringVar(&roots.Docker, "docker-root", "", "the node's Docker data directory, read for containers' image IDs (`dir`; default /var/lib/docker)")
+	cmd.AddCommand(nodeProbeListCmd())
 	rootCmd.AddCommand(cmd)
 }
+
+// nodeNameEnv names the node where a flag cannot: a Swarm service's
+// arguments are not templates, its environment is ({{.Node.Hostname}}).
+const nodeNameEnv = "ORCHBENCH_NODE_NAME"
 
 // serveNodeProbe serves this machine as node name until ctx ends; ready is
 // told the address once it listens.

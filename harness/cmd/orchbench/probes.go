@@ -55,9 +55,13 @@ func (f sweepFlags) probeClients(ctx context.Context, finders map[string]orchest
 		found = true
 		for name, c := range got {
 			// Nomad's node name and Docker's hostname of one host are often
-			// the same name: it must then be the same probe
-			if have, dup := clients[name]; dup && have.BaseURL != c.BaseURL {
-				return nil, false, fmt.Errorf("node %s has a probe at %s on one orchestrator and at %s on %s", name, have.BaseURL, c.BaseURL, o)
+			// the same: the same probe, or a second one on that host (each
+			// reads the whole node); the first is kept
+			if have, dup := clients[name]; dup {
+				if have.BaseURL != c.BaseURL {
+					fmt.Fprintf(out, "note: node %s has probes at %s and %s (on %s); reading it through the first\n", name, have.BaseURL, c.BaseURL, o)
+				}
+				continue
 			}
 			clients[name] = c
 		}
