@@ -106,6 +106,11 @@ func (c *Client) SignalContainer(ctx context.Context, containerID, signal string
 	return call(ctx, c, signalEndpoint, SignalRequest{ContainerID: containerID, Signal: signal}, 0)
 }
 
+// CheckContainer waits up to the check's timeout on top of the call's.
+func (c *Client) CheckContainer(ctx context.Context, req CheckRequest) (CheckResponse, error) {
+	return call(ctx, c, checkEndpoint, req, req.Timeout)
+}
+
 // call posts one request. A node's own failure comes back as its *Error.
 // A failure to reach the probe is wrapped with %v, not %w: a refused
 // connection to the probe must not read as one refused by the address an

@@ -205,3 +205,45 @@ func TestReadToken(t *testing.T) {
 		t.Error("a missing token file was accepted")
 	}
 }
+
+func TestCheckRunsInTheContainersNamespaceThroughTheProbe(t *testing.T) {
+	task := child(t)
+	fakeProc(t, map[int]string{task: "/docker/" + idA}, nil)
+	// the fake /proc entry's namespace is the real process's: this test's own
+	nsDir := filepath.Join(limits.ProcRoot, strconv.Itoa(task), "ns")
+	if err := os.MkdirAll(nsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/proc/"+strconv.Itoa(task)+"/ns/net", filepath.Join(nsDir, "net")); err != nil {
+		t.Fatal(err)
+	}
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/sick" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(app.Close)
+	addr := strings.TrimPrefix(app.URL, "http://")
+	c := remote(t, "w1")
+	check := func(typ, path string) (CheckResponse, error) {
+		return c.CheckContainer(ctx, CheckRequest{ContainerID: idA, Type: typ, Address: addr, Path: path, Timeout: 2 * time.Second})
+	}
+	if r, err := check("http", "/"); err != nil || !r.Healthy || r.PID != task {
+		t.Errorf("a healthy app: %+v, %v", r, err)
+	}
+	if r, err := check("http", "/sick"); err != nil || r.Healthy || !strings.Contains(r.Detail, "status 503") {
+		t.Errorf("a sick app: %+v, %v; want unhealthy, saying 503", r, err)
+	}
+	if r, err := check("tcp", ""); err != nil || !r.Healthy {
+		t.Errorf("tcp: %+v, %v", r, err)
+	}
+	if _, err := check("udp", ""); err == nil {
+		t.Error("an unknown check type was run")
+	}
+	if _, err := c.CheckContainer(ctx, CheckRequest{ContainerID: idB, Type: "tcp", Address: addr, Timeout: time.Second}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a container with no process: %v, want not-exist", err)
+	}
+	if _, err := c.CheckContainer(ctx, CheckRequest{ContainerID: idA, Type: "tcp", Address: addr, Timeout: time.Hour}); err == nil {
+		t.Error("a check that may hold the probe for an hour was run")
+	}
+}

@@ -125,3 +125,7 @@ func (Local) NomadTaskProcess(_ context.Context, allocID, task string) (TaskProc
 func (Local) SignalContainer(_ context.Context, containerID, signal string) (TaskProcess, error) {
 	return signalContainer(containerID, signal)
 }
+
+func (Local) CheckContainer(ctx context.Context, c CheckRequest) (CheckResponse, error) {
+	return checkContainer(ctx, c)
+}

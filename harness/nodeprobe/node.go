@@ -45,6 +45,9 @@ type Node interface {
 	// SignalContainer sends a signal named in Signals to a container's
 	// process, and says which process it was.
 	SignalContainer(ctx context.Context, containerID, signal string) (TaskProcess, error)
+	// CheckContainer runs a health check inside a container's network
+	// namespace; a failing check is Healthy false, not an error.
+	CheckContainer(ctx context.Context, c CheckRequest) (CheckResponse, error)
 }
 
 // Executable is one running process's program, as /proc/<pid>/exe names it.

@@ -106,3 +106,7 @@ func (u unknown) NomadTaskProcess(_ context.Context, allocID, task string) (Task
 func (u unknown) SignalContainer(_ context.Context, containerID, signal string) (TaskProcess, error) {
 	return TaskProcess{}, u.err(signalEndpoint.op(SignalRequest{ContainerID: containerID, Signal: signal}))
 }
+
+func (u unknown) CheckContainer(_ context.Context, c CheckRequest) (CheckResponse, error) {
+	return CheckResponse{}, u.err(checkEndpoint.op(c))
+}

@@ -74,6 +74,9 @@ func NewServer(node Node) *Server {
 	route(s, signalEndpoint, func(ctx context.Context, r SignalRequest) (TaskProcess, error) {
 		return node.SignalContainer(ctx, r.ContainerID, r.Signal)
 	})
+	route(s, checkEndpoint, func(ctx context.Context, r CheckRequest) (CheckResponse, error) {
+		return node.CheckContainer(ctx, r)
+	})
 	return s
 }
 

@@ -110,6 +110,9 @@ var (
 	signalEndpoint = endpoint[SignalRequest, TaskProcess]{"/v1/signal", func(r SignalRequest) string {
 		return fmt.Sprintf("%s to container %s", r.Signal, r.ContainerID)
 	}}
+	checkEndpoint = endpoint[CheckRequest, CheckResponse]{"/v1/check", func(r CheckRequest) string {
+		return fmt.Sprintf("%s check of %s in container %s", r.Type, r.Address, r.ContainerID)
+	}}
 )
 
 // Kinds of failure a caller may act on, carried across the wire so that

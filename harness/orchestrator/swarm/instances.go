@@ -15,8 +15,8 @@ import (
 
 // Endpoints lists the running, healthy instances of one service of the
 // deployment. The measured service (the plan's entry) is given by its host
-// port on the task's node: 127.0.0.1 and the port Swarm published for the
-// task (its Status.PortStatus). Other services are given by their overlay
+// port on the task's node: the node's address and the port Swarm published
+// for the task (its Status.PortStatus). Other services are given by their overlay
 // address, which only containers on the job's network reach.
 func (a *Engine) Endpoints(ctx context.Context, d *deployment, service string) ([]orchestrator.Endpoint, error) {
 	svc := d.Plan.Service(service)
@@ -31,7 +31,7 @@ func (a *Engine) Endpoints(ctx context.Context, d *deployment, service string) (
 	if err != nil {
 		return nil, err
 	}
-	nodes, err := a.nodeNames(ctx)
+	nodes, err := a.NodeList(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -39,12 +39,13 @@ func (a *Engine) Endpoints(ctx context.Context, d *deployment, service string) (
 	var out []orchestrator.Endpoint
 	for _, t := range runningTasks(tasks, d.Version) {
 		cid := t.Status.ContainerStatus.ContainerID
-		if h, _, err := a.health(ctx, svc, cid); err != nil || (h != "healthy" && h != "none") {
+		node := nodes[t.NodeID]
+		if h, _, err := a.health(ctx, svc, node.Description.Hostname, cid); err != nil || (h != "healthy" && h != "none") {
 			continue
 		}
-		ep := orchestrator.Endpoint{Service: service, Instance: t.ID, Node: nodes[t.NodeID]}
+		ep := orchestrator.Endpoint{Service: service, Instance: t.ID, Node: node.Description.Hostname}
 		if entry {
-			ep.Entry, ep.Address = orchestrator.EntryHostPort, "127.0.0.1"
+			ep.Entry, ep.Address = orchestrator.EntryHostPort, hostAddr(node)
 			for _, p := range t.Status.PortStatus.Ports {
 				if p.TargetPort == uint32(d.Plan.Entry.Port) && p.PublishMode == swarm.PortConfigPublishModeHost {
 					ep.Port = int(p.PublishedPort)
@@ -131,6 +132,16 @@ func (a *Engine) Instances(ctx context.Context, d *deployment) ([]runningTask, e
 		}
 	}
 	return out, nil
+}
+
+// hostAddr is where a port published on the node is reached: the node's
+// address in the swarm (127.0.0.1 on the embedded single-node swarm, which
+// advertises loopback), loopback when the swarm does not say.
+func hostAddr(n swarm.Node) string {
+	if a := n.Status.Addr; a != "" && a != "0.0.0.0" {
+		return a
+	}
+	return "127.0.0.1"
 }
 
 // ContainerPID is the PID of a task's container's init process on its node,
