@@ -29,7 +29,8 @@ deploy_probes() {
     docker cp "$src" "${nodes[$i]}:$node_probe_bin.new" && docker exec "${nodes[$i]}" mv "$node_probe_bin.new" "$node_probe_bin" \
       || die "step 'copy the probe into ${nodes[$i]}' failed"
   done
-  NOMAD_ADDR="http://${addrs[0]}:4646" NODE_PROBE_BIN=$node_probe_bin "$root/cluster/jobs.sh" deploy node-probe \
+  NOMAD_ADDR="http://${addrs[0]}:4646" NODE_PROBE_BIN=$node_probe_bin NODE_PROBE_SUM=$(sha256sum "$src" | cut -c1-12) \
+    "$root/cluster/jobs.sh" deploy node-probe \
     || die "step 'deploy node-probe' failed"
   for i in $(probe_clients); do
     wait_for 30 "${nodes[$i]}: node probe on ${addrs[$i]}:7070" probe_answers "${addrs[$i]}" \

@@ -21,6 +21,11 @@ job "node-probe" {
   # before the application jobs: a node's tasks cannot be judged without it
   priority = 90
 
+  meta {
+    # a new binary is a new version of the job: its allocations restart
+    binary_sha256 = "[[ .node_probe_sum ]]"
+  }
+
   group "node-probe" {
     network {
       # on the node's fingerprinted address: 127.0.0.1 on the embedded
