@@ -15,7 +15,8 @@ const NodeProbeJob = "node-probe"
 // KubernetesProbeNamespace holds the probe's DaemonSet.
 const KubernetesProbeNamespace = "orchbench-system"
 
-// NodeProbePortLabel is the probe's port's label in the Nomad job.
+// NodeProbePortLabel names the probe's port: the port label in the Nomad
+// job, the container port's name in the DaemonSet.
 const NodeProbePortLabel = "probe"
 
 // ErrNoNodeProbes is an orchestrator without the probe's deployment.

@@ -18,8 +18,9 @@ import (
 // kernel in place of the task's node would fail, not pass. Then two
 // deliberately wrong setups make the same step invalid, naming the node:
 // a resolver that points each node at another node's probe, and the
-// workers' probes not answering. Run it alone, it takes minutes; it brings
-// up nodes=3 servers=1 unless the cluster NODES_NAME is up already:
+// workers' probes not answering. Last, the probe as a Swarm global service.
+// Run it alone, it takes minutes; it brings up nodes=3 servers=1 (and down
+// after) unless the cluster NODES_NAME is up already:
 //
 //	NODES_NAME=pr NODES_SUBNET=10.78.0.0/24 go test -tags multinode -count=1 -timeout 30m -v -run TestNodesProbe ./test/cluster/
 func TestNodesProbeSweepFromTheClientNode(t *testing.T) {
@@ -94,14 +95,15 @@ func TestNodesProbeSweepFromTheClientNode(t *testing.T) {
 			t.Errorf("the sweep did not warn before the step that a probe does not answer:\n%s", r.output)
 		}
 	})
+
+	t.Run("the Swarm global service", func(t *testing.T) { swarmGlobalService(t, h) })
 }
 
-// The Swarm global service runs the same probe from the orchbench image,
-// in a container without the host's PID namespace (the node's /proc
-// mounted instead), on another port than the Nomad job's; the Swarm API
-// alone finds it, and each probe answers for its node.
-func TestNodesProbeSwarmGlobalService(t *testing.T) {
-	h := newProbeHarness(t)
+// swarmGlobalService: the Swarm global service runs the same probe from
+// the orchbench image, in a container without the host's PID namespace
+// (the node's /proc mounted instead), on another port than the Nomad
+// job's; the Swarm API alone finds it, and each probe answers for its node.
+func swarmGlobalService(t *testing.T, h *probeHarness) {
 	image := h.probeImage(t)
 	script, err := os.ReadFile(filepath.Join(repoRoot(t), "cluster", "swarm-probe.sh"))
 	if err != nil {
