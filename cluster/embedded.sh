@@ -306,7 +306,7 @@ down() {
   # executors and logmons outlive the agent by design; ours run our binary
   local left; left=$(pgrep -f "^$bin/nomad " || true)
   if [ -n "$left" ]; then say "stopping leftover nomad processes: $(echo $left)"; kill $left 2>/dev/null || true; sleep 1; kill -9 $left 2>/dev/null || true; fi
-  for t in victoria-metrics victoria-logs otelcol-orchbench; do
+  for t in victoria-metrics victoria-logs otelcol-orchbench "orchbench node-probe"; do
     left=$(pgrep -f "^$bin/$t " || true)
     if [ -n "$left" ]; then say "stopping leftover $t: $(echo $left)"; kill $left 2>/dev/null || true; fi
   done
