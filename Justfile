@@ -66,8 +66,8 @@ tools *targets:
 build:
     mkdir -p .tools/bin && go build -o .tools/bin/orchbench ./harness/cmd/orchbench
 
-# Bring the embedded single-machine cluster up (Consul, Nomad, dockerd, VictoriaMetrics, VictoriaLogs, the node agent; Kubernetes too with ORCHBENCH_K8S=1); when it is up, redeploys only what is missing. `cluster-up nodes=4 servers=3` brings up the emulated multi-node cluster instead (see nodes-up)
-cluster-up *shape: tools
+# Bring the embedded single-machine cluster up (Consul, Nomad, dockerd, VictoriaMetrics, VictoriaLogs, the node agent, the node probe; Kubernetes too with ORCHBENCH_K8S=1); when it is up, redeploys only what is missing. `cluster-up nodes=4 servers=3` brings up the emulated multi-node cluster instead (see nodes-up)
+cluster-up *shape: tools build
     if [ $# -gt 0 ]; then cluster/nodes.sh up "$@"; else cluster/embedded.sh up; fi
     if [ $# -eq 0 ] && [ "${ORCHBENCH_K8S:-0}" = 1 ]; then cluster/tools.sh kubernetes coredns && cluster/images.sh pause orchbench && cluster/kubernetes.sh up; fi
 
@@ -100,9 +100,9 @@ nodes-images +images:
 nodes-down:
     cluster/nodes.sh down
 
-# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down; then the registry, placement (spread, packed) on Nomad and Swarm, the load job on the client node, budgets and link delay (TestNodesPlacement, on the NODES_NAME cluster when up); minutes; needs `just images taewa orchbench`
+# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down; then the registry, placement (spread, packed) on Nomad and Swarm, the load job on the client node, budgets and link delay (TestNodesPlacement); then a sweep run from the client node judged through the workers' node probes, and made invalid by a mis-wired resolver and by silent probes (minutes; needs `just images taewa orchbench pause`)
 test-nodes:
-    go test -tags multinode -count=1 -timeout 30m -v -run TestNodes ./test/cluster/
+    go test -tags multinode -count=1 -timeout 60m -v -run TestNodes ./test/cluster/
 
 # Build Kubernetes (control plane, kubelet, kube-proxy, kubectl) and CoreDNS at their pinned versions into .tools/bin
 tools-kubernetes:

@@ -202,6 +202,10 @@ agent_healthy() { local m; m=$(curl -sf -m 5 http://127.0.0.1:8888/metrics) && [
 # here), the OpenTelemetry Collector built by cluster/tools.sh otherwise
 agent_template() { if command -v vector >/dev/null 2>&1; then echo vector; else echo agent; fi; }
 
+# the node probe answers (any HTTP status: a request naming no node is refused)
+probe_answers() { [[ $(curl -s -m 5 -o /dev/null -w '%{http_code}' -X POST -d '{}' http://127.0.0.1:7070/v1/identity) != 000 ]]; }
+probe_running() { output_has '^Status *= running' "$bin/nomad" job status -short node-probe 2>/dev/null; }
+
 # deploy_infra deploys the infrastructure jobs that are not running healthy
 # (all of them on a fresh cluster; the missing ones on a cluster already up).
 deploy_infra() {
@@ -214,6 +218,10 @@ deploy_infra() {
   { agent_running && agent_healthy; } || "$root/cluster/jobs.sh" deploy "$(agent_template)"
   wait_for 60 "node agent shipping (its metrics on 127.0.0.1:8888)" agent_healthy \
     || die "step 'agent health' failed: the node agent's metrics did not answer on 127.0.0.1:8888 within 60 s (see: nomad job status orchbench-agent; nomad alloc logs -stderr -job orchbench-agent)"
+  # the node probe the harness reads every task through (docs/node-probe.md)
+  { probe_running && probe_answers; } || "$root/cluster/jobs.sh" deploy node-probe
+  wait_for 30 "node probe on 127.0.0.1:7070" probe_answers \
+    || die "step 'node probe' failed: nothing answered on 127.0.0.1:7070 within 30 s (see: nomad job status node-probe; nomad alloc logs -stderr -job node-probe)"
 }
 
 up() {
@@ -256,6 +264,7 @@ status() {
   if vm_healthy; then say "victoriametrics: healthy"; else say "victoriametrics: not answering"; fi
   if vl_healthy; then say "victorialogs: healthy"; else say "victorialogs: not answering"; fi
   if agent_healthy; then say "node agent: shipping (metrics on 127.0.0.1:8888)"; else say "node agent: not answering"; fi
+  if probe_answers; then say "node probe: answering on 127.0.0.1:7070"; else say "node probe: not answering"; fi
   urls
   say "docker swarm: $(docker info --format '{{.Swarm.LocalNodeState}} ({{.Swarm.NodeAddr}})' 2>/dev/null || echo 'no docker daemon')"
 }
@@ -297,7 +306,7 @@ down() {
   # executors and logmons outlive the agent by design; ours run our binary
   local left; left=$(pgrep -f "^$bin/nomad " || true)
   if [ -n "$left" ]; then say "stopping leftover nomad processes: $(echo $left)"; kill $left 2>/dev/null || true; sleep 1; kill -9 $left 2>/dev/null || true; fi
-  for t in victoria-metrics victoria-logs otelcol-orchbench; do
+  for t in victoria-metrics victoria-logs otelcol-orchbench "orchbench node-probe"; do
     left=$(pgrep -f "^$bin/$t " || true)
     if [ -n "$left" ]; then say "stopping leftover $t: $(echo $left)"; kill $left 2>/dev/null || true; fi
   done

@@ -5,7 +5,10 @@
 #   jobs.sh render [NAME...]   write .state/jobs/NAME.nomad.hcl (all templates by default);
 #                              `nomad job run` takes the rendered file as it is
 #   jobs.sh deploy NAME...     render, then `levant deploy` each and wait for it
-# Extra levant variables: `root` (this checkout) and `versions.*` (cluster/versions.env).
+# Extra levant variables: `root` (this checkout), `versions.*` (cluster/versions.env)
+# `node_probe_binary` (NODE_PROBE_BIN, default .tools/bin/orchbench: the
+# node probe's program, a path on the nodes) and `node_probe_sum`
+# (NODE_PROBE_SUM, default the checksum of .tools/bin/orchbench).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/.tools/bin"
@@ -30,7 +33,11 @@ YML
 }
 
 # the variables every levant call takes: the file, the versions, the checkout
-levant_vars=(-var-file="$root/jobs/cluster.vars.yml" -var-file="$out/versions.yml" -var "root=$root")
+# the probe's job carries its binary's checksum, so that a new binary is a
+# new job version and its allocations restart with it
+probe_sum=${NODE_PROBE_SUM:-$( { sha256sum "$bin/orchbench" 2>/dev/null || echo none; } | cut -c1-12)}
+levant_vars=(-var-file="$root/jobs/cluster.vars.yml" -var-file="$out/versions.yml" -var "root=$root"
+  -var "node_probe_binary=${NODE_PROBE_BIN:-$bin/orchbench}" -var "node_probe_sum=$probe_sum")
 
 render() { # render NAME: .state/jobs/NAME.nomad.hcl
   local name=$1 tpl="$root/jobs/$1.nomad.tpl"

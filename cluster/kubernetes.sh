@@ -250,6 +250,7 @@ coredns_image() {
 
 etcd_healthy() { output_has true nsx curl -sf http://127.0.0.1:2379/health; }
 api_ready() { kubectl_ get --raw /readyz >/dev/null; }
+probe_ready() { [ "$(kubectl_ -n orchbench-system get daemonset node-probe -o 'jsonpath={.status.numberReady}')" = 1 ]; }
 node_ready() { output_has True kubectl_ get node "$node_name" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'; }
 coredns_ready() { [ "$(kubectl_ -n kube-system get deploy coredns -o 'jsonpath={.status.availableReplicas}')" = 1 ]; }
 
@@ -312,6 +313,10 @@ up() {
   wait_for 60 "default service account" kubectl_ get serviceaccount default || die "step 'controller manager' failed: see .state/logs/k8s-controller-manager.log"
   deploy_coredns
   wait_for 120 "coredns ready ($dns_ip)" coredns_ready || die "step 'coredns' failed: $(kubectl_ -n kube-system get pods 2>&1 | tail -n 3)"
+  # the node probe the harness reads the node's tasks through (docs/node-probe.md)
+  kubectl_ apply -f "$root/cluster/kubernetes/node-probe.yaml" >"$logs/k8s-node-probe.log" 2>&1 \
+    || die "step 'deploy node-probe' failed: $(tail -n 3 "$logs/k8s-node-probe.log")"
+  wait_for 60 "node probe ready" probe_ready || die "step 'node probe' failed: $(kubectl_ -n orchbench-system get pods 2>&1 | tail -n 3)"
   say "up in $(( $(date +%s) - t0 )) s: node $node_name at $node_ip inside network namespace $ns; kubectl: just kubectl get pods -A"
 }
 

@@ -165,6 +165,12 @@ $(node_meta "$node" "$role" | while read -r k v; do printf '    "%s" = "%s"\n' "
     "fingerprint.denylist" = "env_aws,env_gce,env_azure,env_digitalocean"
   }
 }
+# the node probe (jobs/node-probe.nomad.tpl) runs as a process of the node
+plugin "raw_exec" {
+  config {
+    enabled = true
+  }
+}
 plugin "docker" {
   config {
     # from the client node's registry, where up pushes it

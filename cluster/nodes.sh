@@ -10,6 +10,7 @@
 #   nodes.sh push-images IMAGE...   pushes images to the registry on the client node, where the nodes pull them
 #   nodes.sh registry               the registry's address for the host's dockerd (REGISTRY=... just images X)
 #   nodes.sh load-images IMAGE...   copies images from the project's dockerd into the workers and the client
+#   nodes.sh probes                 (re)deploys the node probe (ORCHBENCH_BIN) on every Nomad client
 #   nodes.sh down                   removes every node, its volume, the network and the nodes' cgroups
 # node_cpus (NODE_CPUS, default 0.5) and node_memory (NODE_MEMORY, default 2560m:
 # the social network's baseline at resource_scale 0.03 fits on 3 workers)
@@ -31,6 +32,8 @@ source "$root/cluster/nodes-agents.sh"
 source "$root/cluster/nodes-status.sh"
 # shellcheck source=nodes-registry.sh
 source "$root/cluster/nodes-registry.sh"
+# shellcheck source=nodes-probe.sh
+source "$root/cluster/nodes-probe.sh"
 
 cluster_name=${NODES_NAME:-obn}
 [[ $cluster_name =~ ^[a-z][a-z0-9]{0,7}$ ]] || die "NODES_NAME=$cluster_name: a lower-case word of at most 8 letters and digits is needed"
@@ -229,6 +232,7 @@ up() {
   # a client waits up to 55 s for its drivers' first fingerprints before it registers
   wait_for 150 "nomad: $(( ${#nodes[@]} - s )) clients ready" nomad_clients_ready \
     || die "step 'nomad clients ready' failed: $(docker exec "${nodes[0]}" /opt/obn/bin/nomad node status -address "http://${addrs[0]}:4646" 2>&1 | paste -sd';')"
+  deploy_probes
   trap - EXIT
   say "up in $(( $(date +%s) - t0 )) s"
   status
@@ -284,6 +288,7 @@ case "${1:-}" in
   push-images) shift; push_images "$@" ;;
   registry) registry_host_port ;;
   load-images) shift; load_images "$@" ;;
+  probes) running_topology; deploy_probes ;;
   down) down ;;
-  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D] | status | push-images IMAGE... | registry | load-images IMAGE... | down" >&2; exit 2 ;;
+  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D] | status | push-images IMAGE... | registry | load-images IMAGE... | probes | down" >&2; exit 2 ;;
 esac

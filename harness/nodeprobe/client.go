@@ -32,6 +32,8 @@ type Client struct {
 	HTTP *http.Client
 	// Timeout bounds each call; DefaultTimeout when 0.
 	Timeout time.Duration
+	// Token is sent in TokenHeader when set.
+	Token string
 }
 
 var _ Node = (*Client)(nil)
@@ -92,6 +94,23 @@ func (c *Client) Executables(ctx context.Context) ([]Executable, error) {
 	return call(ctx, c, executablesEndpoint, NoRequest{}, 0)
 }
 
+func (c *Client) ContainerProcess(ctx context.Context, containerID string) (TaskProcess, error) {
+	return call(ctx, c, containerEndpoint, ContainerRequest{ContainerID: containerID}, 0)
+}
+
+func (c *Client) NomadTaskProcess(ctx context.Context, allocID, task string) (TaskProcess, error) {
+	return call(ctx, c, nomadTaskEndpoint, NomadTaskRequest{AllocID: allocID, Task: task}, 0)
+}
+
+func (c *Client) SignalContainer(ctx context.Context, containerID, signal string) (TaskProcess, error) {
+	return call(ctx, c, signalEndpoint, SignalRequest{ContainerID: containerID, Signal: signal}, 0)
+}
+
+// CheckContainer waits up to the check's timeout on top of the call's.
+func (c *Client) CheckContainer(ctx context.Context, req CheckRequest) (CheckResponse, error) {
+	return call(ctx, c, checkEndpoint, req, req.Timeout)
+}
+
 // call posts one request. A node's own failure comes back as its *Error.
 // A failure to reach the probe is wrapped with %v, not %w: a refused
 // connection to the probe must not read as one refused by the address an
@@ -117,6 +136,10 @@ func call[Req, Resp any](ctx context.Context, c *Client, ep endpoint[Req, Resp],
 		return fail("%v", err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set(NodeHeader, c.NodeName)
+	if c.Token != "" {
+		hr.Header.Set(TokenHeader, c.Token)
+	}
 	hc := c.HTTP
 	if hc == nil {
 		hc = http.DefaultClient

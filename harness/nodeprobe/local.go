@@ -48,7 +48,34 @@ func (Local) ResidentBytes(_ context.Context, memoryCgroup string) (int64, error
 }
 
 func (Local) AcceptorOf(_ context.Context, ns netns.Path, addr string, within time.Duration) (sockets.Acceptor, bool, error) {
+	// a process's namespace is named by the node's /proc, which a probe in
+	// a container sees elsewhere (HostRoots)
+	if rest, ok := strings.CutPrefix(string(ns), "/proc/"); ok {
+		ns = netns.Path(filepath.Join(limits.ProcRoot, rest))
+	}
 	return sockets.AcceptorOf(ns, addr, within)
+}
+
+// HostRoots is where a probe finds the node's kernel views when it runs in
+// a container of its own, with the node's /proc, cgroup tree and Docker
+// state mounted elsewhere (a Swarm service cannot share the host's PID
+// namespace, so it mounts the node's /proc). Empty fields keep the
+// defaults: /proc, /sys/fs/cgroup, /var/lib/docker.
+type HostRoots struct {
+	Proc, Cgroup, Docker string
+}
+
+// Apply points every reader of this process at the roots.
+func (h HostRoots) Apply() {
+	if h.Proc != "" {
+		limits.ProcRoot, sockets.ProcRoot = h.Proc, h.Proc
+	}
+	if h.Cgroup != "" {
+		limits.Root = h.Cgroup
+	}
+	if h.Docker != "" {
+		DockerRoot = h.Docker
+	}
 }
 
 // deletedMark is what the kernel appends to /proc/<pid>/exe's target when
@@ -77,4 +104,28 @@ func (Local) Executables(context.Context) ([]Executable, error) {
 		out = append(out, Executable{PID: pid, Path: path, Deleted: deleted})
 	}
 	return out, nil
+}
+
+func (Local) ContainerProcess(_ context.Context, containerID string) (TaskProcess, error) {
+	procs, err := limits.Processes()
+	if err != nil {
+		return TaskProcess{}, err
+	}
+	return containerProcess(procs, containerID)
+}
+
+func (Local) NomadTaskProcess(_ context.Context, allocID, task string) (TaskProcess, error) {
+	procs, err := limits.Processes()
+	if err != nil {
+		return TaskProcess{}, err
+	}
+	return nomadTaskProcess(procs, allocID, task)
+}
+
+func (Local) SignalContainer(_ context.Context, containerID, signal string) (TaskProcess, error) {
+	return signalContainer(containerID, signal)
+}
+
+func (Local) CheckContainer(ctx context.Context, c CheckRequest) (CheckResponse, error) {
+	return checkContainer(ctx, c)
 }

@@ -37,6 +37,17 @@ type Node interface {
 	AcceptorOf(ctx context.Context, ns netns.Path, addr string, within time.Duration) (a sockets.Acceptor, found bool, err error)
 	// Executables lists the executable of every process the node runs.
 	Executables(ctx context.Context) ([]Executable, error)
+	// ContainerProcess finds the process of a container by its full ID
+	// (bare, or with the runtime's "containerd://" prefix).
+	ContainerProcess(ctx context.Context, containerID string) (TaskProcess, error)
+	// NomadTaskProcess finds the container process of a Nomad docker task.
+	NomadTaskProcess(ctx context.Context, allocID, task string) (TaskProcess, error)
+	// SignalContainer sends a signal named in Signals to a container's
+	// process, and says which process it was.
+	SignalContainer(ctx context.Context, containerID, signal string) (TaskProcess, error)
+	// CheckContainer runs a health check inside a container's network
+	// namespace; a failing check is Healthy false, not an error.
+	CheckContainer(ctx context.Context, c CheckRequest) (CheckResponse, error)
 }
 
 // Executable is one running process's program, as /proc/<pid>/exe names it.

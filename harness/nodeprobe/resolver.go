@@ -24,7 +24,13 @@ func Probes(addrs map[string]string, timeout time.Duration) Resolver {
 		c.Timeout = timeout
 		clients[name] = c
 	}
-	known := slices.Sorted(maps.Keys(addrs))
+	return FromClients(clients)
+}
+
+// FromClients resolves each node to its client (keyed by node name); like
+// Probes, a node without one fails every read, naming the nodes that have.
+func FromClients(clients map[string]*Client) Resolver {
+	known := slices.Sorted(maps.Keys(clients))
 	return func(name string) Node {
 		if c, ok := clients[name]; ok {
 			return c
@@ -87,4 +93,20 @@ func (u unknown) AcceptorOf(_ context.Context, ns netns.Path, addr string, withi
 
 func (u unknown) Executables(context.Context) ([]Executable, error) {
 	return nil, u.err(executablesEndpoint.op(NoRequest{}))
+}
+
+func (u unknown) ContainerProcess(_ context.Context, containerID string) (TaskProcess, error) {
+	return TaskProcess{}, u.err(containerEndpoint.op(ContainerRequest{ContainerID: containerID}))
+}
+
+func (u unknown) NomadTaskProcess(_ context.Context, allocID, task string) (TaskProcess, error) {
+	return TaskProcess{}, u.err(nomadTaskEndpoint.op(NomadTaskRequest{AllocID: allocID, Task: task}))
+}
+
+func (u unknown) SignalContainer(_ context.Context, containerID, signal string) (TaskProcess, error) {
+	return TaskProcess{}, u.err(signalEndpoint.op(SignalRequest{ContainerID: containerID, Signal: signal}))
+}
+
+func (u unknown) CheckContainer(_ context.Context, c CheckRequest) (CheckResponse, error) {
+	return CheckResponse{}, u.err(checkEndpoint.op(c))
 }

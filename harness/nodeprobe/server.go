@@ -2,6 +2,7 @@ package nodeprobe
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -29,6 +30,8 @@ const MaxAcceptorWait = 30 * time.Second
 type Server struct {
 	node Node
 	mux  *http.ServeMux
+	// Token, when set, must come in every request's TokenHeader.
+	Token string
 }
 
 // NewServer serves node, naming it node.Name() in every error.
@@ -62,6 +65,18 @@ func NewServer(node Node) *Server {
 	route(s, executablesEndpoint, func(ctx context.Context, _ NoRequest) ([]Executable, error) {
 		return node.Executables(ctx)
 	})
+	route(s, containerEndpoint, func(ctx context.Context, r ContainerRequest) (TaskProcess, error) {
+		return node.ContainerProcess(ctx, r.ContainerID)
+	})
+	route(s, nomadTaskEndpoint, func(ctx context.Context, r NomadTaskRequest) (TaskProcess, error) {
+		return node.NomadTaskProcess(ctx, r.AllocID, r.Task)
+	})
+	route(s, signalEndpoint, func(ctx context.Context, r SignalRequest) (TaskProcess, error) {
+		return node.SignalContainer(ctx, r.ContainerID, r.Signal)
+	})
+	route(s, checkEndpoint, func(ctx context.Context, r CheckRequest) (CheckResponse, error) {
+		return node.CheckContainer(ctx, r)
+	})
 	return s
 }
 
@@ -72,6 +87,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 // AcceptorOf's found, is not sent.
 func route[Req, Resp any](s *Server, ep endpoint[Req, Resp], do func(context.Context, Req) (Resp, error)) {
 	s.mux.HandleFunc("POST "+ep.path, func(w http.ResponseWriter, r *http.Request) {
+		if msg, status := s.refused(r); msg != "" {
+			writeJSON(w, status, &Error{Node: s.node.Name(), Op: "request to " + ep.path, Message: msg, Kind: KindRefused})
+			return
+		}
 		var req Req
 		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBytes))
 		dec.DisallowUnknownFields()
@@ -90,6 +109,24 @@ func route[Req, Resp any](s *Server, ep endpoint[Req, Resp], do func(context.Con
 		}
 		writeJSON(w, http.StatusOK, out)
 	})
+}
+
+// refused says why a request is not served, and with which status: a
+// request meant for another node (a resolver that points a node at the
+// wrong address must fail, not read this node in its place), or one
+// without the shared token.
+func (s *Server) refused(r *http.Request) (string, int) {
+	if s.Token != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get(TokenHeader)), []byte(s.Token)) != 1 {
+		return "the probe's token is missing or wrong (" + TokenHeader + ")", http.StatusUnauthorized
+	}
+	switch asked := r.Header.Get(NodeHeader); asked {
+	case s.node.Name():
+		return "", 0
+	case "":
+		return "the request does not say which node it is for (" + NodeHeader + ")", http.StatusBadRequest
+	default:
+		return fmt.Sprintf("this probe serves node %s, not node %s: the harness has the wrong address for node %s", s.node.Name(), asked, asked), http.StatusMisdirectedRequest
+	}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

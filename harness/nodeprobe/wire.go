@@ -55,6 +55,23 @@ type IdentityResponse struct {
 	Node string `json:"node"`
 }
 
+// ContainerRequest names a container by its runtime's full ID.
+type ContainerRequest struct {
+	ContainerID string `json:"container_id"`
+}
+
+// NomadTaskRequest names a Nomad task by its allocation and name.
+type NomadTaskRequest struct {
+	AllocID string `json:"alloc_id"`
+	Task    string `json:"task"`
+}
+
+// SignalRequest asks for a signal (a key of Signals) to a container.
+type SignalRequest struct {
+	ContainerID string `json:"container_id"`
+	Signal      string `json:"signal"`
+}
+
 // NoRequest is the request of an operation that takes no argument.
 type NoRequest struct{}
 
@@ -84,6 +101,18 @@ var (
 	executablesEndpoint = endpoint[NoRequest, []Executable]{"/v1/executables", func(NoRequest) string {
 		return "executables of every process"
 	}}
+	containerEndpoint = endpoint[ContainerRequest, TaskProcess]{"/v1/container", func(r ContainerRequest) string {
+		return "process of container " + r.ContainerID
+	}}
+	nomadTaskEndpoint = endpoint[NomadTaskRequest, TaskProcess]{"/v1/nomad-task", func(r NomadTaskRequest) string {
+		return fmt.Sprintf("process of task %s of allocation %s", r.Task, r.AllocID)
+	}}
+	signalEndpoint = endpoint[SignalRequest, TaskProcess]{"/v1/signal", func(r SignalRequest) string {
+		return fmt.Sprintf("%s to container %s", r.Signal, r.ContainerID)
+	}}
+	checkEndpoint = endpoint[CheckRequest, CheckResponse]{"/v1/check", func(r CheckRequest) string {
+		return fmt.Sprintf("%s check of %s in container %s", r.Type, r.Address, r.ContainerID)
+	}}
 )
 
 // Kinds of failure a caller may act on, carried across the wire so that
@@ -94,6 +123,16 @@ const (
 	// KindDial: the connection could not be opened (AcceptorOf); the
 	// load-path gate reads it as an address nobody answers at.
 	KindDial = "dial"
+	// KindRefused: the probe would not serve the request (wrong node, or
+	// a missing token); the node was not read.
+	KindRefused = "refused"
+)
+
+// NodeHeader names the node a request is meant for; a probe serving
+// another node refuses it. TokenHeader carries the shared token.
+const (
+	NodeHeader  = "X-Orchbench-Node"
+	TokenHeader = "X-Orchbench-Probe-Token"
 )
 
 // Error is a failure on a node, as the server sends it and the client

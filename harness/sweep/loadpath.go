@@ -22,9 +22,12 @@ func loadPathGate(ctx context.Context, peers []loadgen.Peer, eps []orchestrator.
 	return gates.LoadPathGate(peers, eps, acceptors(ctx, peers, eps, nodes), instanceCgroups)
 }
 
-// acceptors sees, once for each registered loopback address a peer is at,
-// which process accepts connections there. Addresses off loopback are in
-// namespaces whose sockets cannot be seen from here, and an address no
+// acceptors sees, once for each registered address a peer is at, which
+// process accepts connections there. Without node probes (nodes nil: the
+// embedded cluster, read here) only loopback addresses are looked at: one
+// off loopback is in a namespace whose sockets cannot be seen from here.
+// With probes, each address is looked at by its endpoint's node, which
+// reaches its own addresses and sees its own sockets. An address no
 // instance registered is refused by the gate whoever accepts at it.
 func acceptors(ctx context.Context, peers []loadgen.Peer, eps []orchestrator.Endpoint, nodes nodeprobe.Resolver) map[string]gates.Acceptor {
 	registered := map[string]orchestrator.Endpoint{}
@@ -34,7 +37,7 @@ func acceptors(ctx context.Context, peers []loadgen.Peer, eps []orchestrator.End
 	out := map[string]gates.Acceptor{}
 	for _, p := range peers {
 		ep, ok := registered[p.Addr]
-		if _, seen := out[p.Addr]; seen || !ok || !gates.OnLoopback(p.Addr) {
+		if _, seen := out[p.Addr]; seen || !ok || (nodes == nil && !gates.OnLoopback(p.Addr)) {
 			continue
 		}
 		out[p.Addr] = acceptorAt(ctx, nodes.Node(ep.Node), ep.NetNS, p.Addr)

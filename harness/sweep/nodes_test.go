@@ -144,3 +144,46 @@ func TestAgentProcessesOnThisMachineUnderTwoNames(t *testing.T) {
 		t.Fatalf("agents %q, %v; want the one vector, once", got, err)
 	}
 }
+
+// An address off loopback (a node's own, on a cluster of many hosts) is
+// looked at by its node's probe, which reaches it; without probes it is
+// in a namespace this machine cannot see into, and passes unlooked.
+func TestLoadPathGateLooksOffLoopbackThroughTheProbe(t *testing.T) {
+	ip := nonLoopbackIP(t)
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Hold(t, ln, nil)
+	port := ln.Addr().(*net.TCPAddr).Port
+	addr, asked := probedNode(t, "n2")
+	nodes := nodeprobe.Probes(map[string]string{"n2": addr}, time.Second)
+	eps := []orchestrator.Endpoint{{Service: "taewa", Node: "n2", Address: ip, Port: port}}
+	peers := []loadgen.Peer{{Addr: ln.Addr().String(), Connections: 4}}
+	elsewhere := map[string]bool{"/docker/0123abcd": true}
+	if g := loadPathGate(context.Background(), peers, eps, elsewhere, nodes); g.Passed || !strings.Contains(g.Detail, fmt.Sprintf("(pid %d,", os.Getpid())) {
+		t.Fatalf("a relay at %s on n2 passed: %+v", ln.Addr(), g)
+	}
+	if asked.Load() == 0 {
+		t.Fatal("n2's probe was not asked about an address off loopback")
+	}
+	if g := loadPathGate(context.Background(), peers, eps, elsewhere, nil); !g.Passed {
+		t.Fatalf("without probes an address off loopback is not looked at, so it passes: %+v", g)
+	}
+}
+
+// nonLoopbackIP is an IPv4 address of this machine off loopback.
+func nonLoopbackIP(t *testing.T) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			return n.IP.String()
+		}
+	}
+	t.Skip("this machine has no IPv4 address off loopback")
+	return ""
+}

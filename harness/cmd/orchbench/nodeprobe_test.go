@@ -16,7 +16,7 @@ func TestNodeProbeServesUntilStopped(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	addrs := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	go func() { done <- serveNodeProbe(ctx, "127.0.0.1:0", "n7", func(a net.Addr) { addrs <- a }) }()
+	go func() { done <- serveNodeProbe(ctx, "127.0.0.1:0", "n7", "", func(a net.Addr) { addrs <- a }) }()
 	var addr net.Addr
 	select {
 	case addr = <-addrs:
@@ -42,7 +42,7 @@ func TestNodeProbeServesUntilStopped(t *testing.T) {
 	if _, err := c.Identity(context.Background()); err == nil {
 		t.Fatal("the stopped probe still answers")
 	}
-	if err := serveNodeProbe(context.Background(), "127.0.0.1:-1", "n7", func(net.Addr) {}); err == nil {
+	if err := serveNodeProbe(context.Background(), "127.0.0.1:-1", "n7", "", func(net.Addr) {}); err == nil {
 		t.Fatal("a bad listen address was accepted")
 	}
 }

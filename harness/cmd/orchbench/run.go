@@ -72,7 +72,7 @@ func runStep(cmd *cobra.Command, f runFlags, packName string) error {
 	if (f.rate > 0) == (f.users > 0) {
 		return fmt.Errorf("give exactly one of --rate (open loop) or --users (closed loop)")
 	}
-	if _, err := f.nodes(); err != nil {
+	if err := f.checkNodeProbeFlags(); err != nil {
 		return err
 	}
 	if f.dist != "fixed" && f.dist != "exp" {

@@ -77,26 +77,21 @@ func (f *sweepFlags) registerExecution(fl *pflag.FlagSet) {
 	fl.StringVar(&f.image, "loadgen-image", orchestrator.DefaultLoadImage, "image of the load generator's one-shot job; a study tool's (runner = \"fortio\") is orchbench/<tool> with the same tag")
 	fl.StringVar(&f.jobPrefix, "load-job-prefix", orchestrator.DefaultLoadJobPrefix, "start of the IDs of the jobs that run a study tool (runner = \"fortio\"); another prefix also renames the generator's job to <prefix>-loadgen")
 	fl.StringVar(&f.registry, "registry", os.Getenv(imageref.Env), "`host:port` of the registry the nodes pull the project's images from (the emulated cluster's: <client>:5000): orchbench/* images in the jobs and the load image are named there (default $"+imageref.Env+")")
-	fl.StringArrayVar(&f.nodeProbes, "node-probe", nil, "read the tasks of node NODE through its probe (orchbench node-probe) at `NODE=HOST:PORT` (repeatable); with any given, a node without one cannot be read; with none, every node is read from this machine")
+	fl.StringArrayVar(&f.nodeProbes, "node-probe", nil, "read the tasks of node NODE through its probe (orchbench node-probe) at `NODE=HOST:PORT` (repeatable); with any given, a node without one cannot be read; with none, the probes the orchestrators run (the node-probe job, service or DaemonSet) are found through them")
 }
 
-// nodes resolves node names to their probes as --node-probe gives them;
-// nil (every node read from this machine) when none is given.
-func (f sweepFlags) nodes() (nodeprobe.Resolver, error) {
-	if len(f.nodeProbes) == 0 {
-		return nil, nil
+// checkNodeProbeFlags refuses a malformed --node-probe before anything runs.
+func (f sweepFlags) checkNodeProbeFlags() error {
+	if _, err := nodeprobe.ParseProbes(f.nodeProbes); err != nil {
+		return fmt.Errorf("--node-probe: %w", err)
 	}
-	addrs, err := nodeprobe.ParseProbes(f.nodeProbes)
-	if err != nil {
-		return nil, fmt.Errorf("--node-probe: %w", err)
-	}
-	return nodeprobe.Probes(addrs, nodeprobe.DefaultTimeout), nil
+	return nil
 }
 
 func runSweep(cmd *cobra.Command, f sweepFlags) error {
 	out := cmd.OutOrStdout()
 	// a bad flag must not leave an archived sweep behind
-	if _, err := f.nodes(); err != nil {
+	if err := f.checkNodeProbeFlags(); err != nil {
 		return err
 	}
 	archive := results.Archive{Dir: f.dir}
@@ -196,29 +191,56 @@ func (f sweepFlags) runner(rec *results.SweepRecord, out io.Writer) (*sweep.Runn
 	if err != nil {
 		return nil, err
 	}
-	nodes, err := f.nodes()
-	if err != nil {
-		return nil, err
-	}
 	registry, err := imageref.ParseRegistry(f.registry, "--registry")
 	if err != nil {
 		return nil, err
 	}
-	cfg := orchestrator.Config{LoadImage: registry.Ref(f.image), LoadJobFile: filepath.Join("jobs", "loadgen.nomad.hcl"), LoadJobPrefix: f.jobPrefix, Nodes: nodes}
-	// the cluster's Consul keeps the setup markers of every orchestrator's
-	// steps, as it does Nomad's own
-	runner := &sweep.Runner{Orchestrators: map[string]orchestrator.Orchestrator{}, Parse: parser.ParseJobs, Markers: parser,
-		PacksDir: "packs", Archive: results.Archive{Dir: f.dir}, VMURL: f.vm, Out: out, Keep: f.keep, Nodes: nodes, Registry: registry}
-	for _, st := range rec.Plan {
-		if runner.Orchestrators[st.Orchestrator] != nil {
-			continue
+	cfg := orchestrator.Config{LoadImage: registry.Ref(f.image), LoadJobFile: filepath.Join("jobs", "loadgen.nomad.hcl"), LoadJobPrefix: f.jobPrefix}
+	connect := func() (map[string]orchestrator.Orchestrator, error) {
+		all := map[string]orchestrator.Orchestrator{}
+		for _, st := range rec.Plan {
+			if all[st.Orchestrator] != nil {
+				continue
+			}
+			o, err := orchestrator.New(st.Orchestrator, cfg)
+			if err != nil {
+				return nil, err
+			}
+			all[st.Orchestrator] = o
 		}
-		o, err := orchestrator.New(st.Orchestrator, cfg)
-		if err != nil {
+		return all, nil
+	}
+	// the probes are found through the orchestrators, which are then
+	// connected again to read their nodes through them
+	all, err := connect()
+	if err != nil {
+		return nil, err
+	}
+	finders := map[string]orchestrator.ProbeFinder{"nomad": parser}
+	for name, o := range all {
+		if pf, ok := o.(orchestrator.ProbeFinder); ok {
+			finders[name] = pf
+		}
+	}
+	discover, cancelDiscover := context.WithTimeout(context.Background(), discoverTimeout)
+	defer cancelDiscover()
+	clients, found, err := f.probeClients(discover, finders, out)
+	if err != nil {
+		return nil, err
+	}
+	var nodes nodeprobe.Resolver
+	if found {
+		checkProbes(discover, clients, out)
+		nodes = nodeprobe.FromClients(clients)
+		cfg.Nodes = nodes
+		if all, err = connect(); err != nil {
 			return nil, err
 		}
-		runner.Orchestrators[st.Orchestrator] = o
 	}
+	// the cluster's Consul keeps the setup markers of every orchestrator's
+	// steps, as it does Nomad's own
+	runner := &sweep.Runner{Orchestrators: all, Parse: parser.ParseJobs, Markers: parser,
+		PacksDir: "packs", Archive: results.Archive{Dir: f.dir}, VMURL: f.vm, Out: out, Keep: f.keep, Nodes: nodes, Registry: registry}
 	// the node agent serves every orchestrator's steps: they share the node
 	agent := &nomad.NodeAgent{Client: parser.Client, Nodes: nodes}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -3,9 +3,7 @@ package kubernetes
 import (
 	"context"
 	"fmt"
-	"syscall"
 
-	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,16 +37,11 @@ func (o *Orchestrator) InjectFault(ctx context.Context, d *orchestrator.Deployme
 	hit = orchestrator.FaultHit{Instance: victim.Name, Group: victim.Labels[LabelGroup]}
 	switch f.Kind {
 	case orchestrator.FaultKillTask:
-		procs, err := limits.Processes()
-		if err != nil {
-			return hit, err
-		}
-		pid, err := taskPID(procs, *victim)
-		if err != nil {
-			return hit, fmt.Errorf("kubernetes: fault on %s: %w", f.Service, err)
-		}
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-			return hit, fmt.Errorf("kubernetes: fault on %s: kill pid %d of pod %s: %w", f.Service, pid, victim.Name, err)
+		// the API has no way to kill one container in place (deleting the
+		// pod replaces it): the pod's node's probe signals the container
+		s, _ := mainStatus(*victim)
+		if _, err := o.nodes.Node(victim.Spec.NodeName).SignalContainer(ctx, s.ContainerID, "SIGKILL"); err != nil {
+			return hit, fmt.Errorf("kubernetes: fault on %s: kill the task container of pod %s: %w", f.Service, victim.Name, err)
 		}
 	case orchestrator.FaultReplaceInstance:
 		zero := int64(0)

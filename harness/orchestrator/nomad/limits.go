@@ -3,10 +3,7 @@ package nomad
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path"
-	"strconv"
-	"strings"
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/contract"
@@ -73,8 +70,8 @@ func deref(s *string) string {
 }
 
 // Limits reads every task's cgroup on its node, through the node's probe
-// (a.Nodes). The container's PID of a docker task comes from this machine's
-// docker, so docker tasks are found on the embedded cluster's node only.
+// (a.Nodes), which also finds the task's process: a docker task's container
+// is known only to its own node's Docker daemon.
 func (a *Orchestrator) Limits(ctx context.Context, d *orchestrator.Deployment) ([]orchestrator.Limits, error) {
 	instances, err := a.Instances(ctx, d)
 	if err != nil {
@@ -97,24 +94,16 @@ func (a *Orchestrator) Limits(ctx context.Context, d *orchestrator.Deployment) (
 	return out, nil
 }
 
-// taskPID finds one process of a task: the container's init for docker, or
-// the lowest process in the task's own cgroup for the other drivers.
+// taskPID finds one process of a task on its node: the container's init
+// for docker (with the container's image), or the lowest process in the
+// task's own cgroup for the other drivers.
 func taskPID(ctx context.Context, node nodeprobe.Node, p orchestrator.Instance) (int, string, error) {
 	if p.Driver == "docker" {
-		name := p.Task + "-" + p.ID
-		out, err := exec.CommandContext(ctx, "docker", "inspect", "-f", "{{.State.Pid}} {{.Image}}", name).Output()
+		tp, err := node.NomadTaskProcess(ctx, p.ID, p.Task)
 		if err != nil {
-			return 0, "", fmt.Errorf("docker inspect %s: %w", name, err)
+			return 0, "", fmt.Errorf("task %s of alloc %s: %w", p.Task, orchestrator.ShortID(p.ID), err)
 		}
-		f := strings.Fields(string(out))
-		if len(f) != 2 {
-			return 0, "", fmt.Errorf("docker inspect %s: unexpected %q", name, out)
-		}
-		pid, err := strconv.Atoi(f[0])
-		if err != nil || pid == 0 {
-			return 0, "", fmt.Errorf("docker inspect %s: container not running", name)
-		}
-		return pid, f[1], nil
+		return tp.PID, tp.ImageID, nil
 	}
 	pid, err := execTaskPID(ctx, node, p.ID, p.Task)
 	return pid, "", err

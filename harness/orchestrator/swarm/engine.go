@@ -298,25 +298,27 @@ func (a *Engine) serviceID(ctx context.Context, d *deployment, name string) (str
 	return res.Service.ID, nil
 }
 
-// health runs the service's check against one of its containers, from
-// outside it, in its network namespace: "healthy", "unhealthy", or "none"
-// when the service has no check. The PID is the container's init.
-func (a *Engine) health(ctx context.Context, svc *translate.Service, containerID string) (string, int, error) {
-	res, err := a.Client.ContainerInspect(ctx, containerID, client.ContainerInspectOptions{})
+// health runs the service's check against one of its containers, on the
+// container's node, in the container's network namespace, through the
+// node's probe: "healthy", "unhealthy", or "none" when the service has no
+// check. The PID is the container's process on its node.
+func (a *Engine) health(ctx context.Context, svc *translate.Service, node, containerID string) (string, int, error) {
+	probe := a.Nodes.Node(node)
+	if svc.Check == nil {
+		p, err := probe.ContainerProcess(ctx, containerID)
+		if err != nil {
+			return "", 0, err
+		}
+		return "none", p.PID, nil
+	}
+	r, err := probe.CheckContainer(ctx, checkRequest(svc.Check, containerID))
 	if err != nil {
 		return "", 0, err
 	}
-	st := res.Container.State
-	if st == nil || !st.Running || st.Pid == 0 {
-		return "", 0, fmt.Errorf("container %s is not running", shortID(containerID))
+	if !r.Healthy {
+		return "unhealthy", r.PID, nil
 	}
-	if svc.Check == nil {
-		return "none", st.Pid, nil
-	}
-	if err := probe(ctx, svc.Check, st.Pid); err != nil {
-		return "unhealthy", st.Pid, nil
-	}
-	return "healthy", st.Pid, nil
+	return "healthy", r.PID, nil
 }
 
 func shortID(id string) string {

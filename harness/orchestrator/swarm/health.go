@@ -39,6 +39,10 @@ func (a *Engine) healthy(ctx context.Context, d *deployment) (bool, string, erro
 	if err != nil {
 		return false, "", err
 	}
+	nodes, err := a.nodeNames(ctx)
+	if err != nil {
+		return false, "", err
+	}
 	allOK := true
 	var parts []string
 	for _, svc := range d.Plan.Services {
@@ -64,10 +68,14 @@ func (a *Engine) healthy(ctx context.Context, d *deployment) (bool, string, erro
 		running := ofTemplate(runningTasks(tasks, d.Version), cur.Spec.TaskTemplate.ForceUpdate)
 		updating := cur.UpdateStatus != nil && cur.UpdateStatus.State == swarm.UpdateStateUpdating
 		healthy := 0
+		var checkErr error
 		for _, t := range running {
-			h, _, err := a.health(ctx, svc, t.Status.ContainerStatus.ContainerID)
+			h, _, err := a.health(ctx, svc, nodes[t.NodeID], t.Status.ContainerStatus.ContainerID)
 			if err != nil {
-				continue // the container may be going away; the next look decides
+				// the container may be going away, or its node's probe
+				// not answer: the next look decides, the state says why
+				checkErr = err
+				continue
 			}
 			if h == "healthy" || h == "none" {
 				healthy++
@@ -78,6 +86,9 @@ func (a *Engine) healthy(ctx context.Context, d *deployment) (bool, string, erro
 			state := fmt.Sprintf("%s %d/%d running %d healthy", svc.Name, len(running), svc.Replicas, healthy)
 			if updating {
 				state += " (updating)"
+			}
+			if checkErr != nil {
+				state += fmt.Sprintf(" (a check could not run: %v)", checkErr)
 			}
 			parts = append(parts, state)
 		}

@@ -2,7 +2,9 @@ package swarm
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 
 	"github.com/moby/moby/api/types/swarm"
@@ -14,8 +16,8 @@ import (
 
 // Endpoints lists the running, healthy instances of one service of the
 // deployment. The measured service (the plan's entry) is given by its host
-// port on the task's node: 127.0.0.1 and the port Swarm published for the
-// task (its Status.PortStatus). Other services are given by their overlay
+// port on the task's node: the node's address and the port Swarm published
+// for the task (its Status.PortStatus). Other services are given by their overlay
 // address, which only containers on the job's network reach.
 func (a *Engine) Endpoints(ctx context.Context, d *deployment, service string) ([]orchestrator.Endpoint, error) {
 	svc := d.Plan.Service(service)
@@ -30,7 +32,7 @@ func (a *Engine) Endpoints(ctx context.Context, d *deployment, service string) (
 	if err != nil {
 		return nil, err
 	}
-	nodes, err := a.nodeNames(ctx)
+	nodes, err := a.NodeList(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -38,12 +40,13 @@ func (a *Engine) Endpoints(ctx context.Context, d *deployment, service string) (
 	var out []orchestrator.Endpoint
 	for _, t := range runningTasks(tasks, d.Version) {
 		cid := t.Status.ContainerStatus.ContainerID
-		if h, _, err := a.health(ctx, svc, cid); err != nil || (h != "healthy" && h != "none") {
+		node := nodes[t.NodeID]
+		if h, _, err := a.health(ctx, svc, node.Description.Hostname, cid); err != nil || (h != "healthy" && h != "none") {
 			continue
 		}
-		ep := orchestrator.Endpoint{Service: service, Instance: t.ID, Node: nodes[t.NodeID]}
+		ep := orchestrator.Endpoint{Service: service, Instance: t.ID, Node: node.Description.Hostname}
 		if entry {
-			ep.Entry, ep.Address = orchestrator.EntryHostPort, "127.0.0.1"
+			ep.Entry, ep.Address = orchestrator.EntryHostPort, hostAddr(node)
 			for _, p := range t.Status.PortStatus.Ports {
 				if p.TargetPort == uint32(d.Plan.Entry.Port) && p.PublishMode == swarm.PortConfigPublishModeHost {
 					ep.Port = int(p.PublishedPort)
@@ -118,21 +121,32 @@ func (a *Engine) Instances(ctx context.Context, d *deployment) ([]runningTask, e
 					in.Restarts++
 				}
 			}
-			res, err := a.Client.ContainerInspect(ctx, in.Container, client.ContainerInspectOptions{})
-			if err != nil {
+			// the container's process is on the task's node, which the
+			// manager's daemon does not see into: its probe finds it
+			p, err := a.Nodes.Node(in.Node).ContainerProcess(ctx, in.Container)
+			// a container that just exited has no process: Limits says so
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("swarm: job %s: container %s of task %s: %w", d.Job, shortID(in.Container), shortID(t.ID), err)
 			}
-			in.ImageID = res.Container.Image
-			if res.Container.State != nil {
-				in.PID = res.Container.State.Pid
-			}
+			in.ImageID, in.PID = p.ImageID, p.PID
 			out = append(out, in)
 		}
 	}
 	return out, nil
 }
 
-// ContainerPID is the host PID of a task's container's init process.
+// hostAddr is where a port published on the node is reached: the node's
+// address in the swarm (127.0.0.1 on the embedded single-node swarm, which
+// advertises loopback), loopback when the swarm does not say.
+func hostAddr(n swarm.Node) string {
+	if a := n.Status.Addr; a != "" && a != "0.0.0.0" {
+		return a
+	}
+	return "127.0.0.1"
+}
+
+// ContainerPID is the PID of a task's container's init process on its node,
+// as the node's probe finds it.
 func (a *Engine) ContainerPID(ctx context.Context, taskID string) (int, error) {
 	res, err := a.Client.TaskInspect(ctx, taskID, client.TaskInspectOptions{})
 	if err != nil {
@@ -142,19 +156,19 @@ func (a *Engine) ContainerPID(ctx context.Context, taskID string) (int, error) {
 	if cs == nil || cs.ContainerID == "" {
 		return 0, fmt.Errorf("swarm: task %s has no container (state %s)", shortID(taskID), res.Task.Status.State)
 	}
-	c, err := a.Client.ContainerInspect(ctx, cs.ContainerID, client.ContainerInspectOptions{})
+	nodes, err := a.nodeNames(ctx)
+	if err != nil {
+		return 0, err
+	}
+	p, err := a.Nodes.Node(nodes[res.Task.NodeID]).ContainerProcess(ctx, cs.ContainerID)
 	if err != nil {
 		return 0, fmt.Errorf("swarm: container %s of task %s: %w", shortID(cs.ContainerID), shortID(taskID), err)
 	}
-	if c.Container.State == nil || !c.Container.State.Running || c.Container.State.Pid == 0 {
-		return 0, fmt.Errorf("swarm: container %s of task %s is not running", shortID(cs.ContainerID), shortID(taskID))
-	}
-	return c.Container.State.Pid, nil
+	return p.PID, nil
 }
 
 // Limits reads every instance's cgroup limits on its node, through the
-// node's probe (a.Nodes). The PID comes from the daemon this engine talks
-// to, which knows the containers of its own node only.
+// node's probe (a.Nodes), which also found the PID.
 func (a *Engine) Limits(ctx context.Context, d *deployment) ([]orchestrator.Limits, error) {
 	ins, err := a.Instances(ctx, d)
 	if err != nil {

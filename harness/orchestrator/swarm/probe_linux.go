@@ -2,53 +2,19 @@ package swarm
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"net/http"
-	"time"
 
 	"github.com/orchbench/orchbench/harness/netns"
+	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator/translate"
 )
 
-// dialIn opens a TCP connection to addr from inside the network namespace
-// of process pid. The work is the harness's, in the harness's cgroup: the
-// task's CPU quota pays nothing.
-func dialIn(pid int, addr string, timeout time.Duration) (net.Conn, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	return netns.OfProcess(pid).Dial(ctx, "tcp", addr)
+// checkRequest is the service's check, to run against one container.
+func checkRequest(c *translate.Check, containerID string) nodeprobe.CheckRequest {
+	return nodeprobe.CheckRequest{ContainerID: containerID, Type: c.Type, Address: c.Address, Path: c.Path, Timeout: c.Timeout}
 }
 
-// probe runs a check against the task whose process is pid.
+// probe runs a check from inside the network namespace of process pid of
+// this machine: what a node's probe does for a container of its node.
 func probe(ctx context.Context, c *translate.Check, pid int) error {
-	switch c.Type {
-	case "tcp":
-		conn, err := dialIn(pid, c.Address, c.Timeout)
-		if err != nil {
-			return err
-		}
-		return conn.Close()
-	case "http":
-		client := &http.Client{Timeout: c.Timeout, Transport: &http.Transport{
-			DisableKeepAlives: true,
-			DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
-				return dialIn(pid, addr, c.Timeout)
-			},
-		}}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.Address+c.Path, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode < 200 || resp.StatusCode >= 400 {
-			return fmt.Errorf("GET %s: status %d", c.Path, resp.StatusCode)
-		}
-		return nil
-	}
-	return fmt.Errorf("check type %q", c.Type)
+	return nodeprobe.RunCheck(ctx, netns.OfProcess(pid), checkRequest(c, ""))
 }
