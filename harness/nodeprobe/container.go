@@ -97,25 +97,36 @@ func containerProcess(procs []limits.Membership, id string) (TaskProcess, error)
 }
 
 // nomadTaskProcess is the lowest PID, among processes in a container's
-// cgroup, whose environment is the Nomad task's (NOMAD_ALLOC_ID and
-// NOMAD_TASK_NAME, which Nomad's docker driver gives every task). The
-// container's name, which the harness knows, is known only to the node's
-// Docker daemon; the environment is in /proc.
+// cgroup, whose container was started with the Nomad task's environment
+// (NOMAD_ALLOC_ID and NOMAD_TASK_NAME, which Nomad's docker driver gives
+// every task). The container's name, which the harness knows, is known only
+// to the node's Docker daemon. The environment is read from Docker's record
+// of the container, and from /proc where that is missing: a process may
+// overwrite its own /proc environ (Redis writes its process title there).
 func nomadTaskProcess(procs []limits.Membership, allocID, task string) (TaskProcess, error) {
 	if allocID == "" || task == "" {
 		return TaskProcess{}, errors.New("an allocation ID and a task name are both needed")
 	}
 	want := [][]byte{[]byte("NOMAD_ALLOC_ID=" + allocID), []byte("NOMAD_TASK_NAME=" + task)}
+	recorded := map[string][][]byte{} // container ID -> Docker's record of its environment, nil when none
 	for _, m := range procs {
 		id := ContainerIDOf(m)
 		if id == "" {
 			continue
 		}
-		env, err := os.ReadFile(filepath.Join(limits.ProcRoot, strconv.Itoa(m.PID), "environ"))
-		if err != nil {
-			continue // exited, or a kernel thread
+		env, seen := recorded[id]
+		if !seen {
+			env = dockerEnvOf(id)
+			recorded[id] = env
 		}
-		if hasAll(bytes.Split(env, []byte{0}), want) {
+		if env == nil {
+			raw, err := os.ReadFile(filepath.Join(limits.ProcRoot, strconv.Itoa(m.PID), "environ"))
+			if err != nil {
+				continue // exited, or a kernel thread
+			}
+			env = bytes.Split(raw, []byte{0})
+		}
+		if hasAll(env, want) {
 			return TaskProcess{PID: m.PID, ContainerID: id, ImageID: dockerImageOf(id)}, nil
 		}
 	}
@@ -141,6 +152,24 @@ func hasAll(vars, want [][]byte) bool {
 // dockerImageOf is the image ID Docker records for the container, or ""
 // when this node's Docker state is not readable (another runtime, or a
 // probe not given it).
+// dockerEnvOf is the environment Docker started container id with, from
+// its record under DockerRoot; nil when there is none to read.
+func dockerEnvOf(id string) [][]byte {
+	b, err := os.ReadFile(filepath.Join(DockerRoot, "containers", id, "config.v2.json"))
+	if err != nil {
+		return nil
+	}
+	var c struct{ Config struct{ Env []string } }
+	if json.Unmarshal(b, &c) != nil || c.Config.Env == nil {
+		return nil
+	}
+	env := make([][]byte, len(c.Config.Env))
+	for i, kv := range c.Config.Env {
+		env[i] = []byte(kv)
+	}
+	return env
+}
+
 func dockerImageOf(id string) string {
 	b, err := os.ReadFile(filepath.Join(DockerRoot, "containers", id, "config.v2.json"))
 	if err != nil {

@@ -112,6 +112,22 @@ func TestNomadTaskProcessIsFoundByItsEnvironmentInsideAContainer(t *testing.T) {
 	}
 }
 
+// Redis writes its process title over its own /proc environ, so a task's
+// process is found by the environment Docker started its container with.
+func TestNomadTaskProcessIsFoundByDockersRecordWhenItsEnvironIsOverwritten(t *testing.T) {
+	alloc := "ed0bf707-d3ad-8fb9-4afc-260338ae60a9"
+	fakeProc(t, map[int]string{30: "/docker/" + idA}, map[int][]string{30: {"redis-server 127.0.0.1:27000"}})
+	write(t, filepath.Join(DockerRoot, "containers", idA, "config.v2.json"),
+		`{"ID":"`+idA+`","Image":"sha256:redis","Config":{"Env":["NOMAD_ALLOC_ID=`+alloc+`","NOMAD_TASK_NAME=redis","PATH=/bin"]}}`)
+	p, err := Local{}.NomadTaskProcess(ctx, alloc, "redis")
+	if err != nil || p.PID != 30 || p.ContainerID != idA || p.ImageID != "sha256:redis" {
+		t.Fatalf("%+v, %v; want pid 30 in container %s", p, err, idA)
+	}
+	if _, err := (Local{}).NomadTaskProcess(ctx, alloc, "memcached"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("another task of the allocation: %v, want not-exist", err)
+	}
+}
+
 func TestSignalReachesOnlyAProcessInsideTheNamedContainer(t *testing.T) {
 	victim := child(t)
 	bystander := child(t)
