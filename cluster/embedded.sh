@@ -204,7 +204,6 @@ agent_template() { if command -v vector >/dev/null 2>&1; then echo vector; else 
 
 # the node probe answers (any HTTP status: a request naming no node is refused)
 probe_answers() { [[ $(curl -s -m 5 -o /dev/null -w '%{http_code}' -X POST -d '{}' http://127.0.0.1:7070/v1/identity) != 000 ]]; }
-probe_running() { output_has '^Status *= running' "$bin/nomad" job status -short node-probe 2>/dev/null; }
 
 # deploy_infra deploys the infrastructure jobs that are not running healthy
 # (all of them on a fresh cluster; the missing ones on a cluster already up).
@@ -219,7 +218,10 @@ deploy_infra() {
   wait_for 60 "node agent shipping (its metrics on 127.0.0.1:8888)" agent_healthy \
     || die "step 'agent health' failed: the node agent's metrics did not answer on 127.0.0.1:8888 within 60 s (see: nomad job status orchbench-agent; nomad alloc logs -stderr -job orchbench-agent)"
   # the node probe the harness reads every task through (docs/node-probe.md)
-  { probe_running && probe_answers; } || "$root/cluster/jobs.sh" deploy node-probe
+  # Submitted every time: the job carries its binary's checksum, so a new
+  # orchbench replaces the probe (raw_exec runs the file in place, and a
+  # running probe keeps the old program); Nomad leaves an unchanged job be.
+  "$root/cluster/jobs.sh" deploy node-probe
   wait_for 30 "node probe on 127.0.0.1:7070" probe_answers \
     || die "step 'node probe' failed: nothing answered on 127.0.0.1:7070 within 30 s (see: nomad job status node-probe; nomad alloc logs -stderr -job node-probe)"
 }
