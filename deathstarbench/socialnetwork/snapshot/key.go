@@ -29,7 +29,9 @@ import (
 //
 //	1: users 1..N, user timelines in Redis only
 //	2: users 0..N-1, user timelines in Redis and MongoDB
-const FormatVersion = 2
+//	3: an author's MongoDB timeline as post_ids/timestamps arrays; posts
+//	   cached in memcached in Thrift's binary encoding, not JSON
+const FormatVersion = 3
 
 // Params are what a snapshot's content follows from.
 type Params struct {
