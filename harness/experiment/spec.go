@@ -91,11 +91,12 @@ type Sweep struct {
 	Cooldown      time.Duration `json:"cooldown_ns"`
 	EarlyStop     bool          `json:"early_stop"`
 	Orchestrators []string      `json:"orchestrators"`
+	Apps          []App         `json:"apps"`
+	SLO           SLO           `json:"slo"`
+
 	// HA is the cluster shape every step needs (HAOn, HAOff); empty takes
 	// whatever runs. The sweep checks it against the running cluster.
-	HA   string `json:"ha,omitempty"`
-	Apps []App  `json:"apps"`
-	SLO           SLO           `json:"slo"`
+	HA string `json:"ha,omitempty"`
 }
 
 // App is one app block: which pack, which variants and which load levels.
