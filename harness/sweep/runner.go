@@ -20,6 +20,7 @@ import (
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/nodeprobe"
+	"github.com/orchbench/orchbench/harness/nodes"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/pack"
 	"github.com/orchbench/orchbench/harness/results"
@@ -63,6 +64,9 @@ type Runner struct {
 	// accepts its connections, the agents beside it); nil reads every node
 	// from this machine.
 	Nodes nodeprobe.Resolver
+	// Cluster acts on the cluster's machines for the node-level faults and
+	// tells its shape; nil is the embedded single node, which refuses them.
+	Cluster nodes.Controller
 
 	// agentPaused is true while this sweep holds the agent stopped.
 	agentPaused bool
@@ -111,6 +115,9 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 		if r.Orchestrators[st.Orchestrator] == nil {
 			return sum, fmt.Errorf("step %s runs on %s, which this run has not connected (connected: %s)", st.ID, st.Orchestrator, strings.Join(r.orchestratorNames(), ", "))
 		}
+	}
+	if err := r.checkShapes(ctx, rec.Plan); err != nil {
+		return sum, err
 	}
 	r.deployments = map[string]*deployment{}
 	r.capacity = map[string]orchestrator.Capacity{}

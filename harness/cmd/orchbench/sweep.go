@@ -19,6 +19,7 @@ import (
 
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/nodeprobe"
+	clusternodes "github.com/orchbench/orchbench/harness/nodes"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/report"
@@ -109,7 +110,12 @@ func runSweep(cmd *cobra.Command, f sweepFlags) error {
 			return err
 		}
 	case f.file != "":
-		spec, err := experiment.ParseFile(f.file, experiment.Options{BaseDir: ".", Runner: f.runnerOverride})
+		cluster, err := clusternodes.FromEnv()
+		if err != nil {
+			return err
+		}
+		_, single := cluster.(clusternodes.SingleNode)
+		spec, err := experiment.ParseFile(f.file, experiment.Options{BaseDir: ".", Runner: f.runnerOverride, SingleNode: single})
 		if err != nil {
 			return err
 		}
@@ -201,6 +207,11 @@ func (f sweepFlags) runner(rec *results.SweepRecord, out io.Writer) (*sweep.Runn
 	// steps, as it does Nomad's own
 	runner := &sweep.Runner{Orchestrators: map[string]orchestrator.Orchestrator{}, Parse: parser.ParseJobs, Markers: parser,
 		PacksDir: "packs", Archive: results.Archive{Dir: f.dir}, VMURL: f.vm, Out: out, Keep: f.keep, Nodes: nodes}
+	// the machines node faults act on: NODES_NAME's emulated cluster, or the
+	// single node, which refuses them
+	if runner.Cluster, err = clusternodes.FromEnv(); err != nil {
+		return nil, err
+	}
 	for _, st := range rec.Plan {
 		if runner.Orchestrators[st.Orchestrator] != nil {
 			continue
