@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/hooks"
 	"github.com/orchbench/orchbench/harness/nodes"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
@@ -134,11 +135,50 @@ func (nf *nodeFault) run(ctx context.Context) error {
 	// steps need the cluster whole
 	if err := nf.ctl.Revive(context.WithoutCancel(ctx), target.Name); err != nil {
 		rec.RestoreError = "after the step: " + err.Error()
-	} else {
-		s := time.Since(rec.At).Seconds()
-		rec.RestoredSeconds = &s
+		return nil
 	}
+	s := time.Since(rec.At).Seconds()
+	rec.RestoredSeconds = &s
+	if len(planes) > 0 {
+		// the next step submits jobs: a revived sole server must lead again first
+		nf.waitLeader(context.WithoutCancel(ctx), planes[0], time.Minute)
+	}
+	nf.waitWhole(context.WithoutCancel(ctx), len(before), 3*time.Minute)
 	return nil
+}
+
+// waitWhole waits, bounded, until the deployment is whole again after the
+// node's return, so that the next step does not start on what is left of
+// it; a deployment still short is noted, and the next step's own health
+// check decides.
+func (nf *nodeFault) waitWhole(ctx context.Context, want int, bound time.Duration) {
+	deadline := time.Now().Add(bound)
+	why := ""
+	for time.Now().Before(deadline) {
+		ok, w := nf.allHealthy(ctx, "", false, want)
+		if ok {
+			return
+		}
+		why = w
+		if sleepCtx(ctx, watchPoll) != nil {
+			return
+		}
+	}
+	nf.rec.RestoreError = fmt.Sprintf("the deployment was not whole %s after the node's return: %s", bound, why)
+}
+
+// waitLeader waits, bounded, until the control plane has a leader.
+func (nf *nodeFault) waitLeader(ctx context.Context, cp nodes.ControlPlane, bound time.Duration) {
+	deadline := time.Now().Add(bound)
+	for time.Now().Before(deadline) {
+		if _, err := nf.ctl.Leader(ctx, cp); err == nil {
+			return
+		}
+		if sleepCtx(ctx, watchPoll) != nil {
+			return
+		}
+	}
+	nf.rec.RestoreError = fmt.Sprintf("%s had no leader %s after the node's return", cp, bound)
 }
 
 // target picks the node: the leader's for kill-leader, the one the spec
@@ -233,4 +273,25 @@ func (nf *nodeFault) restoreLater(ctx context.Context, node string, restored <-c
 		close(out)
 	}
 	return out
+}
+
+// datasetAfterFault runs the app's verification once the node fault's step
+// is over: whether writes made before the fault survived it. Nil when the
+// app declares none. The next step's own verification (it runs after any
+// replacement) still decides whether that step may measure.
+func (r *Runner) datasetAfterFault(ctx context.Context, dep *deployment) *results.DatasetAfter {
+	app := dep.app.App
+	if app.Verify.Args == nil {
+		return nil
+	}
+	eps, err := dep.orch.Endpoints(ctx, dep.app, app.Service)
+	if err != nil {
+		return &results.DatasetAfter{Detail: "no endpoint to verify through: " + err.Error()}
+	}
+	var took float64
+	res, err := r.runHook(ctx, hooks.At(hooks.Verify, dep.app.Job, app.Verify, eps[0]), &took)
+	if err != nil {
+		return &results.DatasetAfter{Detail: err.Error()}
+	}
+	return &results.DatasetAfter{Passed: true, Detail: fmt.Sprintf("verification passed in %.1f s: %s", took, res.Last)}
 }

@@ -147,6 +147,9 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		injected = r.faultGate(sr, gate, fault, res, faultWait(st))
 	}
 	gate(r.eventsGate(ctx, sr, dep, st.ID, tasks, loadBegan, res, injected))
+	if injected != nil && injected.Kind.NodeLevel() {
+		injected.Dataset = r.datasetAfterFault(ctx, dep)
+	}
 	if len(text) > 0 {
 		files["raw.txt"] = text
 	}

@@ -3,7 +3,11 @@ package nomad
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
 	"time"
+
+	"github.com/hashicorp/nomad/api"
 
 	"github.com/orchbench/orchbench/harness/orchestrator"
 )
@@ -32,16 +36,33 @@ var failureDetectionKeys = []struct{ api, name string }{
 	{"FailoverHeartbeatTTL", "failover_heartbeat_ttl"},
 }
 
-// FailureDetection reads the heartbeat settings of the agent the adapter
-// talks to (a server: clients do not hold them).
+// FailureDetection reads the heartbeat settings of a server: of the agent
+// the adapter talks to when it is one, else of the first server that agent
+// knows, asked on the same HTTP port (a client agent's own settings are
+// zeros: it does not decide when a node is down).
 func (a *Orchestrator) FailureDetection(ctx context.Context) (map[string]string, error) {
 	self, err := a.Client.Agent().Self()
 	if err != nil {
 		return nil, fmt.Errorf("nomad: agent self: %w", err)
 	}
 	server, _ := self.Config["Server"].(map[string]any)
-	if server == nil {
-		return nil, fmt.Errorf("nomad: the agent at %s is not a server: its heartbeat settings are not its own", a.Client.Address())
+	if enabled, _ := server["Enabled"].(bool); !enabled {
+		servers, err := a.Client.Agent().Servers()
+		if err != nil || len(servers) == 0 {
+			return nil, fmt.Errorf("nomad: the agent at %s is a client and names no server (%v)", a.Client.Address(), err)
+		}
+		addr, err := serverHTTP(a.Client.Address(), servers[0])
+		if err != nil {
+			return nil, err
+		}
+		c, err := api.NewClient(&api.Config{Address: addr})
+		if err != nil {
+			return nil, err
+		}
+		if self, err = c.Agent().Self(); err != nil {
+			return nil, fmt.Errorf("nomad: server %s: agent self: %w", addr, err)
+		}
+		server, _ = self.Config["Server"].(map[string]any)
 	}
 	out := map[string]string{}
 	for _, k := range failureDetectionKeys {
@@ -58,4 +79,23 @@ func (a *Orchestrator) FailureDetection(ctx context.Context) (map[string]string,
 		}
 	}
 	return out, nil
+}
+
+// serverHTTP is the HTTP address of the server whose RPC address a client
+// agent gave (host:4647), on the port the adapter's own agent serves.
+func serverHTTP(agentAddr, rpc string) (string, error) {
+	u, err := url.Parse(agentAddr)
+	if err != nil {
+		return "", fmt.Errorf("nomad: agent address %q: %w", agentAddr, err)
+	}
+	host, _, err := net.SplitHostPort(rpc)
+	if err != nil {
+		return "", fmt.Errorf("nomad: server address %q: %w", rpc, err)
+	}
+	port := u.Port()
+	if port == "" {
+		port = "4646"
+	}
+	u.Host = net.JoinHostPort(host, port)
+	return u.String(), nil
 }
