@@ -98,6 +98,8 @@ func (f FaultRecord) NodeRecovery() string {
 			parts = append(parts, fmt.Sprintf("%s leader %s → %s after %.1f s", l.ControlPlane, l.Before, l.After, *l.AfterSeconds))
 		case l.After == "":
 			parts = append(parts, fmt.Sprintf("%s: no leader after %s's loss before the step ended", l.ControlPlane, l.Before))
+		case l.AfterSeconds != nil:
+			parts = append(parts, fmt.Sprintf("%s: no leader until %s came back and led again after %.1f s", l.ControlPlane, l.Before, *l.AfterSeconds))
 		default:
 			parts = append(parts, fmt.Sprintf("%s leader stayed %s", l.ControlPlane, l.Before))
 		}

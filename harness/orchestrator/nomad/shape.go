@@ -29,11 +29,13 @@ func (a *Orchestrator) ControlPlaneServers(ctx context.Context) (int, error) {
 // failureDetectionKeys are the server settings that decide when a client
 // that stopped heartbeating is marked down and its allocations replaced,
 // as /v1/agent/self names them.
-var failureDetectionKeys = []struct{ api, name string }{
-	{"HeartbeatGrace", "heartbeat_grace"},
-	{"MinHeartbeatTTL", "min_heartbeat_ttl"},
-	{"MaxHeartbeatsPerSecond", "max_heartbeats_per_second"},
-	{"FailoverHeartbeatTTL", "failover_heartbeat_ttl"},
+// The agent reports 0 for a setting its configuration leaves out: the
+// server then runs Nomad's default (nomad/config.go), recorded as such.
+var failureDetectionKeys = []struct{ api, name, fallback string }{
+	{"HeartbeatGrace", "heartbeat_grace", "10s"},
+	{"MinHeartbeatTTL", "min_heartbeat_ttl", "10s"},
+	{"MaxHeartbeatsPerSecond", "max_heartbeats_per_second", "50"},
+	{"FailoverHeartbeatTTL", "failover_heartbeat_ttl", "5m0s"},
 }
 
 // FailureDetection reads the heartbeat settings of a server: of the agent
@@ -68,14 +70,19 @@ func (a *Orchestrator) FailureDetection(ctx context.Context) (map[string]string,
 	for _, k := range failureDetectionKeys {
 		switch v := server[k.api].(type) {
 		case float64:
-			if k.name == "max_heartbeats_per_second" {
+			switch {
+			case v == 0:
+				out[k.name] = k.fallback + " (Nomad's default)"
+			case k.name == "max_heartbeats_per_second":
 				out[k.name] = fmt.Sprint(v)
-			} else {
+			default:
 				// durations come as nanoseconds
 				out[k.name] = time.Duration(v).String()
 			}
 		case string:
 			out[k.name] = v
+		default:
+			out[k.name] = k.fallback + " (Nomad's default)"
 		}
 	}
 	return out, nil
