@@ -22,8 +22,13 @@ func (r *Runner) cluster() nodes.Controller {
 	return r.Cluster
 }
 
-// watchPoll is how often recovery and leadership are looked at.
-const watchPoll = time.Second
+// watchPoll is how often recovery and leadership are looked at (tests
+// shorten it).
+var watchPoll = time.Second
+
+// wholeBound bounds the wait for the deployment after a node's return
+// (tests shorten it).
+var wholeBound = 3 * time.Minute
 
 // nodeFault is one node-level fault in progress: what the injection
 // goroutine learns, up to the step's end.
@@ -56,6 +61,9 @@ func (r *Runner) injectNode(ctx context.Context, o orchestrator.Orchestrator, ap
 
 func (nf *nodeFault) run(ctx context.Context) error {
 	rec := nf.rec
+	if _, single := nf.ctl.(nodes.SingleNode); single {
+		return fmt.Errorf("%s: %w", nf.fault.Kind, nodes.ErrSingleNode)
+	}
 	if fd, ok := nf.o.(orchestrator.FailureDetection); ok {
 		if s, err := fd.FailureDetection(ctx); err == nil {
 			rec.FailureDetection = s
@@ -143,7 +151,7 @@ func (nf *nodeFault) run(ctx context.Context) error {
 		// the next step submits jobs: a revived sole server must lead again first
 		nf.waitLeader(context.WithoutCancel(ctx), planes[0], time.Minute)
 	}
-	nf.waitWhole(context.WithoutCancel(ctx), len(before), 3*time.Minute)
+	nf.waitWhole(context.WithoutCancel(ctx), len(before), wholeBound)
 	return nil
 }
 
