@@ -106,7 +106,9 @@ func (o *fakeOrch) Endpoints(context.Context, *orchestrator.Deployment, string) 
 	}
 	return eps, nil
 }
-func (o *fakeOrch) WaitHealthy(context.Context, *orchestrator.Deployment, time.Duration) error { return nil }
+func (o *fakeOrch) WaitHealthy(context.Context, *orchestrator.Deployment, time.Duration) error {
+	return nil
+}
 func (o *fakeOrch) Deploy(_ context.Context, w orchestrator.Workload) (*orchestrator.Deployment, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -255,7 +257,9 @@ func TestKillLeaderWithOneServerStopsScheduling(t *testing.T) {
 func TestKillLeaderWithThreeServersKeepsScheduling(t *testing.T) {
 	m, o := fakeShape(2), twoInstances()
 	m.all = append(m.all, nodes.Node{Name: "s2", Role: nodes.RoleServer, Running: true}, nodes.Node{Name: "s3", Role: nodes.RoleServer, Running: true})
-	m.onKill = func(string) { time.AfterFunc(20*time.Millisecond, func() { m.mu.Lock(); m.leader = "s2"; m.mu.Unlock() }) }
+	m.onKill = func(string) {
+		time.AfterFunc(20*time.Millisecond, func() { m.mu.Lock(); m.leader = "s2"; m.mu.Unlock() })
+	}
 	rec := runFake(t, m, o, experiment.Fault{Kind: orchestrator.FaultKillLeader}, 500*time.Millisecond)
 	if !rec.Leaders[0].Changed() || rec.Leaders[0].After != "s2" {
 		t.Errorf("leader %+v, want s1 → s2", rec.Leaders[0])
