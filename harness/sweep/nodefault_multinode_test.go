@@ -281,7 +281,7 @@ func checkShapeRefusal(t *testing.T, r *Runner, haOn bool) {
 		t.Errorf("ha = %q on its own shape refused: %v", right, err)
 	}
 	err := r.checkShapes(context.Background(), step(wrong))
-	if err == nil || !strings.Contains(err.Error(), "just nodes-up nodes=4 servers=") || !strings.Contains(err.Error(), "server(s) on emulated cluster") {
+	if err == nil || !strings.Contains(err.Error(), "just nodes-up nodes=4 servers=") || !strings.Contains(err.Error(), "on emulated cluster") {
 		t.Errorf("ha = %q on the other shape: %v", wrong, err)
 	} else {
 		t.Logf("refused as it should be: %v", err)

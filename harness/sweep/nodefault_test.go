@@ -330,7 +330,7 @@ func TestShapeMismatchSaysWhatRunsAndWhatToRun(t *testing.T) {
 		t.Errorf("3 servers for ha on: %v", err)
 	}
 	err := shapeMismatch(st, 1, fakeShape(3))
-	if err == nil || !strings.Contains(err.Error(), "nomad runs 1 server(s) on fake cluster") || !strings.Contains(err.Error(), "just nodes-up nodes=4 servers=3") {
+	if err == nil || !strings.Contains(err.Error(), "nomad runs 1 server on fake cluster") || !strings.Contains(err.Error(), "just nodes-up nodes=4 servers=3") {
 		t.Errorf("%v", err)
 	}
 	err = shapeMismatch(st, 1, nodes.SingleNode{})

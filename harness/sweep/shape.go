@@ -54,9 +54,16 @@ func shapeMismatch(st experiment.Step, have int, c nodes.Controller) error {
 	if have == want {
 		return nil
 	}
-	found := fmt.Sprintf("%s runs %d server(s) on %s", st.Orchestrator, have, c.Describe())
+	found := fmt.Sprintf("%s runs %s on %s", st.Orchestrator, serverCount(have), c.Describe())
 	if _, single := c.(nodes.SingleNode); single {
-		return fmt.Errorf("step %s needs ha = %q (%d servers), but %s, which is ha = \"off\": bring up an emulated cluster (just nodes-up nodes=4 servers=%d) and run with NODES_NAME set", st.ID, st.HA, want, found, want)
+		return fmt.Errorf("step %s needs ha = %q (%s), but %s, which is ha = \"off\": bring up an emulated cluster (just nodes-up nodes=4 servers=%d) and run with NODES_NAME set", st.ID, st.HA, serverCount(want), found, want)
 	}
-	return fmt.Errorf("step %s needs ha = %q (%d servers), but %s: bring up that shape (just nodes-down, then just nodes-up nodes=4 servers=%d)", st.ID, st.HA, want, found, want)
+	return fmt.Errorf("step %s needs ha = %q (%s), but %s: bring up that shape (just nodes-down, then just nodes-up nodes=4 servers=%d)", st.ID, st.HA, serverCount(want), found, want)
+}
+
+func serverCount(n int) string {
+	if n == 1 {
+		return "1 server"
+	}
+	return fmt.Sprintf("%d servers", n)
 }
