@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +94,28 @@ func TestNodeFaultsRefuseWhatTheyCannotDo(t *testing.T) {
 	opts.SingleNode = true
 	if _, err := Parse([]byte(nodeFaultSpec("", `kind = "kill-task"`)), "nf.hcl", opts); err != nil {
 		t.Errorf("kill-task on the single node: %v", err)
+	}
+}
+
+// The example spec parses with every node kind, and is refused on the
+// single node with the line of each node fault.
+func TestNodeFaultsExampleSpec(t *testing.T) {
+	path := filepath.Join("..", "..", "experiments", "taewa-node-faults.hcl")
+	opts := Options{Orchestrators: knownOrchestrators, BaseDir: filepath.Join("..", "..")}
+	s, err := ParseFile(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[orchestrator.FaultKind]bool{}
+	for _, st := range Plan(s) {
+		kinds[st.Fault.Kind] = st.HA == HAOn
+	}
+	if len(kinds) != 4 || !kinds[orchestrator.FaultKillLeader] {
+		t.Errorf("planned kinds (ha on) %v", kinds)
+	}
+	opts.SingleNode = true
+	_, err = ParseFile(path, opts)
+	if err == nil || strings.Count(err.Error(), "Node fault on a single-node cluster") != 4 || !strings.Contains(err.Error(), "taewa-node-faults.hcl:") {
+		t.Errorf("on the single node: %v", err)
 	}
 }
