@@ -51,10 +51,11 @@ func (r *Runner) injectLater(ctx context.Context, o orchestrator.Orchestrator, a
 // faultWait bounds the wait for a fault's record once the load has ended:
 // an instance fault has been injected by then or never will be; a node
 // fault is watched through the cool-down and may still be bringing its
-// node back (Revive waits for the node's runtime).
+// node back: the node's runtime, a leader (up to a minute), the
+// deployment whole again (wholeBound).
 func faultWait(st experiment.Step) time.Duration {
 	if st.Fault != nil && st.Fault.Kind.NodeLevel() {
-		return st.Cooldown + 3*time.Minute + st.Fault.Duration
+		return st.Cooldown + st.Fault.Duration + 2*time.Minute + wholeBound
 	}
 	return 5 * time.Second
 }
