@@ -56,8 +56,10 @@ type SchedulingProbe struct {
 	LastError string `json:"last_error,omitempty"`
 }
 
-// String reads "scheduling unavailable for 41.2 s" or "placed 1.3 s after
-// the fault".
+// String reads "scheduling unavailable for 41.2 s: ..." when submissions
+// were refused, "a job submitted after the fault placed 14.2 s after it
+// (accepted after 10.9 s)" when the first one was taken, however long it
+// took: the figures say, not a threshold.
 func (s SchedulingProbe) String() string {
 	switch {
 	case s.PlacedSeconds == nil:
@@ -65,11 +67,11 @@ func (s SchedulingProbe) String() string {
 		if s.LastError != "" {
 			why = " (" + s.LastError + ")"
 		}
-		return fmt.Sprintf("scheduling unavailable until the step ended: job %s not placed after %d refused submissions%s", s.Job, s.Attempts, why)
-	case s.Attempts > 0 || *s.PlacedSeconds > 10:
-		return fmt.Sprintf("scheduling unavailable for %.1f s: job %s placed only then", *s.PlacedSeconds, s.Job)
+		return fmt.Sprintf("scheduling unavailable until the step ended: job %s not placed, %d submissions refused%s", s.Job, s.Attempts, why)
+	case s.Attempts > 0:
+		return fmt.Sprintf("scheduling unavailable for %.1f s: job %s placed only then, %d submissions refused before one was accepted after %.1f s", *s.PlacedSeconds, s.Job, s.Attempts, *s.AcceptedSeconds)
 	default:
-		return fmt.Sprintf("scheduling went on: job %s placed %.1f s after the fault", s.Job, *s.PlacedSeconds)
+		return fmt.Sprintf("job %s, submitted after the fault, placed %.1f s after it (its first submission accepted after %.1f s)", s.Job, *s.PlacedSeconds, *s.AcceptedSeconds)
 	}
 }
 
@@ -98,10 +100,10 @@ func (f FaultRecord) NodeRecovery() string {
 			parts = append(parts, fmt.Sprintf("%s leader %s → %s after %.1f s", l.ControlPlane, l.Before, l.After, *l.AfterSeconds))
 		case l.After == "":
 			parts = append(parts, fmt.Sprintf("%s: no leader after %s's loss before the step ended", l.ControlPlane, l.Before))
-		case l.AfterSeconds != nil:
-			parts = append(parts, fmt.Sprintf("%s: no leader until %s came back and led again after %.1f s", l.ControlPlane, l.Before, *l.AfterSeconds))
+		case f.Node != nil && l.Before != f.Node.Name:
+			parts = append(parts, fmt.Sprintf("%s leader stayed %s (not the node hit)", l.ControlPlane, l.Before))
 		default:
-			parts = append(parts, fmt.Sprintf("%s leader stayed %s", l.ControlPlane, l.Before))
+			parts = append(parts, fmt.Sprintf("%s: no leader until %s came back and led again after %.1f s", l.ControlPlane, l.Before, *l.AfterSeconds))
 		}
 	}
 	if f.Scheduling != nil {

@@ -264,7 +264,7 @@ func TestKillLeaderWithThreeServersKeepsScheduling(t *testing.T) {
 	if !rec.Leaders[0].Changed() || rec.Leaders[0].After != "s2" {
 		t.Errorf("leader %+v, want s1 → s2", rec.Leaders[0])
 	}
-	if s := rec.Scheduling; s == nil || s.PlacedSeconds == nil || s.Attempts != 0 || !strings.HasPrefix(s.String(), "scheduling went on") {
+	if s := rec.Scheduling; s == nil || s.PlacedSeconds == nil || s.Attempts != 0 || !strings.HasPrefix(s.String(), "job orchbench-scheduling-probe, submitted after the fault, placed") {
 		t.Errorf("scheduling %+v", s)
 	}
 }

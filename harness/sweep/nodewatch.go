@@ -26,10 +26,11 @@ func (nf *nodeFault) watchLeaders(ctx context.Context) <-chan []results.LeaderCh
 			go func(l *results.LeaderChange) {
 				defer wg.Done()
 				for time.Now().Before(nf.end) {
-					// the leader's own node counts once it is back: with
-					// one server there is no other
+					// the leader's own node counts once it is back (with
+					// one server there is no other), or when it was not
+					// the node hit (Consul's leader elsewhere)
 					n, err := nf.ctl.Leader(ctx, nodes.ControlPlane(l.ControlPlane))
-					if err == nil && (n.Name != l.Before || nf.restoredAt() != nil) {
+					if err == nil && (n.Name != l.Before || nf.restoredAt() != nil || l.Before != nf.rec.Node.Name) {
 						s := time.Since(nf.rec.At).Seconds()
 						l.After, l.AfterSeconds = n.Name, &s
 						return
