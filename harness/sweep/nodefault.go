@@ -139,8 +139,13 @@ func (nf *nodeFault) run(ctx context.Context) error {
 		}
 		return nil
 	}
-	// a killed node with no duration comes back after the step: later
+	// a killed node with no duration comes back after the step (recovery
+	// may have come sooner: the node stays down all the same); later
 	// steps need the cluster whole
+	if wait := time.Until(nf.end); wait > 0 && sleepCtx(ctx, wait) != nil {
+		rec.RestoreError = "the step was cancelled: node " + target.Name + " is still down"
+		return nil
+	}
 	if err := nf.ctl.Revive(context.WithoutCancel(ctx), target.Name); err != nil {
 		rec.RestoreError = "after the step: " + err.Error()
 		return nil
