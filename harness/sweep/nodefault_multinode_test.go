@@ -129,6 +129,12 @@ func TestNodeFaultsOnNomad(t *testing.T) {
 			t.Fatal("no scheduling probe recorded")
 		}
 		t.Logf("figure: %s; nomad leader %+v", s, rec.Leaders[0])
+		// the servers run no instance: the load, which reaches only the
+		// workers, loses nothing to the leader's loss (the other faults'
+		// mustHurt is the counterpart)
+		if len(rec.Windows) < 2 || rec.Windows[1].Errors != 0 {
+			t.Errorf("errors while the leader was away: %+v", rec.Windows)
+		}
 		if haOn {
 			if !rec.Leaders[0].Changed() || s.PlacedSeconds == nil || *s.PlacedSeconds > 30 {
 				t.Errorf("HA on: the leader must move and a job be placed soon; leader %+v, %s", rec.Leaders[0], s)
