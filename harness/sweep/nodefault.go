@@ -33,7 +33,6 @@ var wholeBound = 3 * time.Minute
 // nodeFault is one node-level fault in progress: what the injection
 // goroutine learns, up to the step's end.
 type nodeFault struct {
-	r     *Runner
 	o     orchestrator.Orchestrator
 	app   *orchestrator.Deployment
 	ctl   nodes.Controller
@@ -53,7 +52,7 @@ func (nf *nodeFault) restoredAt() *time.Time { return nf.restored.Load() }
 // end: the leaders, a job submitted after a kill-leader, the node's return
 // after its duration, and every instance running healthy again.
 func (r *Runner) injectNode(ctx context.Context, o orchestrator.Orchestrator, app *orchestrator.Deployment, f experiment.Fault, rec *results.FaultRecord, end time.Time) {
-	nf := &nodeFault{r: r, o: o, app: app, ctl: r.cluster(), fault: f, rec: rec, end: end}
+	nf := &nodeFault{o: o, app: app, ctl: r.cluster(), fault: f, rec: rec, end: end}
 	if err := nf.run(ctx); err != nil {
 		rec.Error = err.Error()
 	}
