@@ -100,7 +100,7 @@ func TestNodeFaultsRefuseWhatTheyCannotDo(t *testing.T) {
 // The example spec parses with every node kind, and is refused on the
 // single node with the line of each node fault.
 func TestNodeFaultsExampleSpec(t *testing.T) {
-	path := filepath.Join("..", "..", "experiments", "taewa-node-faults.hcl")
+	path := filepath.Join("..", "..", "experiments", "social-network-node-faults.hcl")
 	opts := Options{Orchestrators: knownOrchestrators, BaseDir: filepath.Join("..", "..")}
 	s, err := ParseFile(path, opts)
 	if err != nil {
@@ -115,7 +115,7 @@ func TestNodeFaultsExampleSpec(t *testing.T) {
 	}
 	opts.SingleNode = true
 	_, err = ParseFile(path, opts)
-	if err == nil || strings.Count(err.Error(), "Node fault on a single-node cluster") != 4 || !strings.Contains(err.Error(), "taewa-node-faults.hcl:") {
+	if err == nil || strings.Count(err.Error(), "Node fault on a single-node cluster") != 4 || !strings.Contains(err.Error(), "social-network-node-faults.hcl:") {
 		t.Errorf("on the single node: %v", err)
 	}
 }
