@@ -100,9 +100,22 @@ nodes-images +images:
 nodes-down:
     cluster/nodes.sh down
 
-# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down; then the registry, placement (spread, packed) on Nomad and Swarm, the load job on the client node, budgets and link delay (TestNodesPlacement); then a sweep run from the client node judged through the workers' node probes, and made invalid by a mis-wired resolver and by silent probes (minutes; needs `just images taewa orchbench pause`)
+# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down; then the registry, placement (spread, packed) on Nomad and Swarm, the load job on the client node, budgets and link delay (TestNodesPlacement); then a sweep run from the client node judged through the workers' node probes, and made invalid by a mis-wired resolver and by silent probes; then the node faults on both shapes (test-node-faults 1 and 3); an hour or more; needs `just images taewa orchbench pause`
 test-nodes:
     go test -tags multinode -count=1 -timeout 60m -v -run TestNodes ./test/cluster/
+    {{just_executable()}} --justfile {{justfile()}} test-node-faults 1
+    {{just_executable()}} --justfile {{justfile()}} test-node-faults 3
+
+# Node faults (kill-node, partition-node, kill-leader, restart-agent) injected into Taewa on Nomad under a load from the client node, on an emulated cluster of `servers` servers (1: HA off, 2 workers; 3: HA on, 3 workers) brought up for it and removed after; NODES_NAME and NODES_SUBNET choose the cluster as for nodes-up (minutes; docs/faults.md)
+test-node-faults servers="1":
+    #!/usr/bin/env bash
+    set -euo pipefail
+    export NODES_NAME=${NODES_NAME:-obn}
+    nodes=3; [ "{{servers}}" = 3 ] && nodes=4
+    trap 'cluster/nodes.sh down' EXIT
+    cluster/nodes.sh up nodes=$nodes servers={{servers}} node_memory=1g
+    cluster/nodes.sh load-images orchbench/taewa:local orchbench/pause:local orchbench/orchbench:local
+    go test -tags multinode -count=1 -timeout 30m -v -run TestNodeFaults ./harness/sweep/
 
 # Build Kubernetes (control plane, kubelet, kube-proxy, kubectl) and CoreDNS at their pinned versions into .tools/bin
 tools-kubernetes:

@@ -17,11 +17,16 @@ node_cgroup() {
   echo "$cg"
 }
 
-# start_in NODE NAME COMMAND: runs COMMAND (a shell line) detached inside
-# NODE, its output in the node's /var/log/obn/NAME.log.
+# start_in NODE NAME COMMAND: writes the node's start script for the agent,
+# /etc/obn/run/NAME.sh (COMMAND, a shell line, its PID in /run/obn/NAME.pid,
+# its output in /var/log/obn/NAME.log), and runs it detached. The scripts
+# are the node's unit files: the harness's node faults (harness/nodes)
+# run them again to restart an agent or a killed node.
 start_in() {
   local node=$1 name=$2 cmd=$3
-  docker exec -d "$node" sh -c "mkdir -p /var/log/obn && exec $cmd >>/var/log/obn/$name.log 2>&1"
+  printf 'mkdir -p /var/log/obn /run/obn\necho $$ >/run/obn/%s.pid\nexec %s >>/var/log/obn/%s.log 2>&1\n' "$name" "$cmd" "$name" \
+    | write_in "$node" "/etc/obn/run/$name.sh"
+  docker exec -d "$node" sh "/etc/obn/run/$name.sh"
 }
 
 node_docker_ready() { docker exec "$1" docker info >/dev/null 2>&1; }

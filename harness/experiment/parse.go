@@ -38,6 +38,9 @@ type Options struct {
 	// registered in this binary (orchestrator.Names()), so a parser never
 	// accepts an orchestrator it could not run.
 	Orchestrators []string
+	// SingleNode says the sweep runs on the embedded single-node cluster,
+	// where node-level faults are refused (harness/nodes.SingleNode).
+	SingleNode bool
 }
 
 // SpecError carries every problem found in a spec, each with file, line and
@@ -183,6 +186,7 @@ var sweepSchema = &hcl.BodySchema{
 		{Name: "cooldown"},
 		{Name: "early_stop"},
 		{Name: "orchestrators"},
+		{Name: "ha"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "app", LabelNames: []string{"name"}},
@@ -226,6 +230,11 @@ func (p *parser) sweep(block *hcl.Block) *Sweep {
 	p.decode(a, "early_stop", &s.EarlyStop)
 	if p.decode(a, "orchestrators", &s.Orchestrators) {
 		p.orchestrators(s.Orchestrators, a["orchestrators"].Expr.Range())
+	}
+	if p.decode(a, "ha", &s.HA) {
+		if _, ok := HAServers[s.HA]; !ok {
+			p.errorf(a["ha"].Expr.Range(), "Invalid ha", "ha must be %q (3 servers) or %q (1 server), got %q", HAOn, HAOff, s.HA)
+		}
 	}
 
 	var slos []*hcl.Block
@@ -579,6 +588,9 @@ func (p *parser) fault(b *hcl.Block) *Fault {
 		{Name: "kind", Required: true},
 		{Name: "service"},
 		{Name: "after", Required: true},
+		{Name: "node"},
+		{Name: "agent"},
+		{Name: "duration"},
 	}})
 	p.diags = append(p.diags, diags...)
 	a := content.Attributes
@@ -594,6 +606,7 @@ func (p *parser) fault(b *hcl.Block) *Fault {
 	}
 	p.decode(a, "service", &f.Service)
 	f.After = p.duration(a, "after", true)
+	p.nodeFault(b, a, f)
 	return f
 }
 

@@ -118,6 +118,7 @@ func configurationSteps(s *Sweep, app App, orch, variant string) []Step {
 				Load:         app.Load,
 				Probe:        app.Probe,
 				Fault:        app.Fault,
+				HA:           s.HA,
 				Shipping:     app.Shipping,
 				Warmup:       warmup,
 				Duration:     duration,

@@ -93,6 +93,10 @@ type Sweep struct {
 	Orchestrators []string      `json:"orchestrators"`
 	Apps          []App         `json:"apps"`
 	SLO           SLO           `json:"slo"`
+
+	// HA is the cluster shape every step needs (HAOn, HAOff); empty takes
+	// whatever runs. The sweep checks it against the running cluster.
+	HA string `json:"ha,omitempty"`
 }
 
 // App is one app block: which pack, which variants and which load levels.
@@ -129,7 +133,27 @@ type Fault struct {
 	Service string `json:"service,omitempty"`
 	// After is the time into the measured period (after warm-up).
 	After time.Duration `json:"after_ns"`
+	// Node names the node a node-level kind acts on; empty means the worker
+	// that runs an instance of Service (kill-node, partition-node,
+	// restart-agent; kill-leader's node is the leader's).
+	Node string `json:"node,omitempty"`
+	// Agent is the agent restart-agent restarts (consul, nomad, kubelet).
+	Agent string `json:"agent,omitempty"`
+	// Duration is how long partition-node cuts the node off (required),
+	// or how long kill-node and kill-leader keep it down before it is
+	// started again (empty: until the step ends).
+	Duration time.Duration `json:"duration_ns,omitempty"`
 }
+
+// HA values: the control plane's shape a sweep runs on, 3 servers (Nomad
+// and Consul raft peers, Swarm managers) or 1.
+const (
+	HAOn  = "on"
+	HAOff = "off"
+)
+
+// HAServers is the number of servers each shape has.
+var HAServers = map[string]int{HAOn: 3, HAOff: 1}
 
 // Probe is a correctness check run on every instance before load: a request
 // whose answer proves the app serves real data.
@@ -232,6 +256,8 @@ type Step struct {
 	Load  Load           `json:"load"`
 	Probe *Probe         `json:"probe,omitempty"`
 	Fault *Fault         `json:"fault,omitempty"`
+	// HA is the sweep's cluster shape (HAOn, HAOff), empty for any.
+	HA string `json:"ha,omitempty"`
 	// Shipping is the app's shipping mode; empty means on.
 	Shipping string        `json:"shipping,omitempty"`
 	Warmup   time.Duration `json:"warmup_ns"`

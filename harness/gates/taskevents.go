@@ -140,7 +140,16 @@ func faultCauses(f *results.FaultRecord, e orchestrator.TaskEvent) bool {
 // faultHit reports whether an instance is the one the fault hit or of its
 // group (the replacement of a stopped instance is a new one).
 func faultHit(f *results.FaultRecord, instance, group string) bool {
-	return (f.Hit.Instance != "" && instance == f.Hit.Instance) || (f.Hit.Group != "" && group == f.Hit.Group)
+	if (f.Hit.Instance != "" && instance == f.Hit.Instance) || (f.Hit.Group != "" && group == f.Hit.Group) {
+		return true
+	}
+	// a node fault hits every instance that ran on the node
+	for _, h := range f.OnNode {
+		if instance == h.Instance || group == h.Group {
+			return true
+		}
+	}
+	return false
 }
 
 // clipList joins the first n items and says how many more there were.

@@ -209,8 +209,9 @@ const (
 	FaultReplaceInstance FaultKind = "replace-instance"
 )
 
-// FaultKinds lists every kind, for validation and messages.
-var FaultKinds = []FaultKind{FaultKillTask, FaultReplaceInstance}
+// FaultKinds lists every kind, for validation and messages; the node-level
+// kinds (nodefault.go) act on a machine, not on an instance.
+var FaultKinds = []FaultKind{FaultKillTask, FaultReplaceInstance, FaultKillNode, FaultPartitionNode, FaultKillLeader, FaultRestartAgent}
 
 // formerFaultKinds are names a kind had before: specs and archived results
 // written with them still mean the same fault.
@@ -250,6 +251,10 @@ func FaultKindList() string {
 type Fault struct {
 	Kind    FaultKind `json:"kind"`
 	Service string    `json:"service"`
+	// Node, Agent and Duration are the node-level kinds' (nodefault.go).
+	Node     string        `json:"node,omitempty"`
+	Agent    string        `json:"agent,omitempty"`
+	Duration time.Duration `json:"duration_ns,omitempty"`
 }
 
 // Orchestrator deploys and inspects applications on one orchestrator. The

@@ -82,6 +82,9 @@ func disruptions(steps []results.StepResult) []DisruptionRow {
 		row := DisruptionRow{Step: s.Step, Outcome: s.Outcome, Events: events}
 		if fault != nil {
 			row.Fault = fmt.Sprintf("%s on %s at %.1f s; %s", fault.Kind, fault.Service, fault.Seconds, fault.Recovery())
+			if fault.Node != nil && fault.Error == "" {
+				row.Fault = fmt.Sprintf("%s at %.1f s; %s", fault.Kind, fault.Seconds, fault.NodeRecovery())
+			}
 		}
 		rows = append(rows, row)
 	}

@@ -23,6 +23,31 @@ type FaultRecord struct {
 	// of the hit group (restarted in place or replaced); nil when none
 	// started before the step ended.
 	RecoverySeconds *float64 `json:"recovery_seconds,omitempty"`
+
+	// The node-level kinds' (nodefault.go): the node hit, the control
+	// planes' leaders around a kill-leader, the load's errors before,
+	// during and after the fault, and recovery: AllHealthySeconds is when
+	// every instance of the deployment ran healthy again on the nodes still
+	// up, AllHealthyNote why it did not before the step ended.
+	Node *NodeHit `json:"node,omitempty"`
+	// OnNode are the instances that ran on the node hit: their events and
+	// their groups' replacements are the fault's.
+	OnNode            []orchestrator.FaultHit `json:"on_node,omitempty"`
+	Leaders           []LeaderChange          `json:"leaders,omitempty"`
+	Windows           []FaultWindow           `json:"windows,omitempty"`
+	AllHealthySeconds *float64                `json:"all_healthy_seconds,omitempty"`
+	AllHealthyNote    string                  `json:"all_healthy_note,omitempty"`
+	Scheduling        *SchedulingProbe        `json:"scheduling,omitempty"`
+	Dataset           *DatasetAfter           `json:"dataset_after,omitempty"`
+	// RestoredSeconds is when the node was started again or its traffic
+	// let through, from the injection; RestoreError why it was not.
+	RestoredSeconds *float64 `json:"restored_seconds,omitempty"`
+	RestoreError    string   `json:"restore_error,omitempty"`
+	// FailureDetection are the orchestrator's settings that decide how
+	// soon a lost node's work moves (Nomad's heartbeat TTLs), as in effect.
+	FailureDetection map[string]string `json:"failure_detection,omitempty"`
+	// TimeoutsInStep are the load's timed-out requests over the whole step.
+	TimeoutsInStep int64 `json:"timeouts_in_step,omitempty"`
 }
 
 // Recovery reads "restarted 3.6 s after the fault" or says it did not.

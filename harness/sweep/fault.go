@@ -24,9 +24,17 @@ func (r *Runner) injectLater(ctx context.Context, o orchestrator.Orchestrator, a
 		case <-ctx.Done():
 			return
 		}
+		// the step ends with the load's end and its cool-down: what a node
+		// fault causes is watched until then
+		end := time.Now().Add(st.Warmup + st.Duration + st.Cooldown)
 		select {
 		case <-time.After(st.Warmup + st.Fault.After):
 		case <-ctx.Done():
+			return
+		}
+		if st.Fault.Kind.NodeLevel() {
+			r.injectNode(ctx, o, app, *st.Fault, &rec, end)
+			out <- rec
 			return
 		}
 		rec.At = time.Now().UTC()
@@ -38,4 +46,16 @@ func (r *Runner) injectLater(ctx context.Context, o orchestrator.Orchestrator, a
 		out <- rec
 	}()
 	return out
+}
+
+// faultWait bounds the wait for a fault's record once the load has ended:
+// an instance fault has been injected by then or never will be; a node
+// fault is watched through the cool-down and may still be bringing its
+// node back: the node's runtime, a leader (up to a minute), the
+// deployment whole again (wholeBound).
+func faultWait(st experiment.Step) time.Duration {
+	if st.Fault != nil && st.Fault.Kind.NodeLevel() {
+		return st.Cooldown + st.Fault.Duration + 2*time.Minute + wholeBound
+	}
+	return 5 * time.Second
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/imageref"
 	"github.com/orchbench/orchbench/harness/nodeprobe"
+	"github.com/orchbench/orchbench/harness/nodes"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/pack"
 	"github.com/orchbench/orchbench/harness/placement"
@@ -68,6 +69,9 @@ type Runner struct {
 	// Registry, when set, is where the nodes pull the project's images
 	// from: every orchbench/* image the jobs name is rewritten to it.
 	Registry imageref.Registry
+	// Cluster acts on the cluster's machines for the node-level faults and
+	// tells its shape; nil is the embedded single node, which refuses them.
+	Cluster nodes.Controller
 
 	// agentPaused is true while this sweep holds the agent stopped.
 	agentPaused bool
@@ -116,6 +120,9 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 		if r.Orchestrators[st.Orchestrator] == nil {
 			return sum, fmt.Errorf("step %s runs on %s, which this run has not connected (connected: %s)", st.ID, st.Orchestrator, strings.Join(r.orchestratorNames(), ", "))
 		}
+	}
+	if err := r.checkShapes(ctx, rec.Plan); err != nil {
+		return sum, err
 	}
 	r.deployments = map[string]*deployment{}
 	r.capacity = map[string]orchestrator.Capacity{}

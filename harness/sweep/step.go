@@ -144,9 +144,12 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	}
 	var injected *results.FaultRecord
 	if fault != nil {
-		injected = r.faultGate(sr, gate, fault, res)
+		injected = r.faultGate(sr, gate, fault, res, faultWait(st))
 	}
 	gate(r.eventsGate(ctx, sr, dep, st.ID, tasks, loadBegan, res, injected))
+	if injected != nil && injected.Kind.NodeLevel() {
+		injected.Dataset = r.datasetAfterFault(ctx, dep)
+	}
 	if len(text) > 0 {
 		files["raw.txt"] = text
 	}
@@ -237,12 +240,15 @@ func (r *Runner) recordDeployment(ctx context.Context, sr *results.StepResult, o
 
 // faultGate waits for the injection to report and records it: a fault that
 // was declared and not injected means the step did not run as declared.
-func (r *Runner) faultGate(sr *results.StepResult, gate func(results.Gate) bool, fault <-chan results.FaultRecord, res *loadgen.Result) *results.FaultRecord {
+func (r *Runner) faultGate(sr *results.StepResult, gate func(results.Gate) bool, fault <-chan results.FaultRecord, res *loadgen.Result, wait time.Duration) *results.FaultRecord {
 	// the load has ended, so the injection has either happened or never will
 	select {
 	case f := <-fault:
 		if res != nil && !f.At.IsZero() {
 			f.Seconds = f.At.Sub(res.Start).Seconds()
+		}
+		if f.Kind.NodeLevel() {
+			nodeFaultWindows(&f, res)
 		}
 		sr.Metadata["fault"] = &f
 		var from, to time.Time
@@ -251,8 +257,8 @@ func (r *Runner) faultGate(sr *results.StepResult, gate func(results.Gate) bool,
 		}
 		gate(gates.FaultGate(f, from, to))
 		return &f
-	case <-time.After(5 * time.Second):
-		gate(results.Gate{Name: gates.Fault, Detail: "the fault was not injected before the load ended (after is longer than the run?)"})
+	case <-time.After(wait):
+		gate(results.Gate{Name: gates.Fault, Detail: fmt.Sprintf("the fault was not injected, or its record not complete, %s after the load ended (after is longer than the run?)", wait)})
 		return nil
 	}
 }

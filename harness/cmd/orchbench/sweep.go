@@ -20,6 +20,7 @@ import (
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/imageref"
 	"github.com/orchbench/orchbench/harness/nodeprobe"
+	clusternodes "github.com/orchbench/orchbench/harness/nodes"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/report"
@@ -108,7 +109,12 @@ func runSweep(cmd *cobra.Command, f sweepFlags) error {
 			return err
 		}
 	case f.file != "":
-		spec, err := experiment.ParseFile(f.file, experiment.Options{BaseDir: ".", Runner: f.runnerOverride})
+		cluster, err := clusternodes.FromEnv()
+		if err != nil {
+			return err
+		}
+		_, single := cluster.(clusternodes.SingleNode)
+		spec, err := experiment.ParseFile(f.file, experiment.Options{BaseDir: ".", Runner: f.runnerOverride, SingleNode: single})
 		if err != nil {
 			return err
 		}
@@ -241,6 +247,11 @@ func (f sweepFlags) runner(rec *results.SweepRecord, out io.Writer) (*sweep.Runn
 	// steps, as it does Nomad's own
 	runner := &sweep.Runner{Orchestrators: all, Parse: parser.ParseJobs, Markers: parser,
 		PacksDir: "packs", Archive: results.Archive{Dir: f.dir}, VMURL: f.vm, Out: out, Keep: f.keep, Nodes: nodes, Registry: registry}
+	// the machines node faults act on: NODES_NAME's emulated cluster, or the
+	// single node, which refuses them
+	if runner.Cluster, err = clusternodes.FromEnv(); err != nil {
+		return nil, err
+	}
 	// the node agent serves every orchestrator's steps: they share the node
 	agent := &nomad.NodeAgent{Client: parser.Client, Nodes: nodes}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
