@@ -65,7 +65,7 @@ func (a *Engine) healthy(ctx context.Context, d *deployment) (bool, string, erro
 		updating := cur.UpdateStatus != nil && cur.UpdateStatus.State == swarm.UpdateStateUpdating
 		healthy := 0
 		for _, t := range running {
-			h, _, err := a.health(ctx, svc, t.Status.ContainerStatus.ContainerID)
+			h, _, err := a.health(ctx, svc, t)
 			if err != nil {
 				continue // the container may be going away; the next look decides
 			}

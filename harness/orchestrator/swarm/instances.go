@@ -37,8 +37,7 @@ func (a *Engine) Endpoints(ctx context.Context, d *deployment, service string) (
 	entry := d.Plan.Entry != nil && d.Plan.Entry.Service == svc.Name
 	var out []orchestrator.Endpoint
 	for _, t := range runningTasks(tasks, d.Version) {
-		cid := t.Status.ContainerStatus.ContainerID
-		if h, _, err := a.health(ctx, svc, cid); err != nil || (h != "healthy" && h != "none") {
+		if h, _, err := a.health(ctx, svc, t); err != nil || (h != "healthy" && h != "none") {
 			continue
 		}
 		ep := orchestrator.Endpoint{Service: service, Instance: t.ID, Node: nodes[t.NodeID]}
@@ -118,9 +117,9 @@ func (a *Engine) Instances(ctx context.Context, d *deployment) ([]runningTask, e
 					in.Restarts++
 				}
 			}
-			res, err := a.Client.ContainerInspect(ctx, in.Container, client.ContainerInspectOptions{})
+			res, _, err := a.inspectTask(ctx, t)
 			if err != nil {
-				return nil, fmt.Errorf("swarm: job %s: container %s of task %s: %w", d.Job, shortID(in.Container), shortID(t.ID), err)
+				return nil, fmt.Errorf("swarm: job %s: %w", d.Job, err)
 			}
 			in.ImageID = res.Container.Image
 			if res.Container.State != nil {
@@ -132,22 +131,19 @@ func (a *Engine) Instances(ctx context.Context, d *deployment) ([]runningTask, e
 	return out, nil
 }
 
-// ContainerPID is the host PID of a task's container's init process.
+// ContainerPID is the PID of a task's container's init process as the
+// engine of the task's node reports it (in that node's PID namespace).
 func (a *Engine) ContainerPID(ctx context.Context, taskID string) (int, error) {
 	res, err := a.Client.TaskInspect(ctx, taskID, client.TaskInspectOptions{})
 	if err != nil {
 		return 0, fmt.Errorf("swarm: task %s: %w", shortID(taskID), err)
 	}
-	cs := res.Task.Status.ContainerStatus
-	if cs == nil || cs.ContainerID == "" {
-		return 0, fmt.Errorf("swarm: task %s has no container (state %s)", shortID(taskID), res.Task.Status.State)
-	}
-	c, err := a.Client.ContainerInspect(ctx, cs.ContainerID, client.ContainerInspectOptions{})
+	c, e, err := a.inspectTask(ctx, res.Task)
 	if err != nil {
-		return 0, fmt.Errorf("swarm: container %s of task %s: %w", shortID(cs.ContainerID), shortID(taskID), err)
+		return 0, fmt.Errorf("swarm: %w", err)
 	}
 	if c.Container.State == nil || !c.Container.State.Running || c.Container.State.Pid == 0 {
-		return 0, fmt.Errorf("swarm: container %s of task %s is not running", shortID(cs.ContainerID), shortID(taskID))
+		return 0, fmt.Errorf("swarm: container %s of task %s on node %s is not running", shortID(c.Container.ID), shortID(taskID), e.Name)
 	}
 	return c.Container.State.Pid, nil
 }
