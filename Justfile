@@ -100,7 +100,7 @@ nodes-images +images:
 nodes-down:
     cluster/nodes.sh down
 
-# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down; then the registry, placement (spread, packed) on Nomad and Swarm, the load job on the client node, budgets and link delay (TestNodesPlacement, on the NODES_NAME cluster when up); minutes; needs `just images taewa orchbench`
+# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down; then the registry, placement (spread, packed) on Nomad and Swarm, the load job on the client node, budgets and link delay (TestNodesPlacement), the Swarm adapter from the host with DOCKER_HOST at a manager (TestNodesSwarmAdapter; both on the NODES_NAME cluster when up); minutes; needs `just images taewa orchbench`
 test-nodes:
     go test -tags multinode -count=1 -timeout 30m -v -run TestNodes ./test/cluster/
 
