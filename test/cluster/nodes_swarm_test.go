@@ -31,7 +31,8 @@ func engineAddr(node string) string { return "tcp://" + nodeAddr(node) + ":2375"
 // engine (the manager is drained and knows none of them), runs a bounded
 // load job on the client node and reads its result and output there,
 // collects the tasks' events from every node, and stops the job on every
-// node. A worker whose engine refuses the harness is an error naming the
+// node. Each node's facts come from its own engine and labels. A worker
+// whose engine refuses the harness is an error naming the
 // node and its address.
 //
 // WaitHealthy is not called: the health check enters the container's
@@ -115,6 +116,19 @@ func TestNodesSwarmAdapter(t *testing.T) {
 		t.Errorf("placement spread: instances on %v, want 2 distinct workers", nodes)
 	}
 
+	t.Run("facts of every node", func(t *testing.T) {
+		facts, err := o.Facts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range nodes {
+			f := facts[n]
+			kernel := dockerOut(t, "exec", n, "uname", "-r")
+			if f == nil || f["kernel.version"] != kernel || f["cgroup.driver"] == "" || f[orchestrator.FactLinkDelay] != "0" {
+				t.Errorf("facts of %s: %v; want its engine's kernel %s and cgroup driver, and link delay 0 from its label", n, f, kernel)
+			}
+		}
+	})
 	t.Run("load on the client node", func(t *testing.T) { swarmLoadOnClient(t, ctx, o, d) })
 	t.Run("events from every node", func(t *testing.T) {
 		evs, err := o.TaskEvents(ctx, d, began)
@@ -134,6 +148,13 @@ func TestNodesSwarmAdapter(t *testing.T) {
 		}
 	})
 	t.Run("worker engine unreachable", func(t *testing.T) { unreachableEngine(t, ctx, manager, d, ins) })
+	var exports []string
+	for _, line := range strings.Split(env.stdout, "\n") {
+		if kv, ok := strings.CutPrefix(line, "export "); ok {
+			exports = append(exports, kv)
+		}
+	}
+	t.Run("from the client node", func(t *testing.T) { swarmFromClient(t, ctx, exports) })
 	if err := o.Stop(ctx, d); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
@@ -242,5 +263,70 @@ func unreachableEngine(t *testing.T, ctx context.Context, manager string, d *orc
 	t.Logf("wrong setup: TaskEvents: %v", err)
 	if err == nil || !strings.Contains(err.Error(), want[0]) || !strings.Contains(err.Error(), want[1]) {
 		t.Errorf("TaskEvents with %s's engine refused: %v; want an error naming %v", in.Node, err, want)
+	}
+}
+
+// swarmFromClient: orchbench built static and run on the client node with
+// what nodes.sh env prints (env) deploys Taewa on the workers' swarm and
+// destroys it, which looks for leftover containers on every node's
+// engine; with a worker refusing its engine port, destroy fails naming it.
+func swarmFromClient(t *testing.T, ctx context.Context, env []string) {
+	dir := t.TempDir()
+	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", dir+"/orchbench", "./harness/cmd/orchbench")
+	build.Dir, build.Env = repoRoot(t), append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("static build of orchbench: %v\n%s", err, out)
+	}
+	const work = "/opt/obn/harness"
+	dockerOut(t, "exec", client, "mkdir", "-p", work+"/packs")
+	dockerOut(t, "cp", dir+"/orchbench", client+":"+work+"/orchbench")
+	dockerOut(t, "cp", repoRoot(t)+"/packs/taewa", client+":"+work+"/packs/")
+	t.Cleanup(func() { _, _ = dockerTry("exec", client, "rm", "-rf", work) })
+	orchbench := func(args ...string) (string, error) {
+		cmd := []string{"exec", "-w", work}
+		for _, e := range env {
+			cmd = append(cmd, "-e", e)
+		}
+		return dockerTry(append(append(cmd, client, "./orchbench"), args...)...)
+	}
+	vars := []string{"taewa", "--orchestrator", "swarm", "--var", "job_name=sw-fromclient", "--var", "resource_scale=0.03", "--var", "scale=2", "--var", "placement=spread"}
+	out, err := orchbench(append([]string{"pack", "run"}, vars...)...)
+	if err != nil {
+		t.Fatalf("pack run on %s: %v\n%s", client, err, out)
+	}
+	t.Logf("%s: orchbench pack run: %s", client, out)
+	t.Cleanup(func() { _, _ = orchbench(append([]string{"pack", "destroy"}, vars...)...) })
+	deadline := time.Now().Add(3 * time.Minute)
+	var nodes []string
+	for len(nodes) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("sw-fromclient: tasks running on %v after 3 minutes", nodes)
+		}
+		time.Sleep(2 * time.Second)
+		nodes = nil
+		for _, w := range workers {
+			// a worker the cluster's shape lacks is no node to look at
+			if ids, err := dockerTry("exec", w, "docker", "ps", "-q", "--filter", "label="+swarm.LabelJob+"=sw-fromclient"); err == nil && ids != "" {
+				nodes = append(nodes, w)
+			}
+		}
+	}
+	t.Logf("sw-fromclient runs on %v", nodes)
+
+	rule := []string{"INPUT", "-p", "tcp", "--dport", "2375", "-j", "REJECT", "--reject-with", "tcp-reset"}
+	dockerOut(t, append([]string{"exec", nodes[0], "iptables", "-I"}, rule...)...)
+	out, err = orchbench(append([]string{"pack", "destroy"}, vars...)...)
+	dockerOut(t, append([]string{"exec", nodes[0], "iptables", "-D"}, rule...)...)
+	t.Logf("wrong setup (%s refuses its engine port): pack destroy from %s: %v %s", nodes[0], client, err, out)
+	if err == nil || !strings.Contains(out, nodes[0]) || !strings.Contains(out, nodeAddr(nodes[0])+":2375") {
+		t.Errorf("pack destroy with %s's engine refused: %v %s; want a failure naming it and its address", nodes[0], err, out)
+	}
+	if out, err := orchbench(append([]string{"pack", "destroy"}, vars...)...); err != nil {
+		t.Fatalf("pack destroy on %s: %v\n%s", client, err, out)
+	}
+	for _, w := range nodes {
+		if left := dockerOut(t, "exec", w, "docker", "ps", "-aq", "--filter", "label="+swarm.LabelJob+"=sw-fromclient"); left != "" {
+			t.Errorf("after pack destroy from %s, %s still has containers: %s", client, w, left)
+		}
 	}
 }

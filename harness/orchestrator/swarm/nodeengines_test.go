@@ -41,6 +41,7 @@ func TestNodeEngineHost(t *testing.T) {
 // manager's info and node list, and every engine's ping.
 type fakeEngine struct {
 	self      string
+	kernel    string
 	nodes     []swarm.Node
 	nodeLists atomic.Int32
 	pings     atomic.Int32
@@ -54,7 +55,8 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.pings.Add(1)
 		_, _ = w.Write([]byte("OK"))
 	case strings.HasSuffix(r.URL.Path, "/info"):
-		_ = json.NewEncoder(w).Encode(map[string]any{"Swarm": map[string]any{"NodeID": f.self, "LocalNodeState": "active", "ControlAvailable": true}})
+		_ = json.NewEncoder(w).Encode(map[string]any{"KernelVersion": f.kernel, "CgroupVersion": "1", "CgroupDriver": "cgroupfs",
+			"Swarm": map[string]any{"NodeID": f.self, "LocalNodeState": "active", "ControlAvailable": true}})
 	case strings.HasSuffix(r.URL.Path, "/nodes"):
 		f.nodeLists.Add(1)
 		_ = json.NewEncoder(w).Encode(f.nodes)
@@ -195,5 +197,36 @@ func TestNodeEnginesLocalManager(t *testing.T) {
 	e, err := n.resolve(context.Background(), node("m1", "host", "127.0.0.1", swarm.NodeStateReady))
 	if err != nil || e.Client != mc {
 		t.Errorf("the single node of a local swarm: %+v, %v; want the manager's client", e, err)
+	}
+}
+
+// Facts carry each node's kernel from its own engine, the manager's from
+// the manager, and an unreachable worker fails them naming it.
+func TestFactsFromEveryEngine(t *testing.T) {
+	ctx := context.Background()
+	manager := &fakeEngine{self: "m1", kernel: "6.1-manager", nodes: []swarm.Node{
+		node("m1", "sw-server1", "10.81.0.11", swarm.NodeStateReady),
+		node("w1", "sw-worker1", "10.81.0.21", swarm.NodeStateReady),
+	}}
+	n, _, _ := engines(t, manager, map[string]*fakeEngine{"10.81.0.21": {kernel: "6.1-worker1"}})
+	a := &Engine{Client: n.Manager(), Engines: n}
+	facts, err := a.Facts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := facts["sw-worker1"]["kernel.version"]; k != "6.1-worker1" {
+		t.Errorf("worker1's kernel.version %q; want its own engine's 6.1-worker1", k)
+	}
+	if k := facts["sw-server1"]["kernel.version"]; k != "6.1-manager" {
+		t.Errorf("the manager's kernel.version %q; want 6.1-manager", k)
+	}
+	if d := facts["sw-worker1"]["cgroup.driver"]; d != "cgroupfs" {
+		t.Errorf("worker1's cgroup.driver %q", d)
+	}
+
+	down, _, port := engines(t, manager, nil)
+	_, err = (&Engine{Client: down.Manager(), Engines: down}).Facts(ctx)
+	if err == nil || !strings.Contains(err.Error(), "sw-worker1") || !strings.Contains(err.Error(), "10.81.0.21:"+port) {
+		t.Errorf("Facts with worker1's engine down: %v; want it named with its address", err)
 	}
 }
