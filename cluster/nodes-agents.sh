@@ -38,9 +38,15 @@ node_docker_ready() { docker exec "$1" docker info >/dev/null 2>&1; }
 # --insecure-registry: the client node's registry speaks plain HTTP, which
 # is acceptable only because the nodes' network is private to this machine
 # (docs/cluster.md, "Images"; a real cluster needs TLS, issue 25).
+# --host tcp://ADDR:2375: the harness on the host or the client node reads
+# the Swarm API from a manager and each task's container from the engine
+# of the node it runs on. Bound to the node's address on the private nodes'
+# network only (never 0.0.0.0: the node's other interfaces, docker_gwbridge
+# and the ingress, stay closed); plain TCP for the same reason as the
+# registry's HTTP (docs/cluster.md, "The harness against the nodes").
 start_dockerd() {
-  local node=$1 cg; cg=$(node_cgroup "$node")
-  start_in "$node" dockerd "dockerd --host unix:///var/run/docker.sock --data-root /var/lib/docker --cgroup-parent $cg/docker --userland-proxy=false --insecure-registry $client_addr:$registry_port"
+  local node=$1 addr=$2 cg; cg=$(node_cgroup "$node")
+  start_in "$node" dockerd "dockerd --host unix:///var/run/docker.sock --host tcp://$addr:$engine_port --data-root /var/lib/docker --cgroup-parent $cg/docker --userland-proxy=false --insecure-registry $client_addr:$registry_port"
 }
 
 # netem_probe: tc netem in a throwaway container's namespace (refused by a

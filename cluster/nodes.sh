@@ -7,6 +7,7 @@
 #   nodes.sh up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D]
 #                                   S servers (1 or 3), N-1 workers and 1 client node (default 4 3)
 #   nodes.sh status                 every node's role, address and agents; fails when one is missing
+#   nodes.sh env                    the exports that point orchbench at the nodes (eval "$(nodes.sh env)")
 #   nodes.sh push-images IMAGE...   pushes images to the registry on the client node, where the nodes pull them
 #   nodes.sh registry               the registry's address for the host's dockerd (REGISTRY=... just images X)
 #   nodes.sh load-images IMAGE...   copies images from the project's dockerd into the workers and the client
@@ -50,6 +51,9 @@ link_delay=${LINK_DELAY:-}
 # the registry's address (nodes-registry.sh, nodes-agents.sh' dockerd flags)
 # shellcheck disable=SC2034
 client_addr=${subnet%.0/24}.10
+# every node's dockerd also listens on ADDR:$engine_port (nodes-agents.sh)
+# shellcheck disable=SC2034
+engine_port=2375
 # a node's own dockerd, Consul and Nomad agents take about 90 MiB idle:
 # reserved, so that allocations do not count on it
 memory_reserved_mb=256
@@ -218,7 +222,7 @@ up() {
   # built only when missing (a rebuild would retag it for everyone)
   docker image inspect orchbench/pause:local >/dev/null 2>&1 || "$root/cluster/images.sh" pause
   push_images orchbench/pause:local
-  for i in "${!nodes[@]}"; do start_dockerd "${nodes[$i]}"; done
+  for i in "${!nodes[@]}"; do start_dockerd "${nodes[$i]}" "${addrs[$i]}"; done
   for i in "${!nodes[@]}"; do
     wait_for 60 "${nodes[$i]}: dockerd" node_docker_ready "${nodes[$i]}" \
       || die "step 'dockerd' on ${nodes[$i]} failed: $(docker exec "${nodes[$i]}" tail -n 5 /var/log/obn/dockerd.log)"
@@ -260,6 +264,28 @@ load_images() {
   done
 }
 
+# node_env: what to export so that orchbench on the host (or on the client
+# node) drives the nodes: Nomad, Consul and the Swarm API at the first
+# running server, images from the client node's registry. Only addresses on
+# the nodes' private network; the harness reaches each other node's engine
+# at the same port from the Swarm API's node list (docs/cluster.md).
+node_env() {
+  local server
+  server=$(docker ps --filter "label=$label" --filter "label=orchbench.node.role=server" --filter status=running --format '{{.Names}}' | sort | head -n 1)
+  [ -n "$server" ] || die "no running server node: just nodes-up first"
+  local addr; addr=$(docker inspect -f "{{(index .NetworkSettings.Networks \"$network\").IPAddress}}" "$server")
+  [ -n "$addr" ] || die "$server has no address on $network"
+  docker exec "$server" docker info --format '{{.Swarm.ControlAvailable}}' 2>/dev/null | grep -qx true \
+    || die "$server's dockerd is not an active swarm manager (nodes.sh status)"
+  cat <<ENV
+# the nodes of $cluster_name ($subnet), through $server
+export DOCKER_HOST=tcp://$addr:$engine_port
+export NOMAD_ADDR=http://$addr:4646
+export CONSUL_HTTP_ADDR=http://$addr:8500
+export ORCHBENCH_REGISTRY=$client_addr:$registry_port
+ENV
+}
+
 down() {
   local t0 have; t0=$(date +%s); have=$(existing)
   if [ -n "$have" ]; then
@@ -285,10 +311,11 @@ down() {
 case "${1:-}" in
   up) shift; up "$@" ;;
   status) status ;;
+  env) node_env ;;
   push-images) shift; push_images "$@" ;;
   registry) registry_host_port ;;
   load-images) shift; load_images "$@" ;;
   probes) running_topology; deploy_probes ;;
   down) down ;;
-  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D] | status | push-images IMAGE... | registry | load-images IMAGE... | probes | down" >&2; exit 2 ;;
+  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D] | status | env | push-images IMAGE... | registry | load-images IMAGE... | probes | down" >&2; exit 2 ;;
 esac

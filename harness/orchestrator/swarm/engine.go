@@ -37,6 +37,9 @@ type Engine struct {
 	PollInterval time.Duration
 	// Nodes reads the kernel of the node a task runs on; nil reads this machine.
 	Nodes nodeprobe.Resolver
+	// Engines finds the engine of the node a task runs on (its container
+	// is known there only); nil resolves through Client.
+	Engines *NodeEngines
 
 	mu sync.Mutex
 	// baseline is, per job, when the adapter last changed it (deploy or
@@ -55,7 +58,35 @@ func NewEngine(host string) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("swarm: docker client: %w", err)
 	}
-	return &Engine{Client: c}, nil
+	return &Engine{Client: c, Engines: NewNodeEngines(c)}, nil
+}
+
+// engines is the node resolver, made from the manager's client when unset.
+func (a *Engine) engines() *NodeEngines {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.Engines == nil {
+		a.Engines = NewNodeEngines(a.Client)
+	}
+	return a.Engines
+}
+
+// inspectTask inspects a task's container on the engine of its node; an
+// error names the task, the node and the engine's address.
+func (a *Engine) inspectTask(ctx context.Context, t swarm.Task) (client.ContainerInspectResult, *NodeEngine, error) {
+	cs := t.Status.ContainerStatus
+	if cs == nil || cs.ContainerID == "" {
+		return client.ContainerInspectResult{}, nil, fmt.Errorf("task %s has no container (state %s)", shortID(t.ID), t.Status.State)
+	}
+	e, err := a.engines().For(ctx, t.NodeID)
+	if err != nil {
+		return client.ContainerInspectResult{}, nil, fmt.Errorf("task %s: %w", shortID(t.ID), err)
+	}
+	res, err := e.Client.ContainerInspect(ctx, cs.ContainerID, client.ContainerInspectOptions{})
+	if err != nil {
+		return res, e, fmt.Errorf("container %s of task %s on node %s (engine %s): %w", shortID(cs.ContainerID), shortID(t.ID), e.Name, e.Host, err)
+	}
+	return res, e, nil
 }
 
 // deployment is what the engine keeps of one job it deployed: the neutral
@@ -358,18 +389,19 @@ func (a *Engine) Stop(ctx context.Context, d *deployment) error {
 			return fmt.Errorf("swarm: job %s: remove service %s: %w", d.Job, name, err)
 		}
 	}
-	// containers carry the job label (the container spec's labels)
+	// containers carry the job label (the container spec's labels), on
+	// whichever node ran them
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		res, err := a.Client.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: jobFilter(d.Job)})
+		left, err := a.jobContainers(ctx, d.Job)
 		if err != nil {
-			return fmt.Errorf("swarm: job %s: list containers: %w", d.Job, err)
+			return err
 		}
-		if len(res.Items) == 0 {
+		if left == "" {
 			break
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("swarm: job %s: %d container(s) still there 2 minutes after its services were removed (first: %s, %s)", d.Job, len(res.Items), shortID(res.Items[0].ID), res.Items[0].State)
+			return fmt.Errorf("swarm: job %s: container(s) still there 2 minutes after its services were removed: %s", d.Job, left)
 		}
 		if err := sleep(ctx, a.poll()); err != nil {
 			return err
@@ -420,6 +452,26 @@ func (a *Engine) Stop(ctx context.Context, d *deployment) error {
 	delete(a.baseline, d.Job)
 	a.mu.Unlock()
 	return nil
+}
+
+// jobContainers says which of the job's containers remain on every ready
+// node's engine ("" when none does).
+func (a *Engine) jobContainers(ctx context.Context, job string) (string, error) {
+	engines, err := a.engines().All(ctx)
+	if err != nil {
+		return "", fmt.Errorf("swarm: job %s: %w", job, err)
+	}
+	var left []string
+	for _, e := range engines {
+		res, err := e.Client.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: jobFilter(job)})
+		if err != nil {
+			return "", fmt.Errorf("swarm: job %s: list containers on node %s (engine %s): %w", job, e.Name, e.Host, err)
+		}
+		for _, c := range res.Items {
+			left = append(left, fmt.Sprintf("%s on %s (%s)", shortID(c.ID), e.Name, c.State))
+		}
+	}
+	return strings.Join(left, ", "), nil
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

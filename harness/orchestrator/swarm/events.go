@@ -21,11 +21,30 @@ func (o *Orchestrator) TaskEvents(ctx context.Context, d *orchestrator.Deploymen
 	return o.Engine.TaskEvents(ctx, d.Job, since, time.Now())
 }
 
-// TaskEvents lists the job's container events in [since, until].
+// TaskEvents lists the job's container events in [since, until] from the
+// engine of every ready node: each engine knows its own containers only.
 func (a *Engine) TaskEvents(ctx context.Context, job string, since, until time.Time) ([]orchestrator.TaskEvent, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	stream := a.Client.Events(ctx, client.EventsListOptions{
+	engines, err := a.engines().All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("swarm: events of job %s: %w", job, err)
+	}
+	var out []orchestrator.TaskEvent
+	for _, e := range engines {
+		got, err := engineEvents(ctx, e.Client, job, since, until)
+		if err != nil {
+			return out, fmt.Errorf("swarm: events of job %s on node %s (engine %s): %w", job, e.Name, e.Host, err)
+		}
+		out = append(out, got...)
+	}
+	orchestrator.SortEvents(out)
+	return out, nil
+}
+
+// engineEvents is one engine's share of TaskEvents.
+func engineEvents(ctx context.Context, c *client.Client, job string, since, until time.Time) ([]orchestrator.TaskEvent, error) {
+	stream := c.Events(ctx, client.EventsListOptions{
 		Since:   unixNano(since),
 		Until:   unixNano(until),
 		Filters: client.Filters{}.Add("type", "container").Add("label", LabelJob+"="+job),
@@ -39,9 +58,8 @@ func (a *Engine) TaskEvents(ctx context.Context, job string, since, until time.T
 			}
 		case err := <-stream.Err:
 			if err != nil && !errors.Is(err, io.EOF) {
-				return out, fmt.Errorf("swarm: events of job %s: %w", job, err)
+				return out, err
 			}
-			orchestrator.SortEvents(out)
 			return out, nil
 		}
 	}

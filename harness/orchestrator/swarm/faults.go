@@ -16,8 +16,8 @@ const faultWait = 60 * time.Second
 // the task's ID once Swarm has seen it end; Swarm's restart policy starts a
 // new task (a new container) in its slot.
 func (a *Engine) KillTask(ctx context.Context, d *deployment, service string) (string, error) {
-	return a.endTask(ctx, d, service, "kill", func(id string) error {
-		_, err := a.Client.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "KILL"})
+	return a.endTask(ctx, d, service, "kill", func(c *client.Client, id string) error {
+		_, err := c.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "KILL"})
 		return err
 	})
 }
@@ -30,13 +30,13 @@ func (a *Engine) KillTask(ctx context.Context, d *deployment, service string) (s
 // Both faults count against the restart policy's attempts, and with restart
 // attempts = 0 (condition none) nothing replaces the task.
 func (a *Engine) ReplaceTask(ctx context.Context, d *deployment, service string) (string, error) {
-	return a.endTask(ctx, d, service, "stop", func(id string) error {
-		_, err := a.Client.ContainerStop(ctx, id, client.ContainerStopOptions{})
+	return a.endTask(ctx, d, service, "stop", func(c *client.Client, id string) error {
+		_, err := c.ContainerStop(ctx, id, client.ContainerStopOptions{})
 		return err
 	})
 }
 
-func (a *Engine) endTask(ctx context.Context, d *deployment, service, verb string, end func(containerID string) error) (string, error) {
+func (a *Engine) endTask(ctx context.Context, d *deployment, service, verb string, end func(engine *client.Client, containerID string) error) (string, error) {
 	name := service
 	if svc := d.Plan.Service(service); svc != nil {
 		name = svc.Name
@@ -55,8 +55,12 @@ func (a *Engine) endTask(ctx context.Context, d *deployment, service, verb strin
 	}
 	t := running[0]
 	cid := t.Status.ContainerStatus.ContainerID
-	if err := end(cid); err != nil {
-		return "", fmt.Errorf("swarm: job %s: %s container %s of task %s (%s slot %d): %w", d.Job, verb, shortID(cid), shortID(t.ID), service, t.Slot, err)
+	e, err := a.engines().For(ctx, t.NodeID)
+	if err != nil {
+		return "", fmt.Errorf("swarm: job %s: %s task %s (%s slot %d): %w", d.Job, verb, shortID(t.ID), service, t.Slot, err)
+	}
+	if err := end(e.Client, cid); err != nil {
+		return "", fmt.Errorf("swarm: job %s: %s container %s of task %s (%s slot %d) on node %s (engine %s): %w", d.Job, verb, shortID(cid), shortID(t.ID), service, t.Slot, e.Name, e.Host, err)
 	}
 	deadline := time.Now().Add(faultWait)
 	for {

@@ -162,7 +162,7 @@ func (a *Engine) ContainerPID(ctx context.Context, taskID string) (int, error) {
 	}
 	p, err := a.Nodes.Node(nodes[res.Task.NodeID]).ContainerProcess(ctx, cs.ContainerID)
 	if err != nil {
-		return 0, fmt.Errorf("swarm: container %s of task %s: %w", shortID(cs.ContainerID), shortID(taskID), err)
+		return 0, fmt.Errorf("swarm: %w", err)
 	}
 	return p.PID, nil
 }
@@ -222,8 +222,9 @@ func (a *Engine) Capacity(ctx context.Context) (orchestrator.Capacity, error) {
 // the fact is the same (cpu.*, memory.totalbytes, kernel.*, os.*,
 // driver.docker.version), so the parity of two orchestrators' runs compares
 // like with like; swarm.version is the engine's, Swarm being part of it.
-// The CPU model, kernel and OS come from this machine for the node the
-// adapter's daemon runs on.
+// The kernel and cgroup facts come from each ready node's own engine; the
+// CPU model and OS from this machine for the node the adapter's daemon
+// runs on.
 func (a *Engine) Facts(ctx context.Context) (orchestrator.Facts, error) {
 	info, err := a.Client.Info(ctx, client.InfoOptions{})
 	if err != nil {
@@ -233,7 +234,21 @@ func (a *Engine) Facts(ctx context.Context) (orchestrator.Facts, error) {
 	if err != nil {
 		return nil, fmt.Errorf("swarm: list nodes: %w", err)
 	}
+	engines, err := a.engines().All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("swarm: facts: %w", err)
+	}
 	out := orchestrator.Facts{}
+	for _, e := range engines {
+		if e.Client == a.Client {
+			continue // the manager's info, read above
+		}
+		ni, err := e.Client.Info(ctx, client.InfoOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("swarm: facts: docker info of node %s (engine %s): %w", e.Name, e.Host, err)
+		}
+		out[e.Name] = engineFacts(ni.Info.KernelVersion, ni.Info.CgroupVersion, ni.Info.CgroupDriver)
+	}
 	for _, n := range res.Items {
 		f := map[string]string{
 			"swarm.version":         n.Description.Engine.EngineVersion,
@@ -246,10 +261,13 @@ func (a *Engine) Facts(ctx context.Context) (orchestrator.Facts, error) {
 		if v, ok := n.Spec.Labels[placement.NodeLinkDelay]; ok {
 			f[orchestrator.FactLinkDelay] = v
 		}
+		for k, v := range out[n.Description.Hostname] {
+			f[k] = v
+		}
 		if n.ID == info.Info.Swarm.NodeID {
-			f["kernel.version"] = info.Info.KernelVersion
-			f["cgroup.version"] = info.Info.CgroupVersion
-			f["cgroup.driver"] = info.Info.CgroupDriver
+			for k, v := range engineFacts(info.Info.KernelVersion, info.Info.CgroupVersion, info.Info.CgroupDriver) {
+				f[k] = v
+			}
 			for k, v := range hostinfo.Facts() {
 				f[k] = v
 			}
@@ -257,4 +275,9 @@ func (a *Engine) Facts(ctx context.Context) (orchestrator.Facts, error) {
 		out[n.Description.Hostname] = f
 	}
 	return out, nil
+}
+
+// engineFacts are what a node's engine says of its kernel and cgroups.
+func engineFacts(kernel, cgroupVersion, cgroupDriver string) map[string]string {
+	return map[string]string{"kernel.version": kernel, "cgroup.version": cgroupVersion, "cgroup.driver": cgroupDriver}
 }

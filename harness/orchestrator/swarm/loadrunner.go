@@ -24,6 +24,9 @@ import (
 // environment, the result read from the finished container.
 type LoadRunner struct {
 	Client *client.Client
+	// Engines finds the engine of the node the load task ran on, where its
+	// container, logs and result file are; nil resolves through Client.
+	Engines *NodeEngines
 	// Image is the orchbench image (default orchbench/orchbench:local).
 	Image string
 }
@@ -87,8 +90,19 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 	if cs == nil || cs.ContainerID == "" {
 		return nil, nil, fmt.Errorf("swarm: load job %s: task %s ended %s without a container: %s", name, shortID(task.ID), task.Status.State, taskError(task))
 	}
-	raw := l.logs(ctx, cs.ContainerID)
-	res, readErr := l.result(ctx, cs.ContainerID)
+	engines := l.Engines
+	if engines == nil {
+		engines = NewNodeEngines(l.Client)
+	}
+	e, err := engines.For(ctx, task.NodeID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("swarm: load job %s: the result of task %s: %w", name, shortID(task.ID), err)
+	}
+	raw := logs(ctx, e.Client, cs.ContainerID)
+	res, readErr := result(ctx, e.Client, cs.ContainerID)
+	if readErr != nil {
+		readErr = fmt.Errorf("on node %s (engine %s): %w", e.Name, e.Host, readErr)
+	}
 	return orchestrator.LoadJobResult(fmt.Sprintf("swarm: load job %s (task %s)", name, shortID(task.ID)), res, readErr, failure, raw)
 }
 
@@ -136,8 +150,8 @@ func (l *LoadRunner) waitDone(ctx context.Context, name, serviceID string, onRun
 }
 
 // logs is the generator's stdout then stderr.
-func (l *LoadRunner) logs(ctx context.Context, containerID string) []byte {
-	rc, err := l.Client.ContainerLogs(ctx, containerID, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true})
+func logs(ctx context.Context, c *client.Client, containerID string) []byte {
+	rc, err := c.ContainerLogs(ctx, containerID, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true})
 	if err != nil {
 		return nil
 	}
@@ -149,8 +163,8 @@ func (l *LoadRunner) logs(ctx context.Context, containerID string) []byte {
 }
 
 // result copies the result file out of the finished container.
-func (l *LoadRunner) result(ctx context.Context, containerID string) (*loadgen.Result, error) {
-	res, err := l.Client.CopyFromContainer(ctx, containerID, client.CopyFromContainerOptions{SourcePath: resultInJob})
+func result(ctx context.Context, c *client.Client, containerID string) (*loadgen.Result, error) {
+	res, err := c.CopyFromContainer(ctx, containerID, client.CopyFromContainerOptions{SourcePath: resultInJob})
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ func New(host string) (*Orchestrator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Orchestrator{Engine: e, Load: &LoadRunner{Client: e.Client}}, nil
+	return &Orchestrator{Engine: e, Load: &LoadRunner{Client: e.Client, Engines: e.Engines}}, nil
 }
 
 func (o *Orchestrator) Name() string { return Name }
