@@ -20,7 +20,6 @@ import (
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/pack"
 	"github.com/orchbench/orchbench/harness/placement"
-	"github.com/orchbench/orchbench/harness/testenv"
 )
 
 // Images, placement, the load job's node and the link on the emulated
@@ -33,17 +32,7 @@ import (
 //
 //	NODES_NAME=pl NODES_SUBNET=10.80.0.0/24 go test -tags multinode -count=1 -timeout 20m -v -run TestNodesPlacement ./test/cluster/
 func TestNodesPlacement(t *testing.T) {
-	if os.Geteuid() != 0 {
-		testenv.Missing(t, "not root: nodes need the cgroup tree and a dockerd")
-	}
-	if err := exec.Command("docker", "info").Run(); err != nil {
-		testenv.Missing(t, "no docker daemon answers: %v", err)
-	}
-	for _, img := range []string{taewaImage, orchestrator.DefaultLoadImage} {
-		if err := exec.Command("docker", "image", "inspect", img).Run(); err != nil {
-			testenv.Missing(t, "%s is not built (just images taewa orchbench)", img)
-		}
-	}
+	requireNodeHost(t, "just images taewa orchbench", taewaImage, orchestrator.DefaultLoadImage)
 	ownCluster := dockerOut(t, "ps", "-q", "--filter", "label=orchbench.nodes="+clusterName) == ""
 	if ownCluster {
 		up := runScript(t, nil, "nodes.sh", "up", "nodes=4", "servers=1")

@@ -19,7 +19,6 @@ import (
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/orchestrator/swarm"
 	"github.com/orchbench/orchbench/harness/placement"
-	"github.com/orchbench/orchbench/harness/testenv"
 )
 
 // engineAddr is where nodes.sh makes NODE's dockerd listen besides its socket.
@@ -39,17 +38,7 @@ func engineAddr(node string) string { return "tcp://" + nodeAddr(node) + ":2375"
 // network namespace by its PID, and a node's PIDs are not this machine's;
 // the checks through each node's probe are h-probe's branch (747dd5c).
 func TestNodesSwarmAdapter(t *testing.T) {
-	if os.Geteuid() != 0 {
-		testenv.Missing(t, "not root: nodes need the cgroup tree and a dockerd")
-	}
-	if err := exec.Command("docker", "info").Run(); err != nil {
-		testenv.Missing(t, "no docker daemon answers: %v", err)
-	}
-	for _, img := range []string{taewaImage, orchestrator.DefaultLoadImage} {
-		if err := exec.Command("docker", "image", "inspect", img).Run(); err != nil {
-			testenv.Missing(t, "%s is not built (just images taewa orchbench)", img)
-		}
-	}
+	requireNodeHost(t, "just images taewa orchbench", taewaImage, orchestrator.DefaultLoadImage)
 	if dockerOut(t, "ps", "-q", "--filter", "label=orchbench.nodes="+clusterName) == "" {
 		up := runScript(t, nil, "nodes.sh", "up", "nodes=3", "servers=1")
 		t.Cleanup(func() { runScript(t, nil, "nodes.sh", "down") })

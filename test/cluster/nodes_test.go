@@ -24,15 +24,7 @@ import (
 //
 //	go test -tags multinode -count=1 -timeout 20m -v -run TestNodes ./test/cluster/
 func TestNodesUpJobLeaderLossDown(t *testing.T) {
-	if os.Geteuid() != 0 {
-		testenv.Missing(t, "not root: nodes need the cgroup tree and a dockerd")
-	}
-	if err := exec.Command("docker", "info").Run(); err != nil {
-		testenv.Missing(t, "no docker daemon answers: %v", err)
-	}
-	if err := exec.Command("docker", "image", "inspect", taewaImage).Run(); err != nil {
-		testenv.Missing(t, "%s is not built (just images taewa)", taewaImage)
-	}
+	requireNodeHost(t, "just images taewa", taewaImage)
 	if out := dockerOut(t, "ps", "-aq", "--filter", "label=orchbench.nodes="+clusterName); out != "" {
 		t.Fatalf("nodes exist before the test (just nodes-down first): %s", out)
 	}
@@ -86,6 +78,24 @@ func TestNodesUpJobLeaderLossDown(t *testing.T) {
 	checkNothingLeft(t)
 	if again := runScript(t, nil, "nodes.sh", "down"); again.err != nil {
 		t.Errorf("a second down failed: %v\n%s", again.err, again.stdout)
+	}
+}
+
+// requireNodeHost stops the test as missing unless this machine can run
+// emulated nodes (root, a dockerd) and has images, which build names the
+// command that builds.
+func requireNodeHost(t *testing.T, build string, images ...string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		testenv.Missing(t, "not root: nodes need the cgroup tree and a dockerd")
+	}
+	if err := exec.Command("docker", "info").Run(); err != nil {
+		testenv.Missing(t, "no docker daemon answers: %v", err)
+	}
+	for _, img := range images {
+		if err := exec.Command("docker", "image", "inspect", img).Run(); err != nil {
+			testenv.Missing(t, "%s is not built (%s)", img, build)
+		}
 	}
 }
 

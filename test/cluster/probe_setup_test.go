@@ -36,17 +36,7 @@ var probeImages = []string{taewaImage, "orchbench/orchbench:local", "orchbench/p
 
 func newProbeHarness(t *testing.T) *probeHarness {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		testenv.Missing(t, "not root: nodes need the cgroup tree and a dockerd")
-	}
-	if err := exec.Command("docker", "info").Run(); err != nil {
-		testenv.Missing(t, "no docker daemon answers: %v", err)
-	}
-	for _, img := range probeImages {
-		if err := exec.Command("docker", "image", "inspect", img).Run(); err != nil {
-			testenv.Missing(t, "%s is not built (just images)", img)
-		}
-	}
+	requireNodeHost(t, "just images", probeImages...)
 	bin := buildStatic(t)
 	env := []string{"ORCHBENCH_BIN=" + bin}
 	if dockerOut(t, "ps", "-q", "--filter", "label=orchbench.nodes="+clusterName) == "" {
