@@ -108,18 +108,22 @@ func nomadTaskProcess(procs []limits.Membership, allocID, task string) (TaskProc
 		return TaskProcess{}, errors.New("an allocation ID and a task name are both needed")
 	}
 	want := [][]byte{[]byte("NOMAD_ALLOC_ID=" + allocID), []byte("NOMAD_TASK_NAME=" + task)}
-	recorded := map[string][][]byte{} // container ID -> Docker's record of its environment, nil when none
+	records := map[string]dockerRecord{} // by container ID; zero when Docker's state is unreadable
 	for _, m := range procs {
 		id := ContainerIDOf(m)
 		if id == "" {
 			continue
 		}
-		env, seen := recorded[id]
+		rec, seen := records[id]
 		if !seen {
-			env = dockerEnvOf(id)
-			recorded[id] = env
+			rec = dockerRecordOf(id)
+			records[id] = rec
 		}
-		if env == nil {
+		env := make([][]byte, len(rec.Config.Env))
+		for i, kv := range rec.Config.Env {
+			env[i] = []byte(kv)
+		}
+		if rec.Config.Env == nil {
 			raw, err := os.ReadFile(filepath.Join(limits.ProcRoot, strconv.Itoa(m.PID), "environ"))
 			if err != nil {
 				continue // exited, or a kernel thread
@@ -127,7 +131,7 @@ func nomadTaskProcess(procs []limits.Membership, allocID, task string) (TaskProc
 			env = bytes.Split(raw, []byte{0})
 		}
 		if hasAll(env, want) {
-			return TaskProcess{PID: m.PID, ContainerID: id, ImageID: dockerImageOf(id)}, nil
+			return TaskProcess{PID: m.PID, ContainerID: id, ImageID: rec.Image}, nil
 		}
 	}
 	return TaskProcess{}, fmt.Errorf("no container process with the environment of task %s of allocation %s: %w", task, allocID, fs.ErrNotExist)
@@ -149,38 +153,28 @@ func hasAll(vars, want [][]byte) bool {
 	return true
 }
 
-// dockerImageOf is the image ID Docker records for the container, or ""
-// when this node's Docker state is not readable (another runtime, or a
-// probe not given it).
-// dockerEnvOf is the environment Docker started container id with, from
-// its record under DockerRoot; nil when there is none to read.
-func dockerEnvOf(id string) [][]byte {
-	b, err := os.ReadFile(filepath.Join(DockerRoot, "containers", id, "config.v2.json"))
-	if err != nil {
-		return nil
-	}
-	var c struct{ Config struct{ Env []string } }
-	if json.Unmarshal(b, &c) != nil || c.Config.Env == nil {
-		return nil
-	}
-	env := make([][]byte, len(c.Config.Env))
-	for i, kv := range c.Config.Env {
-		env[i] = []byte(kv)
-	}
-	return env
+// dockerRecord is what a task's process is matched and described by from
+// Docker's record of its container: the image ID and the environment the
+// container was started with.
+type dockerRecord struct {
+	Image  string
+	Config struct{ Env []string }
 }
 
-func dockerImageOf(id string) string {
+// dockerRecordOf reads container id's record under DockerRoot; the zero
+// record when this node's Docker state is not readable (another runtime,
+// or a probe not given it).
+func dockerRecordOf(id string) dockerRecord {
+	var r dockerRecord
 	b, err := os.ReadFile(filepath.Join(DockerRoot, "containers", id, "config.v2.json"))
-	if err != nil {
-		return ""
+	if err != nil || json.Unmarshal(b, &r) != nil {
+		return dockerRecord{}
 	}
-	var c struct{ Image string }
-	if json.Unmarshal(b, &c) != nil {
-		return ""
-	}
-	return c.Image
+	return r
 }
+
+// dockerImageOf is the image ID Docker records for the container, or "".
+func dockerImageOf(id string) string { return dockerRecordOf(id).Image }
 
 // Signals a probe sends to a container's process: the ones a fault needs.
 // Anything else (a STOP that freezes a task, a HUP that reloads it) is a
