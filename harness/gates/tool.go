@@ -20,9 +20,21 @@ type ToolCPU struct {
 	Cores         float64 `json:"cores"`
 	WindowSeconds float64 `json:"window_seconds"`
 	LimitCores    float64 `json:"limit_cores,omitempty"`
-	Source        string  `json:"source,omitempty"`
-	Unknown       string  `json:"unknown,omitempty"`
+	// Quota says the tool's cgroup enforced a CFS quota over the window;
+	// Throttled is then the share of its periods in which the quota ran
+	// out.
+	Quota     bool    `json:"quota,omitempty"`
+	Throttled float64 `json:"throttled,omitempty"`
+	Source    string  `json:"source,omitempty"`
+	Unknown   string  `json:"unknown,omitempty"`
 }
+
+// MaxToolThrottledShare is the share of CFS periods in which a tool's
+// quota may run out before the tool counts as saturated whatever its
+// average: a tool that used a little less than its cap over a short
+// window, but was stopped by it in most periods, had sends waiting on the
+// cap, and those sends are missing from the service's queue.
+const MaxToolThrottledShare = 0.5
 
 // capRounding is how much tighter than generator_cores the cap a tool ran
 // under must be to be a ceiling of its own rather than its enforcement.
@@ -69,8 +81,11 @@ func ToolGeneratorGate(tool string, cpu ToolCPU, generatorCores, toolMax float64
 	}
 	share := cpu.Cores / ceiling
 	desc := fmt.Sprintf("%s, %.0f %% of %s (bound %.0f %%)", used, 100*share, what, 100*MaxToolCPUShare)
+	if cpu.Quota {
+		desc += fmt.Sprintf(", throttled in %.0f %% of its CFS periods (bound %.0f %%)", 100*cpu.Throttled, 100*MaxToolThrottledShare)
+	}
 	switch {
-	case share < MaxToolCPUShare:
+	case share < MaxToolCPUShare && (!cpu.Quota || cpu.Throttled < MaxToolThrottledShare):
 		g.Passed = true
 		g.Detail = desc
 	case svc.Saturated(SaturatedShare):

@@ -25,8 +25,9 @@ func toolCPUOf(run *orchestrator.ToolRun, res *loadgen.Result) gates.ToolCPU {
 	if !ok {
 		return gates.ToolCPU{Unknown: fmt.Sprintf("%d readings of its CPU, too few to span the measured window", len(run.CPU)), LimitCores: run.LimitCores, Source: run.CPUSource}
 	}
-	cores, _ := first.Between(last)
-	return gates.ToolCPU{Cores: cores, WindowSeconds: last.At.Sub(first.At).Seconds(), LimitCores: run.LimitCores, Source: run.CPUSource}
+	cores, throttled := first.Between(last)
+	return gates.ToolCPU{Cores: cores, WindowSeconds: last.At.Sub(first.At).Seconds(), LimitCores: run.LimitCores,
+		Quota: last.Periods > first.Periods, Throttled: throttled, Source: run.CPUSource}
 }
 
 // toolGeneratorGate records with the step what the tool's runner saw and

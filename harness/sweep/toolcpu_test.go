@@ -27,8 +27,17 @@ func TestToolCPUOf(t *testing.T) {
 	// a second of start-up at a whole core, then 0.5 cores
 	run := &orchestrator.ToolRun{CPU: []limits.Usage{at(0, 0), at(1, 1), at(2, 1.5), at(3, 2), at(4, 2.5), at(5, 3)}, LimitCores: 2, CPUSource: "cgroup /x"}
 	res := &loadgen.Result{Start: t0.Add(time.Second), End: t0.Add(5 * time.Second)}
-	if got := toolCPUOf(run, res); got.Cores != 0.5 || got.WindowSeconds != 4 || got.LimitCores != 2 || got.Unknown != "" {
+	if got := toolCPUOf(run, res); got.Cores != 0.5 || got.WindowSeconds != 4 || got.LimitCores != 2 || got.Unknown != "" || got.Quota {
 		t.Fatalf("%+v", got)
+	}
+	// under a quota: 40 periods in the window, 30 of them throttled
+	quota := func(u limits.Usage, periods, throttled int64) limits.Usage {
+		u.Periods, u.Throttled = periods, throttled
+		return u
+	}
+	capped := &orchestrator.ToolRun{CPU: []limits.Usage{quota(at(0, 0), 0, 0), quota(at(1, 1), 10, 9), quota(at(5, 3), 50, 39)}, LimitCores: 0.5}
+	if got := toolCPUOf(capped, res); !got.Quota || got.Throttled != 0.75 {
+		t.Fatalf("capped: %+v", got)
 	}
 	for name, c := range map[string]struct {
 		run  *orchestrator.ToolRun
