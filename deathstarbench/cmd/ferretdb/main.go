@@ -109,6 +109,8 @@ func runSQLite(ctx context.Context, opts flags, logger *slog.Logger) error {
 		}
 	}
 
+	registerBusyHandler()
+
 	// Seeded or restarted data is indexed before the first request.
 	indexer := newIDIndexer(absDir, opts.sqliteParams, logger)
 	defer indexer.close()
