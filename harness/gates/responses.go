@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/orchbench/orchbench/harness/loadgen"
@@ -9,11 +10,26 @@ import (
 )
 
 // BodyReference is the mean body an endpoint's responses under load are
-// held to, and where it was measured.
+// held to, and where it was measured: with the spread of the sizes behind
+// it (Spread false when unknown), so that a mean that is small by chance
+// is not taken for a shrunk one.
 type BodyReference struct {
-	Mean   float64
-	Source string
+	Mean     float64
+	Variance float64
+	Count    int64
+	Spread   bool
+	Source   string
 }
+
+// shrinkSignificance is how many standard errors a mean under load must
+// lie below half of its reference to count as shrunk, where the spread of
+// both is known. An endpoint whose answers vary widely by request (the
+// social network's user timelines at random offsets are mostly empty
+// pages, some full ones) has a mean that moves by half between small
+// samples with nothing wrong; three standard errors keep that from
+// breaking a step, while bodies that really emptied, many of them, still
+// lie far below.
+const shrinkSignificance = 3
 
 // BodyReferences are the references by endpoint label.
 type BodyReferences map[string]BodyReference
@@ -37,12 +53,13 @@ func BodyReferencesFor(lower *LowerLevel, res *loadgen.Result) BodyReferences {
 			return
 		}
 		if mean, ok := b.MeanBody(); ok {
-			refs[b.Label] = BodyReference{Mean: mean, Source: source}
+			variance, spread := b.BodyVariance()
+			refs[b.Label] = BodyReference{Mean: mean, Variance: variance, Count: b.Completed, Spread: spread, Source: source}
 		}
 	}
 	if lower != nil {
 		for _, e := range lower.Endpoints {
-			add(loadgen.EndpointBodies{Label: e.Name, Completed: e.Completed, BodyBytes: e.BodyBytes}, "at the lower level "+lower.Step)
+			add(loadgen.EndpointBodies{Label: e.Name, Completed: e.Completed, BodyBytes: e.BodyBytes, BodySquares: e.BodySquares}, "at the lower level "+lower.Step)
 		}
 	}
 	if res.Warmup != nil {
@@ -84,7 +101,16 @@ func ResponsesGate(probePath string, probeBody int, refs BodyReferences, res *lo
 			}
 		}
 		if ref, ok := refs[e.Label]; ok {
-			hold(ref.Mean, fmt.Sprintf("%.0f %s", ref.Mean, ref.Source))
+			name := fmt.Sprintf("%.0f %s", ref.Mean, ref.Source)
+			if mean < ref.Mean/2 {
+				if within := withinSpread(e, ref); within != "" {
+					over = append(over, name+", "+within)
+				} else {
+					under = append(under, name)
+				}
+			} else {
+				over = append(over, name)
+			}
 		}
 		if probeBody > 0 && probeCovers(probePath, e.Label) {
 			hold(float64(probeBody), fmt.Sprintf("probe %d", probeBody))
@@ -121,6 +147,40 @@ func ResponsesGate(probePath string, probeBody int, refs BodyReferences, res *lo
 	}
 	return g
 }
+
+// withinSpread says why a mean under half of its reference is no evidence
+// of shrunk responses, or "" when it is. Where the generator counted the
+// bodies' squares on both sides, a mean within shrinkSignificance standard
+// errors of the half may be chance; unless no response under load reached
+// half of the reference mean, while the reference's own sizes say at
+// least a share of its responses did (Paley-Zygmund: a share of at least
+// mean²/(4·mean of squares) lies above half the mean), and that share
+// missing from this many responses would be as unlikely as the three
+// standard errors: many answers that all came back short did shrink.
+func withinSpread(e loadgen.EndpointResult, ref BodyReference) string {
+	load := loadgen.EndpointBodies{Label: e.Label, Completed: e.Completed, BodyBytes: e.BodyBytes, BodySquares: e.BodySquares}
+	variance, ok := load.BodyVariance()
+	if !ok || !ref.Spread || ref.Count == 0 {
+		return ""
+	}
+	mean, _ := load.MeanBody()
+	se := math.Sqrt(variance/float64(e.Completed) + ref.Variance/4/float64(ref.Count))
+	if ref.Mean/2-mean >= shrinkSignificance*se {
+		return ""
+	}
+	if float64(e.BodyMax) < ref.Mean/2 {
+		squares := ref.Variance + ref.Mean*ref.Mean
+		share := ref.Mean * ref.Mean / (4 * squares)
+		if math.Pow(1-share, float64(e.Completed)) <= shrinkChance {
+			return ""
+		}
+	}
+	return fmt.Sprintf("within %g standard errors (%.0f bytes) of its half over %d and %d responses", float64(shrinkSignificance), se, ref.Count, e.Completed)
+}
+
+// shrinkChance is the one-sided chance of shrinkSignificance standard
+// errors under a normal distribution.
+var shrinkChance = 0.5 * math.Erfc(shrinkSignificance/math.Sqrt2)
 
 // probeCovers reports whether an endpoint label is the probe's request: a
 // GET of its path, once the generator's {id} placeholders are applied to both

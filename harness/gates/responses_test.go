@@ -120,3 +120,69 @@ func TestResponsesGateLowerLevelFirst(t *testing.T) {
 		"GET /feed: 2000 body bytes on average, under half of 5000 at the lower level app-nomad-v-r100-rep1",
 		"GET /new: 40 body bytes on average (reference 40 in the warm-up)")
 }
+
+// sized is an endpoint's bodies of the given sizes, with their squares
+// counted as the generator counts them.
+func sized(label string, sizes ...int64) loadgen.EndpointBodies {
+	b := loadgen.EndpointBodies{Label: label, Completed: int64(len(sizes))}
+	for _, s := range sizes {
+		b.BodyBytes += s
+		b.BodySquares += float64(s) * float64(s)
+	}
+	return b
+}
+
+func repeat(times int, sizes ...int64) []int64 {
+	var out []int64
+	for range times {
+		out = append(out, sizes...)
+	}
+	return out
+}
+
+// DeathStarBench's user-timeline reads start at a random offset of 0-100
+// in timelines of about ten posts: most answers are empty pages, a few
+// are full ones. Two small samples of that differ by half with nothing
+// wrong (a lower level's 18 reads and this level's 36, as at 5 and 10 rps
+// of the mixed workload); many reads that all came back empty did shrink.
+func TestResponsesGateAllowsForTheSpreadOfSizes(t *testing.T) {
+	label := "/wrk2-api/user-timeline/read"
+	lowerBodies := sized(label, append(repeat(3, 3100), repeat(15, 2)...)...) // mean 518
+	lower := &LowerLevel{Step: "sn-nomad-baseline-r5-rep1", Endpoints: []results.EndpointStats{
+		{Name: label, Completed: lowerBodies.Completed, BodyBytes: lowerBodies.BodyBytes, BodySquares: lowerBodies.BodySquares}}}
+	load := sized(label, append(repeat(2, 3100), repeat(34, 2)...)...) // mean 174: under half of 518
+	res := &loadgen.Result{Endpoints: []loadgen.EndpointResult{{Label: label, Count: load.Completed, Completed: load.Completed, BodyBytes: load.BodyBytes, BodySquares: load.BodySquares, BodyMax: 3100}}}
+	wantGate(t, ResponsesGate("/wrk2-api/home-timeline/read", 12000, BodyReferencesFor(lower, res), res), true, false,
+		label+": 174 body bytes on average (reference 518 at the lower level sn-nomad-baseline-r5-rep1, within 3 standard errors")
+
+	// the same spread at the lower level, and 400 reads that all came back empty
+	empty := sized(label, repeat(400, 2)...)
+	res.Endpoints[0] = loadgen.EndpointResult{Label: label, Count: empty.Completed, Completed: empty.Completed, BodyBytes: empty.BodyBytes, BodySquares: empty.BodySquares, BodyMax: 2}
+	wantGate(t, ResponsesGate("/wrk2-api/home-timeline/read", 12000, BodyReferencesFor(lower, res), res), false, false,
+		"responses shrank under load: "+label+": 2 body bytes on average, under half of 518 at the lower level sn-nomad-baseline-r5-rep1")
+
+	// as few empty answers as the step had reads are no evidence yet: the
+	// lower level's few full pages could have been missed by chance
+	few := sized(label, repeat(36, 2)...)
+	res.Endpoints[0] = loadgen.EndpointResult{Label: label, Count: few.Completed, Completed: few.Completed, BodyBytes: few.BodyBytes, BodySquares: few.BodySquares, BodyMax: 2}
+	wantGate(t, ResponsesGate("/wrk2-api/home-timeline/read", 12000, BodyReferencesFor(lower, res), res), true, false,
+		label+": 2 body bytes on average (reference 518 at the lower level sn-nomad-baseline-r5-rep1, within 3 standard errors")
+
+	// a generator that does not count squares (a study tool) is held to
+	// half of the mean alone, as before
+	res.Endpoints[0] = loadgen.EndpointResult{Label: label, Count: load.Completed, Completed: load.Completed, BodyBytes: load.BodyBytes}
+	wantGate(t, ResponsesGate("/wrk2-api/home-timeline/read", 12000, BodyReferencesFor(lower, res), res), false, false,
+		label+": 174 body bytes on average, under half of 518 at the lower level")
+}
+
+func TestBodyVariance(t *testing.T) {
+	if v, ok := sized("GET /", 2, 4, 6).BodyVariance(); !ok || v < 2.66 || v > 2.67 {
+		t.Fatalf("variance of 2, 4, 6: %v, %v", v, ok)
+	}
+	if v, ok := sized("GET /", 0, 0).BodyVariance(); !ok || v != 0 {
+		t.Fatalf("empty bodies have no spread, and it is known: %v, %v", v, ok)
+	}
+	if _, ok := bodies("GET /", 10, 44).BodyVariance(); ok {
+		t.Fatal("bodies counted without squares have an unknown spread")
+	}
+}

@@ -66,6 +66,14 @@ func TestOpeningBodies(t *testing.T) {
 			if mean, _ := o.MeanBody(); all.Completed <= openingResponses || float64(all.BodyBytes)/float64(all.Completed) >= mean/2 {
 				t.Fatalf("the run's mean is not below the opening's: %+v against %+v", all, o)
 			}
+			// the spread the responses gate allows for: squares and the largest
+			if v, ok := o.BodyVariance(); !ok || v != 0 || o.BodySquares != 100*100*openingResponses {
+				t.Fatalf("opening of equal bodies: variance %v (%v), squares %v", v, ok, o.BodySquares)
+			}
+			small := all.Completed - openingResponses
+			if all.BodyMax != 100 || all.BodySquares != float64(100*100*openingResponses+small) {
+				t.Fatalf("run: max %d, squares %v; want 100 and %d", all.BodyMax, all.BodySquares, 100*100*openingResponses+small)
+			}
 		})
 	}
 }

@@ -58,7 +58,7 @@ func (r *run) result(finished time.Time, series []SeriesPoint) *Result {
 			w.P50, w.P99, w.Max = warm.corrected.ValueAtPercentile(50), warm.corrected.ValueAtPercentile(99), warm.corrected.Max()
 		}
 		w.Endpoints = warm.bodies(func(e *endpointRec) EndpointBodies {
-			return EndpointBodies{Completed: e.completed, BodyBytes: e.bodyBytes}
+			return EndpointBodies{Completed: e.completed, BodyBytes: e.bodyBytes, BodySquares: e.bodySquares}
 		})
 		res.Warmup = w
 	}

@@ -126,9 +126,15 @@ type wrkErrors struct{ connect, read, write, timeout, status int64 }
 type endpointRec struct {
 	count, errors, bytes int64
 	completed, bodyBytes int64 // status < 400 only
-	// openCompleted and openBodyBytes count the first openingResponses
-	// of them (Result.Opening)
+	// bodySquares sums the squares of those bodies' sizes: with it the
+	// responses gate tells a shrunk mean from the spread of sizes an
+	// endpoint answers with anyway
+	bodySquares float64
+	bodyMax     int64
+	// openCompleted, openBodyBytes and openBodySquares count the first
+	// openingResponses of them (Result.Opening)
 	openCompleted, openBodyBytes int64
+	openBodySquares              float64
 	hist                         *hdr.Histogram
 }
 
@@ -215,9 +221,12 @@ func (r *recorder) record(s *sample) {
 		if e.completed < openingResponses {
 			e.openCompleted++
 			e.openBodyBytes += s.bodyBytes
+			e.openBodySquares += float64(s.bodyBytes) * float64(s.bodyBytes)
 		}
 		e.completed++
 		e.bodyBytes += s.bodyBytes
+		e.bodySquares += float64(s.bodyBytes) * float64(s.bodyBytes)
+		e.bodyMax = max(e.bodyMax, s.bodyBytes)
 	}
 	e.count++
 	e.bytes += s.bytes
@@ -261,8 +270,11 @@ func (r *recorder) merge(o *recorder) {
 		m.bytes += e.bytes
 		m.completed += e.completed
 		m.bodyBytes += e.bodyBytes
+		m.bodySquares += e.bodySquares
+		m.bodyMax = max(m.bodyMax, e.bodyMax)
 		m.openCompleted += e.openCompleted
 		m.openBodyBytes += e.openBodyBytes
+		m.openBodySquares += e.openBodySquares
 		m.hist.Merge(e.hist)
 	}
 }

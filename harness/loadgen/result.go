@@ -162,9 +162,14 @@ type EndpointResult struct {
 	// Completed counts the responses with a status below 400, and
 	// BodyBytes their body bytes (headers excluded): what the responses
 	// gate compares with the probe's body.
-	Completed int64          `json:"completed"`
-	BodyBytes int64          `json:"body_bytes"`
-	Latency   LatencySummary `json:"latency"` // corrected, 2 significant digits
+	Completed int64 `json:"completed"`
+	BodyBytes int64 `json:"body_bytes"`
+	// BodySquares sums the squared body sizes; 0 from a generator that
+	// does not count them (then the spread is unknown)
+	BodySquares float64 `json:"body_squares,omitempty"`
+	// BodyMax is the largest body, counted with BodySquares
+	BodyMax int64          `json:"body_max,omitempty"`
+	Latency LatencySummary `json:"latency"` // corrected, 2 significant digits
 }
 
 // SeriesPoint is one interval of the per-second series. T is the interval's
@@ -207,6 +212,8 @@ type EndpointBodies struct {
 	Label     string `json:"label"`
 	Completed int64  `json:"completed"`
 	BodyBytes int64  `json:"body_bytes"`
+	// BodySquares sums the squared body sizes; 0 when not counted
+	BodySquares float64 `json:"body_squares,omitempty"`
 }
 
 // MeanBody is the mean body of the completed responses; ok is false when
@@ -216,6 +223,17 @@ func (e EndpointBodies) MeanBody() (mean float64, ok bool) {
 		return 0, false
 	}
 	return float64(e.BodyBytes) / float64(e.Completed), true
+}
+
+// BodyVariance is the variance of the completed responses' body sizes;
+// ok is false when none completed or the generator did not count their
+// squares (bodies of some bytes with no squares summed).
+func (e EndpointBodies) BodyVariance() (variance float64, ok bool) {
+	mean, ok := e.MeanBody()
+	if !ok || (e.BodySquares == 0 && e.BodyBytes > 0) {
+		return 0, false
+	}
+	return max(0, e.BodySquares/float64(e.Completed)-mean*mean), true
 }
 
 var wrk2Percentiles = []float64{50, 75, 90, 99, 99.9, 99.99, 99.999, 100}
@@ -301,10 +319,10 @@ func (r *recorder) fill(res *Result) {
 	for _, l := range labels {
 		e := r.endpoints[l]
 		res.Endpoints = append(res.Endpoints, EndpointResult{Label: l, Count: e.count, Errors: e.errors, Bytes: e.bytes,
-			Completed: e.completed, BodyBytes: e.bodyBytes, Latency: Summarize(e.hist)})
+			Completed: e.completed, BodyBytes: e.bodyBytes, BodySquares: e.bodySquares, BodyMax: e.bodyMax, Latency: Summarize(e.hist)})
 	}
 	res.Opening = r.bodies(func(e *endpointRec) EndpointBodies {
-		return EndpointBodies{Completed: e.openCompleted, BodyBytes: e.openBodyBytes}
+		return EndpointBodies{Completed: e.openCompleted, BodyBytes: e.openBodyBytes, BodySquares: e.openBodySquares}
 	})
 }
 

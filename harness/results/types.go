@@ -80,9 +80,12 @@ type EndpointStats struct {
 	// Completed counts answers with a status below 400, BodyBytes their
 	// body bytes (headers excluded): what the responses gate and the
 	// orchestrator parity compare.
-	Completed int64   `json:"completed,omitempty"`
-	BodyBytes int64   `json:"body_bytes,omitempty"`
-	Latency   Latency `json:"latency"`
+	Completed int64 `json:"completed,omitempty"`
+	BodyBytes int64 `json:"body_bytes,omitempty"`
+	// BodySquares sums the squared body sizes, when the generator counted
+	// them: the spread the responses gate allows for
+	BodySquares float64 `json:"body_squares,omitempty"`
+	Latency     Latency `json:"latency"`
 }
 
 // Second is one interval (normally a second) of the measurement window; T

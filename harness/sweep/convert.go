@@ -33,7 +33,7 @@ func measurement(r *results.StepResult, res *loadgen.Result) {
 	}
 	for _, e := range res.Endpoints {
 		r.Endpoints = append(r.Endpoints, results.EndpointStats{
-			Name: e.Label, Requests: e.Count, Errors: e.Errors, Bytes: e.Bytes, Completed: e.Completed, BodyBytes: e.BodyBytes, Latency: latency(e.Latency),
+			Name: e.Label, Requests: e.Count, Errors: e.Errors, Bytes: e.Bytes, Completed: e.Completed, BodyBytes: e.BodyBytes, BodySquares: e.BodySquares, Latency: latency(e.Latency),
 		})
 	}
 	for _, p := range res.Series {
