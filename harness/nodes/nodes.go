@@ -20,6 +20,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/orchbench/orchbench/harness/names"
 )
 
 // Role is what a node is for, as in study 002: servers hold the control
@@ -70,11 +72,7 @@ func ParseAgent(name string) (Agent, error) {
 
 // AgentList is "consul, nomad, kubelet", for messages.
 func AgentList() string {
-	var names []string
-	for _, a := range Agents {
-		names = append(names, string(a))
-	}
-	return strings.Join(names, ", ")
+	return names.Join(Agents)
 }
 
 // Node is one machine of the cluster.

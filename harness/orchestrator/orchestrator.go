@@ -11,12 +11,12 @@ import (
 	"net"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/limits"
+	"github.com/orchbench/orchbench/harness/names"
 	"github.com/orchbench/orchbench/harness/netns"
 )
 
@@ -240,11 +240,7 @@ func (k *FaultKind) UnmarshalText(b []byte) error {
 
 // FaultKindList is "kill-task, replace-instance", for messages.
 func FaultKindList() string {
-	var names []string
-	for _, k := range FaultKinds {
-		names = append(names, string(k))
-	}
-	return strings.Join(names, ", ")
+	return names.Join(FaultKinds)
 }
 
 // Fault is something done to a running deployment during load, for the HA variants.

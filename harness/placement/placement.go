@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/contract"
+	"github.com/orchbench/orchbench/harness/names"
 )
 
 // Mode is how a service's instances spread over the workers.
@@ -70,11 +71,7 @@ func Parse(s string) (Mode, error) {
 
 // ModeList is "scheduler, spread, packed", for messages.
 func ModeList() string {
-	names := make([]string, len(Modes))
-	for i, m := range Modes {
-		names[i] = string(m)
-	}
-	return strings.Join(names, ", ")
+	return names.Join(Modes)
 }
 
 // Take removes the placement variable from a pack's overrides and returns
