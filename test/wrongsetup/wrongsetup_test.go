@@ -53,15 +53,20 @@ func TestSpecsParse(t *testing.T) {
 }
 
 // OnNodes leaves a row that already declares shipping off as it is, so
-// that no block says it twice, and changes nothing else.
+// that no block says it twice, gives the rows of other gates the nodes'
+// lag bound, and changes nothing else.
 func TestOnNodes(t *testing.T) {
 	rows := OnNodes(Nomad)
 	for i, r := range rows {
 		if n := strings.Count(r.Block, shippingOff); n != 1 {
 			t.Errorf("%s: shipping = \"off\" %d times", r.App, n)
 		}
-		if !strings.HasPrefix(r.Block, Nomad[i].Block) || r.App != Nomad[i].App || r.Gate != Nomad[i].Gate || r.Want != Nomad[i].Want {
-			t.Errorf("%s changed beyond its shipping: %+v", r.App, r)
+		if strings.Contains(Nomad[i].Block, LenientLag) != strings.Contains(r.Block, NodesLenientLag) || strings.Contains(r.Block, LenientLag) {
+			t.Errorf("%s: the lenient lag bound not replaced by the nodes' one:\n%s", r.App, r.Block)
+		}
+		back := strings.Replace(r.Block, NodesLenientLag, LenientLag, 1)
+		if !strings.HasPrefix(back, Nomad[i].Block) || r.App != Nomad[i].App || r.Gate != Nomad[i].Gate || r.Want != Nomad[i].Want {
+			t.Errorf("%s changed beyond its shipping and lag bound: %+v", r.App, r)
 		}
 	}
 	stray, rest := Split(rows, "shipping-stray")
