@@ -179,8 +179,12 @@ consul *args:
 pack-check *packs: build
     .tools/bin/orchbench pack check --nomad .tools/bin/nomad {{packs}}
 
-# All tests: unit tests, then the integration tests on a real embedded cluster; a test missing what it needs fails here, never skips
-test: tools test-unit test-integration
+# All tests: unit tests, then the integration tests on a real embedded cluster, then one multi-node test (test-nodes-ci); a test missing what it needs fails here, never skips
+test: tools test-unit test-integration test-nodes-ci
+
+# The multi-node test of CI (TestNodesKillNodeSweep; test-nodes runs it too): an emulated nodes=3 servers=1 brought up, Taewa pushed through the client node's registry, one sweep step with a worker killed under load (its record: recovery, errors during the fault; the next step valid), down leaving nothing; about 3.5 minutes; needs the images test-integration builds (NODES_NAME and NODES_SUBNET choose the cluster, as for nodes-up)
+test-nodes-ci:
+    ORCHBENCH_TEST_STRICT=1 go test -tags multinode -count=1 -timeout 20m -v -run '^TestNodesKillNodeSweep$' ./test/cluster/
 
 # Go, Node and Python unit tests (no cluster; needs `just tools` for VictoriaMetrics, redis and memcached; Riwai's and Raupi's packages come from cluster/vendor.sh)
 test-unit:
