@@ -184,6 +184,14 @@ test: tools test-unit test-integration test-nodes-ci
 
 # The multi-node test of CI (TestNodesKillNodeSweep; test-nodes runs it too): an emulated nodes=3 servers=1 brought up, Taewa pushed through the client node's registry, one sweep step with a worker killed under load (its record: recovery, errors during the fault; the next step valid), down leaving nothing; about 3.5 minutes; needs the images test-integration builds (NODES_NAME and NODES_SUBNET choose the cluster, as for nodes-up)
 test-nodes-ci:
+    #!/usr/bin/env bash
+    # the integration tests stop the project's dockerd when they end and
+    # the nodes run on it: start it if none answers, and stop only that one
+    # (a running embedded cluster keeps its own)
+    set -euo pipefail
+    started=no
+    if ! docker info >/dev/null 2>&1; then cluster/dockerd.sh up; started=yes; fi
+    trap 'cluster/nodes.sh down >/dev/null 2>&1 || true; if [ $started = yes ]; then cluster/dockerd.sh down; fi' EXIT
     ORCHBENCH_TEST_STRICT=1 go test -tags multinode -count=1 -timeout 20m -v -run '^TestNodesKillNodeSweep$' ./test/cluster/
 
 # Go, Node and Python unit tests (no cluster; needs `just tools` for VictoriaMetrics, redis and memcached; Riwai's and Raupi's packages come from cluster/vendor.sh)
