@@ -42,6 +42,13 @@ type FaultWindow struct {
 	Errors int64 `json:"errors"`
 }
 
+// The names of a node fault's load windows.
+const (
+	WindowBefore = "before"
+	WindowDuring = "during"
+	WindowAfter  = "after"
+)
+
 // SchedulingProbe is a job submitted right after a kill-leader fault: it
 // shows whether the cluster still schedules without that leader.
 type SchedulingProbe struct {
