@@ -352,3 +352,15 @@ func fmtSecs(p *float64) string {
 	}
 	return time.Duration(*p * float64(time.Second)).String()
 }
+
+// A node fault's progress line reads its node record, not the instance
+// kinds' "no task of <group> started again", which it has no group for.
+func TestStepLineReadsANodeFaultsRecord(t *testing.T) {
+	healthy := 31.2
+	sr := results.StepResult{Outcome: results.OutcomeValid, Metadata: map[string]any{"fault": results.FaultRecord{
+		Kind: orchestrator.FaultKillNode, Node: &results.NodeHit{Name: "w2", Role: "worker", Chosen: "runs an instance of web"}, AllHealthySeconds: &healthy}}}
+	line := stepLine(sr)
+	if !strings.Contains(line, "kill-node w2 (worker, runs an instance of web); every instance healthy again on the remaining nodes after 31.2 s") || strings.Contains(line, "no task of") {
+		t.Errorf("reads %q", line)
+	}
+}

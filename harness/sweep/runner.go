@@ -269,7 +269,11 @@ func stepLine(sr results.StepResult) string {
 		line += "; hottest: " + hot
 	}
 	if _, fault := results.EventsOf(sr); fault != nil {
-		line += fmt.Sprintf("; %s on %s: %s", fault.Kind, fault.Service, fault.Recovery())
+		if fault.Node != nil && fault.Error == "" {
+			line += "; " + fault.NodeRecovery()
+		} else {
+			line += fmt.Sprintf("; %s on %s: %s", fault.Kind, fault.Service, fault.Recovery())
+		}
 	}
 	return sr.OutcomeText() + ": " + line
 }
