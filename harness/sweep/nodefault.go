@@ -9,6 +9,7 @@ import (
 
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/hooks"
+	"github.com/orchbench/orchbench/harness/imageref"
 	"github.com/orchbench/orchbench/harness/nodes"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
@@ -43,6 +44,8 @@ type nodeFault struct {
 	end time.Time
 	// restored is when the node came back in the step, set once
 	restored atomic.Pointer[time.Time]
+	// registry is where the nodes pull the scheduling probe's image
+	registry imageref.Registry
 }
 
 // restoredAt is when the node came back, nil while it is away.
@@ -52,7 +55,7 @@ func (nf *nodeFault) restoredAt() *time.Time { return nf.restored.Load() }
 // end: the leaders, a job submitted after a kill-leader, the node's return
 // after its duration, and every instance running healthy again.
 func (r *Runner) injectNode(ctx context.Context, o orchestrator.Orchestrator, app *orchestrator.Deployment, f experiment.Fault, rec *results.FaultRecord, end time.Time) {
-	nf := &nodeFault{o: o, app: app, ctl: r.cluster(), fault: f, rec: rec, end: end}
+	nf := &nodeFault{o: o, app: app, ctl: r.cluster(), fault: f, rec: rec, end: end, registry: r.Registry}
 	if err := nf.run(ctx); err != nil {
 		rec.Error = err.Error()
 	}

@@ -89,6 +89,8 @@ type fakeOrch struct {
 	// accepting is false while no server can take a job
 	accepting bool
 	deployed  int
+	// images are the first task's image of every job deployed
+	images []string
 }
 
 func (o *fakeOrch) Name() string { return "nomad" }
@@ -116,6 +118,9 @@ func (o *fakeOrch) Deploy(_ context.Context, w orchestrator.Workload) (*orchestr
 		return nil, errors.New("no cluster leader")
 	}
 	o.deployed++
+	if img, ok := w.Job.TaskGroups[0].Tasks[0].Config["image"].(string); ok {
+		o.images = append(o.images, img)
+	}
 	return &orchestrator.Deployment{Job: *w.Job.ID}, nil
 }
 func (o *fakeOrch) Stop(context.Context, *orchestrator.Deployment) error { return nil }
@@ -362,5 +367,21 @@ func TestStepLineReadsANodeFaultsRecord(t *testing.T) {
 	line := stepLine(sr)
 	if !strings.Contains(line, "kill-node w2 (worker, runs an instance of web); every instance healthy again on the remaining nodes after 31.2 s") || strings.Contains(line, "no task of") {
 		t.Errorf("reads %q", line)
+	}
+}
+
+// The scheduling probe's image comes from the registry the nodes pull the
+// app from: on the nodes, the bare local name is on no worker, and a probe
+// accepted but never placed read as scheduling unavailable with HA on.
+func TestSchedulingProbeIsPulledFromTheSweepsRegistry(t *testing.T) {
+	oldPoll := watchPoll
+	watchPoll = 5 * time.Millisecond
+	t.Cleanup(func() { watchPoll = oldPoll })
+	m, o := fakeShape(2), twoInstances()
+	r := &Runner{Cluster: m, Registry: "10.0.0.10:5000"}
+	rec := results.FaultRecord{Kind: orchestrator.FaultKillLeader, Service: "web"}
+	r.injectNode(context.Background(), o, &orchestrator.Deployment{Job: "web"}, experiment.Fault{Kind: orchestrator.FaultKillLeader}, &rec, time.Now().Add(300*time.Millisecond))
+	if len(o.images) != 1 || o.images[0] != "10.0.0.10:5000/orchbench/pause:local" {
+		t.Errorf("the probe job ran %v, want the registry's pause image", o.images)
 	}
 }
