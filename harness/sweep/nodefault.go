@@ -46,6 +46,8 @@ type nodeFault struct {
 	restored atomic.Pointer[time.Time]
 	// registry is where the nodes pull the scheduling probe's image
 	registry imageref.Registry
+	// away learns the node the fault takes away, before it goes
+	away *awayNodes
 }
 
 // restoredAt is when the node came back, nil while it is away.
@@ -55,7 +57,7 @@ func (nf *nodeFault) restoredAt() *time.Time { return nf.restored.Load() }
 // end: the leaders, a job submitted after a kill-leader, the node's return
 // after its duration, and every instance running healthy again.
 func (r *Runner) injectNode(ctx context.Context, o orchestrator.Orchestrator, app *orchestrator.Deployment, f experiment.Fault, rec *results.FaultRecord, end time.Time) {
-	nf := &nodeFault{o: o, app: app, ctl: r.cluster(), fault: f, rec: rec, end: end, registry: r.Registry}
+	nf := &nodeFault{o: o, app: app, ctl: r.cluster(), fault: f, rec: rec, end: end, registry: r.Registry, away: &r.away}
 	if err := nf.run(ctx); err != nil {
 		rec.Error = err.Error()
 	}
@@ -100,6 +102,10 @@ func (nf *nodeFault) run(ctx context.Context) error {
 		rec.Leaders = append(rec.Leaders, l)
 	}
 
+	if takesNodeAway(nf.fault.Kind) && nf.away != nil {
+		nf.away.mark(target.Name)
+		nf.away.mark(target.NameIn(nf.o.Name()))
+	}
 	rec.At = time.Now().UTC()
 	var restored <-chan error
 	switch nf.fault.Kind {

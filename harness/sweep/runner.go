@@ -66,6 +66,8 @@ type Runner struct {
 	// accepts its connections, the agents beside it); nil reads every node
 	// from this machine.
 	Nodes nodeprobe.Resolver
+	// away are the nodes the running step's own fault took away
+	away awayNodes
 	// Registry, when set, is where the nodes pull the project's images
 	// from: every orchbench/* image the jobs name is rewritten to it.
 	Registry imageref.Registry
