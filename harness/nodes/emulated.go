@@ -46,7 +46,7 @@ func (e *Emulated) docker(ctx context.Context, args ...string) (string, error) {
 		return e.Docker(ctx, args...)
 	}
 	cmd := exec.CommandContext(ctx, "docker", args...)
-	cmd.Env = projectDockerEnv(os.Environ())
+	cmd.Env = ProjectDockerEnviron(os.Environ())
 	out, err := cmd.CombinedOutput()
 	s := strings.TrimSpace(string(out))
 	if err != nil {
@@ -59,10 +59,11 @@ func (e *Emulated) docker(ctx context.Context, args ...string) (string, error) {
 // containers, when it is not this machine's socket.
 const ProjectDockerEnv = "NODES_DOCKER_HOST"
 
-// projectDockerEnv is env with the Docker CLI pointed at the project's
+// ProjectDockerEnviron is env with the Docker CLI pointed at the project's
 // dockerd: a sweep on the nodes has DOCKER_HOST (and its TLS settings) at a
-// Swarm manager inside the cluster, whose engine holds tasks, not nodes.
-func projectDockerEnv(env []string) []string {
+// Swarm manager inside the cluster, whose engine holds tasks, not nodes,
+// nor the images the harness's machine builds.
+func ProjectDockerEnviron(env []string) []string {
 	out := make([]string, 0, len(env)+1)
 	project := ""
 	for _, kv := range env {

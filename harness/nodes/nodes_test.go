@@ -232,11 +232,11 @@ func TestSingleNodeRefusesEveryFault(t *testing.T) {
 // The node containers are on the project's dockerd, never on the engine a
 // sweep's DOCKER_HOST names (a Swarm manager inside the cluster).
 func TestNodeContainersAreReadFromTheProjectsDockerd(t *testing.T) {
-	env := projectDockerEnv([]string{"PATH=/bin", "DOCKER_HOST=tcp://10.77.0.11:2375", "DOCKER_TLS_VERIFY=1", "DOCKER_CERT_PATH=/c", "DOCKER_CONTEXT=x"})
+	env := ProjectDockerEnviron([]string{"PATH=/bin", "DOCKER_HOST=tcp://10.77.0.11:2375", "DOCKER_TLS_VERIFY=1", "DOCKER_CERT_PATH=/c", "DOCKER_CONTEXT=x"})
 	if strings.Join(env, " ") != "PATH=/bin" {
 		t.Errorf("with a sweep's DOCKER_HOST: %v, want the local socket's (no DOCKER_*)", env)
 	}
-	env = projectDockerEnv([]string{"DOCKER_HOST=tcp://10.77.0.11:2375", ProjectDockerEnv + "=unix:///run/project.sock"})
+	env = ProjectDockerEnviron([]string{"DOCKER_HOST=tcp://10.77.0.11:2375", ProjectDockerEnv + "=unix:///run/project.sock"})
 	if !slices.Contains(env, "DOCKER_HOST=unix:///run/project.sock") || slices.Contains(env, "DOCKER_HOST=tcp://10.77.0.11:2375") {
 		t.Errorf("with %s: %v", ProjectDockerEnv, env)
 	}
