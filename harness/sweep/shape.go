@@ -35,25 +35,21 @@ func (r *Runner) checkShapes(ctx context.Context, plan []experiment.Step) error 
 // finishes the same sweep (docs/faults.md says why it does not re-shape
 // the cluster itself). An error is a size that could not be read.
 func (r *Runner) otherShape(ctx context.Context, plan []experiment.Step) (map[string]error, error) {
-	mismatch := map[string]error{}
-	checked := map[string]bool{}
+	size := map[string]int{}
 	out := map[string]error{}
 	for _, st := range plan {
 		if st.HA == "" {
 			continue
 		}
-		key := st.Orchestrator + "/" + st.HA
-		if !checked[key] {
-			checked[key] = true
-			have, err := r.servers(ctx, r.Orchestrators[st.Orchestrator])
-			if err != nil {
+		have, asked := size[st.Orchestrator]
+		if !asked {
+			var err error
+			if have, err = r.servers(ctx, r.Orchestrators[st.Orchestrator]); err != nil {
 				return nil, fmt.Errorf("step %s needs ha = %q%s: %w", st.ID, st.HA, atLine(st), err)
 			}
-			if err := shapeMismatch(st, have, r.cluster()); err != nil {
-				mismatch[key] = err
-			}
+			size[st.Orchestrator] = have
 		}
-		if err := mismatch[key]; err != nil {
+		if err := shapeMismatch(st, have, r.cluster()); err != nil {
 			out[st.ID] = err
 		}
 	}

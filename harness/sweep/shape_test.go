@@ -42,7 +42,7 @@ func TestOtherShapesStepsAreLeftForResume(t *testing.T) {
 	if len(deferred) != 2 || !deferred["off-1"] || !deferred["off-2"] {
 		t.Errorf("left for the other shape: %v, want off-1 and off-2", deferred)
 	}
-	for _, w := range []string{"2 steps need ha = \"off\" at ha.hcl:30", "orchbench sweep --resume ha-1", "nomad runs 3 servers", "servers=1"} {
+	for _, w := range []string{"2 steps need ha = \"off\" at ha.hcl:30", "orchbench sweep --resume ha-1", "(step off-1 needs ha = \"off\" (1 server) at ha.hcl:30, but nomad runs 3 servers", "servers=1"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("the note lacks %q:\n%s", w, out.String())
 		}
