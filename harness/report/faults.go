@@ -82,7 +82,7 @@ const faultsSection = `{{if .Faults}}<h2>Faults and recovery</h2>
 <td>{{.Orchestrator}}</td><td>{{.ShapeText}}</td><td>{{.Kind}}</td><td class="num">{{len .Steps}}{{if .Invalid}} (+{{.Invalid}} invalid){{end}}</td>
 <td>{{.RecoveryText}}{{range .NotInjected}}<br><strong>not injected</strong>: {{.}}{{end}}</td>
 <td class="num">{{.During}}</td><td class="num">{{.After}}</td><td class="num">{{.Timeouts}}</td>
-<td>{{.LeaderText}}</td><td>{{.SchedulingText}}</td><td>{{.DatasetText}}</td>
+<td>{{.LeaderText}}</td><td>{{.SchedulingText}}{{range .HarnessCutOff}}<br><strong>the harness's own API was on the node hit</strong> ({{.}}): its figures are the harness's loss{{end}}</td><td>{{.DatasetText}}</td>
 </tr>
 {{end}}</table>
 <figure><a href="` + faultRecoveryFile + `"><img src="` + faultRecoveryFile + `" alt="recovery time per orchestrator and shape"></a><figcaption>Each dot a repetition's recovery time, the bar its median; a cross under "never" is a repetition that did not recover before its step ended.</figcaption></figure>

@@ -53,7 +53,9 @@ type FaultRecoveryRow struct {
 	// DatasetChecked counts steps whose dataset was verified after them,
 	// DatasetFailed the ones that lost writes, with the verification's words.
 	DatasetChecked int
-	DatasetFailed  []string
+	DatasetFailed  []string	// HarnessCutOff are the steps whose node hit held the harness's own
+	// API address: their figures read through it are the harness's loss.
+	HarnessCutOff []string
 }
 
 // WindowTotal is requests and errors summed over one window of several steps.
@@ -220,6 +222,9 @@ func FaultsAndRecovery(plan []experiment.Step, steps []StepResult) []FaultRecove
 			} else {
 				row.SchedulingNever++
 			}
+		}
+		if f.HarnessEndpoint != "" {
+			row.HarnessCutOff = append(row.HarnessCutOff, s.Step+": "+f.HarnessEndpoint)
 		}
 		if f.Dataset != nil {
 			row.DatasetChecked++

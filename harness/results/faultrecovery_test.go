@@ -25,6 +25,12 @@ func killNode(healthy *float64, note string, during, after int64) FaultRecord {
 	return f
 }
 
+// cutOff marks a record whose node hit held the harness's API address.
+func cutOff(f FaultRecord) FaultRecord {
+	f.HarnessEndpoint = "NOMAD_ADDR=http://10.0.0.11:4646"
+	return f
+}
+
 func faultFixture() ([]experiment.Step, []StepResult) {
 	plan := []experiment.Step{
 		{ID: "kn-on-1", HA: experiment.HAOn}, {ID: "kn-on-2", HA: experiment.HAOn}, {ID: "kn-on-3", HA: experiment.HAOn},
@@ -53,7 +59,7 @@ func faultFixture() ([]experiment.Step, []StepResult) {
 		faultStep("kn-off-1", "nomad", OutcomeBroken, killNode(nil, "1 of 2 instances running", 90, 0)),
 		faultStep("kl-on-1", "nomad", OutcomeValid, leader("s3", sec(3.4), SchedulingProbe{Job: "p", AcceptedSeconds: sec(10.3), PlacedSeconds: sec(12.3)})),
 		faultStep("kl-off-1", "nomad", OutcomeValid, leader("s1", sec(26.6), SchedulingProbe{Job: "p", AcceptedSeconds: sec(27), PlacedSeconds: sec(28.4), Attempts: 5})),
-		faultStep("kl-off-2", "nomad", OutcomeValid, leader("", nil, SchedulingProbe{Job: "p", Attempts: 9, LastError: "no leader"})),
+		faultStep("kl-off-2", "nomad", OutcomeValid, cutOff(leader("", nil, SchedulingProbe{Job: "p", Attempts: 9, LastError: "no leader"}))),
 		faultStep("sw-kn-on-1", "swarm", OutcomeBroken, lost),
 		// a baseline step has no fault: not in the table
 		{Labels: Labels{Step: "base-on-1", Orchestrator: "nomad"}, Outcome: OutcomeValid},
@@ -98,6 +104,9 @@ func TestFaultsAndRecoveryRowsAndFigures(t *testing.T) {
 	}
 	if w := "placed after 28.4 (n=1) s; not placed before the step ended in 1 (2 steps, 14 submissions refused)"; leaderOff.SchedulingText() != w {
 		t.Errorf("HA off scheduling reads %q, want %q", leaderOff.SchedulingText(), w)
+	}
+	if len(leaderOff.HarnessCutOff) != 1 || leaderOff.HarnessCutOff[0] != "kl-off-2: NOMAD_ADDR=http://10.0.0.11:4646" || len(leaderOn.HarnessCutOff) != 0 {
+		t.Errorf("harness cut off: %v (HA on %v)", leaderOff.HarnessCutOff, leaderOn.HarnessCutOff)
 	}
 	if leaderOff.LeaderText() != "26.6 (n=1) s; none in 1" {
 		t.Errorf("HA off leader reads %q", leaderOff.LeaderText())

@@ -116,6 +116,9 @@ func (f FaultRecord) NodeRecovery() string {
 	if f.Scheduling != nil {
 		parts = append(parts, f.Scheduling.String())
 	}
+	if f.HarnessEndpoint != "" {
+		parts = append(parts, "the harness's own "+f.HarnessEndpoint+" was on the node hit, so it lost that API too: the figures read through it are the harness's loss, not the cluster's")
+	}
 	if f.Dataset != nil && !f.Dataset.Passed {
 		parts = append(parts, "dataset verification failed after the step: "+f.Dataset.Detail)
 	}

@@ -385,3 +385,21 @@ func TestSchedulingProbeIsPulledFromTheSweepsRegistry(t *testing.T) {
 		t.Errorf("the probe job ran %v, want the registry's pause image", o.images)
 	}
 }
+
+// The harness's own API address on the node a fault takes is named, so a
+// probe refused because the harness lost its manager is not read as the
+// cluster's loss of scheduling; another node's fault names nothing.
+func TestHarnessEndpointOnTheNodeHitIsNamed(t *testing.T) {
+	env := map[string]string{"DOCKER_HOST": "tcp://10.83.0.11:2375", "NOMAD_ADDR": "http://10.83.0.10:4646"}
+	get := func(k string) string { return env[k] }
+	if got := harnessEndpointOn("10.83.0.11", get); got != "DOCKER_HOST=tcp://10.83.0.11:2375" {
+		t.Errorf("the manager the harness talks to: %q", got)
+	}
+	if got := harnessEndpointOn("10.83.0.12", get); got != "" {
+		t.Errorf("another server: %q", got)
+	}
+	f := results.FaultRecord{Kind: orchestrator.FaultKillLeader, Node: &results.NodeHit{Name: "s1"}, HarnessEndpoint: "DOCKER_HOST=tcp://10.83.0.11:2375"}
+	if !strings.Contains(f.NodeRecovery(), "the harness's own DOCKER_HOST=tcp://10.83.0.11:2375 was on the node hit") {
+		t.Errorf("reads %q", f.NodeRecovery())
+	}
+}
