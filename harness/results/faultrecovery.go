@@ -53,7 +53,8 @@ type FaultRecoveryRow struct {
 	// DatasetChecked counts steps whose dataset was verified after them,
 	// DatasetFailed the ones that lost writes, with the verification's words.
 	DatasetChecked int
-	DatasetFailed  []string	// HarnessCutOff are the steps whose node hit held the harness's own
+	DatasetFailed  []string
+	// HarnessCutOff are the steps whose node hit held the harness's own
 	// API address: their figures read through it are the harness's loss.
 	HarnessCutOff []string
 }
