@@ -88,7 +88,7 @@ func (nf *nodeFault) run(ctx context.Context) error {
 		return err
 	}
 	rec.Node = &results.NodeHit{Name: target.Name, Role: string(target.Role), Address: target.Address, Chosen: chosen}
-	rec.HarnessEndpoint = harnessEndpointOn(target.Address, os.Getenv)
+	rec.HarnessEndpoint = harnessEndpointOn(target.Address, nf.o.Name(), os.Getenv)
 	for _, in := range before {
 		if in.Node == target.NameIn(nf.o.Name()) {
 			rec.OnNode = append(rec.OnNode, orchestrator.FaultHit{Instance: in.ID, Group: in.Group})
@@ -320,16 +320,17 @@ func (r *Runner) datasetAfterFault(ctx context.Context, dep *deployment) *result
 	return &results.DatasetAfter{Passed: true, Detail: fmt.Sprintf("verification passed in %.1f s: %s", took, res.Last)}
 }
 
-// harnessEndpointOn names the harness's API address (DOCKER_HOST,
-// NOMAD_ADDR, CONSUL_HTTP_ADDR) that points at addr, the node a fault
-// takes, or "". With Swarm the harness reaches one manager: a kill-leader
-// that hits it cuts the harness off, which must not read as the cluster's
-// loss of scheduling.
-func harnessEndpointOn(addr string, getenv func(string) string) string {
+// harnessEndpointOn names the address through which the harness reaches
+// orchestrator (Nomad: NOMAD_ADDR, CONSUL_HTTP_ADDR; Swarm: DOCKER_HOST)
+// when it points at addr, the node a fault takes, or "". With Swarm the
+// harness reaches one manager: a kill-leader that hits it cuts the harness
+// off, which must not read as the cluster's loss of scheduling.
+func harnessEndpointOn(addr, orchestrator string, getenv func(string) string) string {
+	keys := map[string][]string{"nomad": {"NOMAD_ADDR", "CONSUL_HTTP_ADDR"}, "swarm": {"DOCKER_HOST"}}[orchestrator]
 	if addr == "" {
 		return ""
 	}
-	for _, key := range []string{"DOCKER_HOST", "NOMAD_ADDR", "CONSUL_HTTP_ADDR"} {
+	for _, key := range keys {
 		v := getenv(key)
 		u, err := url.Parse(v)
 		if v == "" || err != nil {

@@ -392,11 +392,19 @@ func TestSchedulingProbeIsPulledFromTheSweepsRegistry(t *testing.T) {
 func TestHarnessEndpointOnTheNodeHitIsNamed(t *testing.T) {
 	env := map[string]string{"DOCKER_HOST": "tcp://10.83.0.11:2375", "NOMAD_ADDR": "http://10.83.0.10:4646"}
 	get := func(k string) string { return env[k] }
-	if got := harnessEndpointOn("10.83.0.11", get); got != "DOCKER_HOST=tcp://10.83.0.11:2375" {
+	if got := harnessEndpointOn("10.83.0.11", "swarm", get); got != "DOCKER_HOST=tcp://10.83.0.11:2375" {
 		t.Errorf("the manager the harness talks to: %q", got)
 	}
-	if got := harnessEndpointOn("10.83.0.12", get); got != "" {
+	if got := harnessEndpointOn("10.83.0.12", "swarm", get); got != "" {
 		t.Errorf("another server: %q", got)
+	}
+	// a Nomad step reaches Nomad through the client node: DOCKER_HOST is not its
+	if got := harnessEndpointOn("10.83.0.11", "nomad", get); got != "" {
+		t.Errorf("a Nomad step with DOCKER_HOST on the node: %q", got)
+	}
+	env["NOMAD_ADDR"] = "http://10.83.0.11:4646"
+	if got := harnessEndpointOn("10.83.0.11", "nomad", get); got != "NOMAD_ADDR=http://10.83.0.11:4646" {
+		t.Errorf("NOMAD_ADDR at the server hit: %q", got)
 	}
 	f := results.FaultRecord{Kind: orchestrator.FaultKillLeader, Node: &results.NodeHit{Name: "s1"}, HarnessEndpoint: "DOCKER_HOST=tcp://10.83.0.11:2375"}
 	if !strings.Contains(f.NodeRecovery(), "the harness's own DOCKER_HOST=tcp://10.83.0.11:2375 was on the node hit") {
