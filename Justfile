@@ -100,9 +100,9 @@ nodes-images +images:
 nodes-down:
     cluster/nodes.sh down
 
-# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down; then the registry, placement (spread, packed) on Nomad and Swarm, the load job on the client node, budgets and link delay (TestNodesPlacement); the Swarm adapter from the host with DOCKER_HOST at a manager (TestNodesSwarmAdapter); a sweep run from the client node judged through the workers' node probes, and made invalid by a mis-wired resolver and by silent probes; then the node faults on both shapes (test-node-faults 1 and 3); an hour or more; needs `just images taewa orchbench pause`
+# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down; then the registry, placement (spread, packed) on Nomad and Swarm, the load job on the client node, budgets and link delay (TestNodesPlacement); the Swarm adapter from the host with DOCKER_HOST at a manager (TestNodesSwarmAdapter); a sweep run from the client node judged through the workers' node probes, and made invalid by a mis-wired resolver and by silent probes; a whole sweep with node faults on Nomad and Swarm from the host (TestNodesSweepNodeFaults, experiments/taewa-node-faults.hcl); then the node faults on both shapes (test-node-faults 1 and 3); an hour or more; needs `just images taewa orchbench pause`
 test-nodes:
-    go test -tags multinode -count=1 -timeout 60m -v -run TestNodes ./test/cluster/
+    go test -tags multinode -count=1 -timeout 120m -v -run TestNodes ./test/cluster/
     {{just_executable()}} --justfile {{justfile()}} test-node-faults 1
     {{just_executable()}} --justfile {{justfile()}} test-node-faults 3
 

@@ -21,6 +21,12 @@
 # NODES_NAME (default obn) prefixes every name, so that two clusters of
 # nodes (two worktrees' tests, say) can run side by side on their own subnets.
 set -euo pipefail
+# The nodes are containers of the project's dockerd (NODES_DOCKER_HOST, else
+# this machine's socket), never of the engine `nodes.sh env` exports for a
+# sweep, a Swarm manager inside the cluster: `eval "$(nodes.sh env)"` and a
+# later `nodes.sh down` in the same shell must still find the nodes.
+if [ -n "${NODES_DOCKER_HOST:-}" ]; then export DOCKER_HOST=$NODES_DOCKER_HOST; else unset DOCKER_HOST; fi
+unset DOCKER_CONTEXT DOCKER_TLS_VERIFY DOCKER_CERT_PATH
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/.tools/bin"
 say() { printf '[nodes] %s\n' "$*"; }
@@ -265,10 +271,12 @@ load_images() {
 }
 
 # node_env: what to export so that orchbench on the host (or on the client
-# node) drives the nodes: Nomad, Consul and the Swarm API at the first
-# running server, images from the client node's registry. Only addresses on
-# the nodes' private network; the harness reaches each other node's engine
-# at the same port from the Swarm API's node list (docs/cluster.md).
+# node) drives the nodes: Nomad and Consul through the client node's own
+# agents, which forward to whichever server leads (so a killed server never
+# cuts the harness off, docs/faults.md), the Swarm API at the first running
+# manager, images from the client node's registry. Only addresses on the
+# nodes' private network; the harness reaches each other node's engine at
+# the same port from the Swarm API's node list (docs/cluster.md).
 node_env() {
   local server
   server=$(docker ps --filter "label=$label" --filter "label=orchbench.node.role=server" --filter status=running --format '{{.Names}}' | sort | head -n 1)
@@ -280,8 +288,8 @@ node_env() {
   cat <<ENV
 # the nodes of $cluster_name ($subnet), through $server
 export DOCKER_HOST=tcp://$addr:$engine_port
-export NOMAD_ADDR=http://$addr:4646
-export CONSUL_HTTP_ADDR=http://$addr:8500
+export NOMAD_ADDR=http://$client_addr:4646
+export CONSUL_HTTP_ADDR=http://$client_addr:8500
 export ORCHBENCH_REGISTRY=$client_addr:$registry_port
 ENV
 }

@@ -231,11 +231,7 @@ func (p *parser) sweep(block *hcl.Block) *Sweep {
 	if p.decode(a, "orchestrators", &s.Orchestrators) {
 		p.orchestrators(s.Orchestrators, a["orchestrators"].Expr.Range())
 	}
-	if p.decode(a, "ha", &s.HA) {
-		if _, ok := HAServers[s.HA]; !ok {
-			p.errorf(a["ha"].Expr.Range(), "Invalid ha", "ha must be %q (3 servers) or %q (1 server), got %q", HAOn, HAOff, s.HA)
-		}
-	}
+	s.HA, s.HAAt = p.ha(a)
 
 	var slos []*hcl.Block
 	seen := map[string]hcl.Range{}
@@ -264,6 +260,19 @@ func (p *parser) sweep(block *hcl.Block) *Sweep {
 		p.slo(slos[0], &s.SLO)
 	}
 	return s
+}
+
+// ha reads an "ha" attribute (a sweep's or an app's) and where it stands,
+// which a sweep refused for the running shape names.
+func (p *parser) ha(a hcl.Attributes) (ha, at string) {
+	if !p.decode(a, "ha", &ha) {
+		return "", ""
+	}
+	rng := a["ha"].Expr.Range()
+	if _, ok := HAServers[ha]; !ok {
+		p.errorf(rng, "Invalid ha", "ha must be %q (3 servers) or %q (1 server), got %q", HAOn, HAOff, ha)
+	}
+	return ha, fmt.Sprintf("%s:%d", rng.Filename, rng.Start.Line)
 }
 
 func (p *parser) orchestrators(names []string, rng hcl.Range) {
@@ -304,6 +313,7 @@ var appSchema = &hcl.BodySchema{
 		{Name: "runner"},
 		{Name: "timeout"},
 		{Name: "shipping"},
+		{Name: "ha"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "closed_loop"}, {Type: "iterations"}, {Type: "probe"}, {Type: "fault"}},
 }
@@ -355,6 +365,7 @@ func (p *parser) app(block *hcl.Block) (App, bool) {
 		}
 	}
 
+	app.HA, app.HAAt = p.ha(a)
 	if p.decode(a, "shipping", &app.Shipping) && !slices.Contains(ShippingModes, app.Shipping) {
 		p.errorf(a["shipping"].Expr.Range(), "Invalid shipping", "shipping must be %q or %q, got %q", ShippingOn, ShippingOff, app.Shipping)
 	}

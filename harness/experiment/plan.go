@@ -102,6 +102,10 @@ func configurationSteps(s *Sweep, app App, orch, variant string) []Step {
 		levels = append(levels, level{users: u})
 	}
 	warmup, duration := stepTimes(s, app.Load)
+	ha, haAt := app.HA, app.HAAt
+	if ha == "" {
+		ha, haAt = s.HA, s.HAAt
+	}
 	var out []Step
 	for rep := 1; rep <= s.Repetitions; rep++ {
 		for _, l := range levels {
@@ -118,7 +122,8 @@ func configurationSteps(s *Sweep, app App, orch, variant string) []Step {
 				Load:         app.Load,
 				Probe:        app.Probe,
 				Fault:        app.Fault,
-				HA:           s.HA,
+				HA:           ha,
+				HAAt:         haAt,
 				Shipping:     app.Shipping,
 				Warmup:       warmup,
 				Duration:     duration,

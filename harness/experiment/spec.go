@@ -97,6 +97,8 @@ type Sweep struct {
 	// HA is the cluster shape every step needs (HAOn, HAOff); empty takes
 	// whatever runs. The sweep checks it against the running cluster.
 	HA string `json:"ha,omitempty"`
+	// HAAt is where HA is set ("file.hcl:12"), so a refusal names the line.
+	HAAt string `json:"ha_at,omitempty"`
 }
 
 // App is one app block: which pack, which variants and which load levels.
@@ -119,6 +121,10 @@ type App struct {
 	Fault *Fault `json:"fault,omitempty"`
 	// Shipping is ShippingOn or ShippingOff; empty means on.
 	Shipping string `json:"shipping,omitempty"`
+	// HA overrides the sweep's shape for this app's steps, so one spec can
+	// hold both shapes (run once on each; docs/faults.md); HAAt is its line.
+	HA   string `json:"ha,omitempty"`
+	HAAt string `json:"ha_at,omitempty"`
 }
 
 // Fault is something done to one instance while load runs, to measure how
@@ -256,8 +262,10 @@ type Step struct {
 	Load  Load           `json:"load"`
 	Probe *Probe         `json:"probe,omitempty"`
 	Fault *Fault         `json:"fault,omitempty"`
-	// HA is the sweep's cluster shape (HAOn, HAOff), empty for any.
-	HA string `json:"ha,omitempty"`
+	// HA is the step's cluster shape (HAOn, HAOff): its app's, else the
+	// sweep's; empty for any. HAAt is the spec line that sets it.
+	HA   string `json:"ha,omitempty"`
+	HAAt string `json:"ha_at,omitempty"`
 	// Shipping is the app's shipping mode; empty means on.
 	Shipping string        `json:"shipping,omitempty"`
 	Warmup   time.Duration `json:"warmup_ns"`

@@ -19,6 +19,9 @@ type Acceptor struct {
 	// Unanswered: nothing took the connection any more (an instance a
 	// fault replaced), so what accepted during the load cannot be seen.
 	Unanswered bool
+	// Away names the node the step's own fault took away (killed, cut
+	// off), where nothing could be asked: what accepted there is unseen.
+	Away string
 	// Err is why the accepting process could not be seen.
 	Err error
 	// Found is false when no process on this machine accepts: the kernel
@@ -114,6 +117,8 @@ func relay(addr string, a Acceptor, instanceCgroups map[string]bool) (problem, u
 	switch {
 	case a.Unanswered:
 		return "", fmt.Sprintf("%s did not answer after the load, so what accepts there was not seen", addr)
+	case a.Away != "":
+		return "", fmt.Sprintf("%s is on node %s, which the step's fault took away, so what accepts there was not seen", addr, a.Away)
 	case a.Err != nil:
 		return fmt.Sprintf("who accepts the connections to %s could not be seen: %v", addr, a.Err), ""
 	case !a.Found:

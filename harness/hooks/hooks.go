@@ -145,6 +145,8 @@ type Runner struct {
 	// every line under a prefix naming the hook (a dataset load takes
 	// minutes and should not look stuck), and its time when it succeeds.
 	Out io.Writer
+	// Env is the hooks' environment; nil inherits this process's.
+	Env []string
 }
 
 // waitDelay bounds how long a hook's output may stay open after the hook
@@ -170,6 +172,9 @@ func (r Runner) Run(ctx context.Context, call Call) (Result, error) {
 	defer cancel()
 	out := &outputWriter{w: r.Out, prefix: "  " + string(call.Kind) + ": "}
 	cmd := call.NetNS.Command(hookCtx, bin, call.Args...)
+	if r.Env != nil {
+		cmd.Env = r.Env
+	}
 	// one writer for both, so exec calls it from one goroutine at a time
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = waitDelay

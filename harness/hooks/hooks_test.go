@@ -148,3 +148,19 @@ func TestCallsFillTheEndpointAndItsNamespace(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A runner's Env replaces the hook's environment: a prepare hook on the
+// nodes builds on the project's dockerd, not on the sweep's DOCKER_HOST.
+func TestRunGivesTheHookTheRunnersEnvironment(t *testing.T) {
+	bin := testutil.ShellScript(t, "orchbench", `echo "docker at ${DOCKER_HOST:-the local socket}"`)
+	t.Setenv("DOCKER_HOST", "tcp://10.77.0.11:2375")
+	var out strings.Builder
+	res, err := Runner{Binary: bin, Out: &out, Env: []string{"PATH=/usr/bin:/bin"}}.Run(context.Background(), Call{Kind: Prepare, Job: "sn", Args: []string{"dsb"}, Timeout: time.Minute})
+	if err != nil || res.Last != "docker at the local socket" {
+		t.Errorf("with Env: %q, %v", res.Last, err)
+	}
+	res, err = Runner{Binary: bin, Out: &out}.Run(context.Background(), Call{Kind: Prepare, Job: "sn", Args: []string{"dsb"}, Timeout: time.Minute})
+	if err != nil || res.Last != "docker at tcp://10.77.0.11:2375" {
+		t.Errorf("without Env (inherited): %q, %v", res.Last, err)
+	}
+}

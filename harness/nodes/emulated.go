@@ -3,6 +3,7 @@ package nodes
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -44,12 +45,41 @@ func (e *Emulated) docker(ctx context.Context, args ...string) (string, error) {
 	if e.Docker != nil {
 		return e.Docker(ctx, args...)
 	}
-	out, err := exec.CommandContext(ctx, "docker", args...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, "docker", args...)
+	cmd.Env = ProjectDockerEnviron(os.Environ())
+	out, err := cmd.CombinedOutput()
 	s := strings.TrimSpace(string(out))
 	if err != nil {
 		return s, fmt.Errorf("docker %s: %v: %s", strings.Join(args, " "), err, s)
 	}
 	return s, nil
+}
+
+// ProjectDockerEnv names the project's dockerd, the one holding the node
+// containers, when it is not this machine's socket.
+const ProjectDockerEnv = "NODES_DOCKER_HOST"
+
+// ProjectDockerEnviron is env with the Docker CLI pointed at the project's
+// dockerd: a sweep on the nodes has DOCKER_HOST (and its TLS settings) at a
+// Swarm manager inside the cluster, whose engine holds tasks, not nodes,
+// nor the images the harness's machine builds.
+func ProjectDockerEnviron(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	project := ""
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH":
+			continue
+		case ProjectDockerEnv:
+			project = v
+		}
+		out = append(out, kv)
+	}
+	if project != "" {
+		out = append(out, "DOCKER_HOST="+project)
+	}
+	return out
 }
 
 // inspectFormat reads one node per line: name, role, running, and the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -225,5 +226,18 @@ func TestSingleNodeRefusesEveryFault(t *testing.T) {
 	t.Setenv("NODES_NAME", "fl")
 	if c, err := FromEnv(); err != nil || c.Describe() != "emulated cluster fl" {
 		t.Errorf("FromEnv with NODES_NAME=fl: %v, %v", c, err)
+	}
+}
+
+// The node containers are on the project's dockerd, never on the engine a
+// sweep's DOCKER_HOST names (a Swarm manager inside the cluster).
+func TestNodeContainersAreReadFromTheProjectsDockerd(t *testing.T) {
+	env := ProjectDockerEnviron([]string{"PATH=/bin", "DOCKER_HOST=tcp://10.77.0.11:2375", "DOCKER_TLS_VERIFY=1", "DOCKER_CERT_PATH=/c", "DOCKER_CONTEXT=x"})
+	if strings.Join(env, " ") != "PATH=/bin" {
+		t.Errorf("with a sweep's DOCKER_HOST: %v, want the local socket's (no DOCKER_*)", env)
+	}
+	env = ProjectDockerEnviron([]string{"DOCKER_HOST=tcp://10.77.0.11:2375", ProjectDockerEnv + "=unix:///run/project.sock"})
+	if !slices.Contains(env, "DOCKER_HOST=unix:///run/project.sock") || slices.Contains(env, "DOCKER_HOST=tcp://10.77.0.11:2375") {
+		t.Errorf("with %s: %v", ProjectDockerEnv, env)
 	}
 }

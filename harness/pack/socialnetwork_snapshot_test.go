@@ -133,7 +133,7 @@ func TestSocialNetworkLoadsThroughTheAPIWithoutASnapshot(t *testing.T) {
 		{"mongodb_uri": "mongodb://10.0.0.5:27017/"},
 	} {
 		meta, stores := renderStores(t, vars)
-		if got := hookArgs(t, meta, "orchbench_setup_args"); got != "dsb social-network load --frontend http://{{endpoint}} --users 962 --posts-per-user 10 --seed 1" {
+		if got := hookArgs(t, meta, "orchbench_setup_args"); got != "dsb social-network load --allow-remote --frontend http://{{endpoint}} --users 962 --posts-per-user 10 --seed 1" {
 			t.Errorf("%v: setup %q", vars, got)
 		}
 		if meta["orchbench_setup_timeout"] != "45m" || meta["orchbench_prepare_args"] != "" {

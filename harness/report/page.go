@@ -81,6 +81,7 @@ dt { font-weight: bold; }
 {{if .RequestCPU}}<figure><a href="cpu-per-request.svg"><img src="cpu-per-request.svg" alt="CPU per request by task"></a><figcaption>What one request cost each task, in CPU milliseconds (its cgroup's CPU over the achieved requests, all its instances together, median over measured repetitions). Run at saturation without CPU caps (<code>just bench-social</code>), the longest segment is the task the application's capacity is. <code>orchbench results cpu {{.Rec.ID}}</code> prints the same as a table.</figcaption></figure>{{end}}
 {{end}}
 
+` + faultsSection + `
 {{if .Disruptions}}<h2>Faults and task events</h2>
 <p>What the orchestrator reported about the application's tasks during each step's load: starts, exits, OOM kills, restarts, replacements, timed from the start of the measured period. An event the step did not inject makes the step broken.</p>
 <table id="disruptions">

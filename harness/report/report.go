@@ -118,6 +118,8 @@ type pageData struct {
 	Parity              []results.ParityRow
 	ParityMismatches    []results.ParityRow
 	ParityOrchestrators []string
+	// Faults compares recovery per orchestrator, shape and fault kind.
+	Faults []results.FaultRecoveryRow
 	// Disruptions lists the steps with a fault or a task event.
 	Disruptions []DisruptionRow
 	GateNames   []string
@@ -149,6 +151,10 @@ func Build(rec *results.SweepRecord, steps []results.StepResult) ([]byte, map[st
 		files[cpuPerRequestFile] = cpuPerRequestSVG(d.RequestCPU)
 	}
 	d.Disruptions = disruptions(steps)
+	d.Faults = results.FaultsAndRecovery(rec.Plan, steps)
+	if len(d.Faults) > 0 {
+		files[faultRecoveryFile] = faultRecoverySVG(d.Faults)
+	}
 	d.Shipping, d.ShippingSummary = shippingRows(steps)
 	d.Study = studies.Headline(rec, steps)
 	d.Parity = results.Parity(steps)

@@ -48,6 +48,11 @@ type FaultRecord struct {
 	FailureDetection map[string]string `json:"failure_detection,omitempty"`
 	// TimeoutsInStep are the load's timed-out requests over the whole step.
 	TimeoutsInStep int64 `json:"timeouts_in_step,omitempty"`
+	// HarnessEndpoint names the harness's own API address that was on the
+	// node hit ("DOCKER_HOST=tcp://10.77.0.11:2375"): while it is away the
+	// harness, not the cluster, lost the API, and what it measured through
+	// it (the scheduling probe, recovery) says so.
+	HarnessEndpoint string `json:"harness_endpoint,omitempty"`
 }
 
 // Recovery reads "restarted 3.6 s after the fault" or says it did not.

@@ -42,6 +42,13 @@ type FaultWindow struct {
 	Errors int64 `json:"errors"`
 }
 
+// The names of a node fault's load windows.
+const (
+	WindowBefore = "before"
+	WindowDuring = "during"
+	WindowAfter  = "after"
+)
+
 // SchedulingProbe is a job submitted right after a kill-leader fault: it
 // shows whether the cluster still schedules without that leader.
 type SchedulingProbe struct {
@@ -108,6 +115,9 @@ func (f FaultRecord) NodeRecovery() string {
 	}
 	if f.Scheduling != nil {
 		parts = append(parts, f.Scheduling.String())
+	}
+	if f.HarnessEndpoint != "" {
+		parts = append(parts, "the harness's own "+f.HarnessEndpoint+" was on the node hit, so it lost that API too: the figures read through it are the harness's loss, not the cluster's")
 	}
 	if f.Dataset != nil && !f.Dataset.Passed {
 		parts = append(parts, "dataset verification failed after the step: "+f.Dataset.Detail)

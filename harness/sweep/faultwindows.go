@@ -33,11 +33,11 @@ func faultWindows(series []loadgen.SeriesPoint, at float64, recovered *float64) 
 		healed = math.Min(at+*recovered, end)
 	}
 	ws := []results.FaultWindow{
-		{Name: "before", FromSeconds: 0, ToSeconds: math.Min(at, end)},
-		{Name: "during", FromSeconds: math.Min(at, end), ToSeconds: healed},
+		{Name: results.WindowBefore, FromSeconds: 0, ToSeconds: math.Min(at, end)},
+		{Name: results.WindowDuring, FromSeconds: math.Min(at, end), ToSeconds: healed},
 	}
 	if recovered != nil {
-		ws = append(ws, results.FaultWindow{Name: "after", FromSeconds: healed, ToSeconds: end})
+		ws = append(ws, results.FaultWindow{Name: results.WindowAfter, FromSeconds: healed, ToSeconds: end})
 	}
 	for _, p := range series {
 		if p.Warmup || p.T < 0 {

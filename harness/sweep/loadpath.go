@@ -18,8 +18,8 @@ import (
 // loopback address the generator reached, and has the load-path gate judge
 // the generator's peers by it. instanceCgroups are the CPU cgroups of the
 // deployment's instances; nodes reads the node each address was registered on.
-func loadPathGate(ctx context.Context, peers []loadgen.Peer, eps []orchestrator.Endpoint, instanceCgroups map[string]bool, nodes nodeprobe.Resolver) results.Gate {
-	return gates.LoadPathGate(peers, eps, acceptors(ctx, peers, eps, nodes), instanceCgroups)
+func loadPathGate(ctx context.Context, peers []loadgen.Peer, eps []orchestrator.Endpoint, instanceCgroups map[string]bool, nodes nodeprobe.Resolver, away *awayNodes) results.Gate {
+	return gates.LoadPathGate(peers, eps, acceptors(ctx, peers, eps, nodes, away), instanceCgroups)
 }
 
 // acceptors sees, once for each registered address a peer is at, which
@@ -28,8 +28,10 @@ func loadPathGate(ctx context.Context, peers []loadgen.Peer, eps []orchestrator.
 // off loopback is in a namespace whose sockets cannot be seen from here.
 // With probes, each address is looked at by its endpoint's node, which
 // reaches its own addresses and sees its own sockets. An address no
-// instance registered is refused by the gate whoever accepts at it.
-func acceptors(ctx context.Context, peers []loadgen.Peer, eps []orchestrator.Endpoint, nodes nodeprobe.Resolver) map[string]gates.Acceptor {
+// instance registered is refused by the gate whoever accepts at it. An
+// address on a node the step's fault took away that cannot be looked at is
+// marked so (Away), not taken for a failed look.
+func acceptors(ctx context.Context, peers []loadgen.Peer, eps []orchestrator.Endpoint, nodes nodeprobe.Resolver, away *awayNodes) map[string]gates.Acceptor {
 	registered := map[string]orchestrator.Endpoint{}
 	for _, ep := range eps {
 		registered[ep.HostPort()] = ep
@@ -40,7 +42,11 @@ func acceptors(ctx context.Context, peers []loadgen.Peer, eps []orchestrator.End
 		if _, seen := out[p.Addr]; seen || !ok || (nodes == nil && !gates.OnLoopback(p.Addr)) {
 			continue
 		}
-		out[p.Addr] = acceptorAt(ctx, nodes.Node(ep.Node), ep.NetNS, p.Addr)
+		a := acceptorAt(ctx, nodes.Node(ep.Node), ep.NetNS, p.Addr)
+		if a.Err != nil && away.has(ep.Node) {
+			a = gates.Acceptor{Away: ep.Node}
+		}
+		out[p.Addr] = a
 	}
 	return out
 }

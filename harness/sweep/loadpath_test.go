@@ -28,7 +28,7 @@ func TestLoadPathGateFindsAUserlandRelay(t *testing.T) {
 	eps := []orchestrator.Endpoint{{Service: "taewa", Address: "127.0.0.1", Port: addr.Port}}
 	peers := []loadgen.Peer{{Addr: addr.String(), Connections: 16}}
 	instance := map[string]bool{"/docker/0123abcd": true}
-	g := loadPathGate(context.Background(), peers, eps, instance, nil)
+	g := loadPathGate(context.Background(), peers, eps, instance, nil, nil)
 	if g.Passed || g.NotChecked || g.Breaks || !strings.Contains(g.Detail, fmt.Sprintf("connections to %s are accepted by", addr)) ||
 		!strings.Contains(g.Detail, fmt.Sprintf("(pid %d,", os.Getpid())) || !strings.Contains(g.Detail, "a userland proxy relays the load") {
 		t.Fatalf("a relay holding the registered port passed: %+v", g)
@@ -39,7 +39,7 @@ func TestLoadPathGateFindsAUserlandRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	instance[own] = true
-	if g := loadPathGate(context.Background(), peers, eps, instance, nil); !g.Passed {
+	if g := loadPathGate(context.Background(), peers, eps, instance, nil, nil); !g.Passed {
 		t.Fatalf("an instance listening itself was refused: %+v", g)
 	}
 }

@@ -92,7 +92,7 @@ func TestSocialNetworkPackHooks(t *testing.T) {
 		t.Fatalf("setup args %q, verify args %q", setup, verify)
 	}
 	got := strings.Join(app.Verify.Fill("127.0.0.1:31000"), " ")
-	if got != "dsb social-network verify --frontend http://127.0.0.1:31000 --users 60 --dataset-seed 1" {
+	if got != "dsb social-network verify --allow-remote --frontend http://127.0.0.1:31000 --users 60 --dataset-seed 1" {
 		t.Errorf("verify args %q", got)
 	}
 	if flag(setup, "--users") != flag(verify, "--users") || flag(setup, "--seed") != flag(verify, "--dataset-seed") {

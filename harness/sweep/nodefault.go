@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
 	"sync/atomic"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
 	"github.com/orchbench/orchbench/harness/hooks"
+	"github.com/orchbench/orchbench/harness/imageref"
 	"github.com/orchbench/orchbench/harness/nodes"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
@@ -43,6 +46,10 @@ type nodeFault struct {
 	end time.Time
 	// restored is when the node came back in the step, set once
 	restored atomic.Pointer[time.Time]
+	// registry is where the nodes pull the scheduling probe's image
+	registry imageref.Registry
+	// away learns the node the fault takes away, before it goes
+	away *awayNodes
 }
 
 // restoredAt is when the node came back, nil while it is away.
@@ -52,7 +59,7 @@ func (nf *nodeFault) restoredAt() *time.Time { return nf.restored.Load() }
 // end: the leaders, a job submitted after a kill-leader, the node's return
 // after its duration, and every instance running healthy again.
 func (r *Runner) injectNode(ctx context.Context, o orchestrator.Orchestrator, app *orchestrator.Deployment, f experiment.Fault, rec *results.FaultRecord, end time.Time) {
-	nf := &nodeFault{o: o, app: app, ctl: r.cluster(), fault: f, rec: rec, end: end}
+	nf := &nodeFault{o: o, app: app, ctl: r.cluster(), fault: f, rec: rec, end: end, registry: r.Registry, away: &r.away}
 	if err := nf.run(ctx); err != nil {
 		rec.Error = err.Error()
 	}
@@ -81,6 +88,7 @@ func (nf *nodeFault) run(ctx context.Context) error {
 		return err
 	}
 	rec.Node = &results.NodeHit{Name: target.Name, Role: string(target.Role), Address: target.Address, Chosen: chosen}
+	rec.HarnessEndpoint = harnessEndpointOn(target.Address, nf.o.Name(), os.Getenv)
 	for _, in := range before {
 		if in.Node == target.NameIn(nf.o.Name()) {
 			rec.OnNode = append(rec.OnNode, orchestrator.FaultHit{Instance: in.ID, Group: in.Group})
@@ -97,6 +105,10 @@ func (nf *nodeFault) run(ctx context.Context) error {
 		rec.Leaders = append(rec.Leaders, l)
 	}
 
+	if takesNodeAway(nf.fault.Kind) && nf.away != nil {
+		nf.away.mark(target.Name)
+		nf.away.mark(target.NameIn(nf.o.Name()))
+	}
 	rec.At = time.Now().UTC()
 	var restored <-chan error
 	switch nf.fault.Kind {
@@ -306,4 +318,27 @@ func (r *Runner) datasetAfterFault(ctx context.Context, dep *deployment) *result
 		return &results.DatasetAfter{Detail: err.Error()}
 	}
 	return &results.DatasetAfter{Passed: true, Detail: fmt.Sprintf("verification passed in %.1f s: %s", took, res.Last)}
+}
+
+// harnessEndpointOn names the address through which the harness reaches
+// orchestrator (Nomad: NOMAD_ADDR, CONSUL_HTTP_ADDR; Swarm: DOCKER_HOST)
+// when it points at addr, the node a fault takes, or "". With Swarm the
+// harness reaches one manager: a kill-leader that hits it cuts the harness
+// off, which must not read as the cluster's loss of scheduling.
+func harnessEndpointOn(addr, orchestrator string, getenv func(string) string) string {
+	keys := map[string][]string{"nomad": {"NOMAD_ADDR", "CONSUL_HTTP_ADDR"}, "swarm": {"DOCKER_HOST"}}[orchestrator]
+	if addr == "" {
+		return ""
+	}
+	for _, key := range keys {
+		v := getenv(key)
+		u, err := url.Parse(v)
+		if v == "" || err != nil {
+			continue
+		}
+		if u.Hostname() == addr {
+			return key + "=" + v
+		}
+	}
+	return ""
 }

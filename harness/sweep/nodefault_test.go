@@ -89,6 +89,8 @@ type fakeOrch struct {
 	// accepting is false while no server can take a job
 	accepting bool
 	deployed  int
+	// images are the first task's image of every job deployed
+	images []string
 }
 
 func (o *fakeOrch) Name() string { return "nomad" }
@@ -116,6 +118,9 @@ func (o *fakeOrch) Deploy(_ context.Context, w orchestrator.Workload) (*orchestr
 		return nil, errors.New("no cluster leader")
 	}
 	o.deployed++
+	if img, ok := w.Job.TaskGroups[0].Tasks[0].Config["image"].(string); ok {
+		o.images = append(o.images, img)
+	}
 	return &orchestrator.Deployment{Job: *w.Job.ID}, nil
 }
 func (o *fakeOrch) Stop(context.Context, *orchestrator.Deployment) error { return nil }
@@ -351,4 +356,58 @@ func fmtSecs(p *float64) string {
 		return "none"
 	}
 	return time.Duration(*p * float64(time.Second)).String()
+}
+
+// A node fault's progress line reads its node record, not the instance
+// kinds' "no task of <group> started again", which it has no group for.
+func TestStepLineReadsANodeFaultsRecord(t *testing.T) {
+	healthy := 31.2
+	sr := results.StepResult{Outcome: results.OutcomeValid, Metadata: map[string]any{"fault": results.FaultRecord{
+		Kind: orchestrator.FaultKillNode, Node: &results.NodeHit{Name: "w2", Role: "worker", Chosen: "runs an instance of web"}, AllHealthySeconds: &healthy}}}
+	line := stepLine(sr)
+	if !strings.Contains(line, "kill-node w2 (worker, runs an instance of web); every instance healthy again on the remaining nodes after 31.2 s") || strings.Contains(line, "no task of") {
+		t.Errorf("reads %q", line)
+	}
+}
+
+// The scheduling probe's image comes from the registry the nodes pull the
+// app from: on the nodes, the bare local name is on no worker, and a probe
+// accepted but never placed read as scheduling unavailable with HA on.
+func TestSchedulingProbeIsPulledFromTheSweepsRegistry(t *testing.T) {
+	oldPoll := watchPoll
+	watchPoll = 5 * time.Millisecond
+	t.Cleanup(func() { watchPoll = oldPoll })
+	m, o := fakeShape(2), twoInstances()
+	r := &Runner{Cluster: m, Registry: "10.0.0.10:5000"}
+	rec := results.FaultRecord{Kind: orchestrator.FaultKillLeader, Service: "web"}
+	r.injectNode(context.Background(), o, &orchestrator.Deployment{Job: "web"}, experiment.Fault{Kind: orchestrator.FaultKillLeader}, &rec, time.Now().Add(300*time.Millisecond))
+	if len(o.images) != 1 || o.images[0] != "10.0.0.10:5000/orchbench/pause:local" {
+		t.Errorf("the probe job ran %v, want the registry's pause image", o.images)
+	}
+}
+
+// The harness's own API address on the node a fault takes is named, so a
+// probe refused because the harness lost its manager is not read as the
+// cluster's loss of scheduling; another node's fault names nothing.
+func TestHarnessEndpointOnTheNodeHitIsNamed(t *testing.T) {
+	env := map[string]string{"DOCKER_HOST": "tcp://10.83.0.11:2375", "NOMAD_ADDR": "http://10.83.0.10:4646"}
+	get := func(k string) string { return env[k] }
+	if got := harnessEndpointOn("10.83.0.11", "swarm", get); got != "DOCKER_HOST=tcp://10.83.0.11:2375" {
+		t.Errorf("the manager the harness talks to: %q", got)
+	}
+	if got := harnessEndpointOn("10.83.0.12", "swarm", get); got != "" {
+		t.Errorf("another server: %q", got)
+	}
+	// a Nomad step reaches Nomad through the client node: DOCKER_HOST is not its
+	if got := harnessEndpointOn("10.83.0.11", "nomad", get); got != "" {
+		t.Errorf("a Nomad step with DOCKER_HOST on the node: %q", got)
+	}
+	env["NOMAD_ADDR"] = "http://10.83.0.11:4646"
+	if got := harnessEndpointOn("10.83.0.11", "nomad", get); got != "NOMAD_ADDR=http://10.83.0.11:4646" {
+		t.Errorf("NOMAD_ADDR at the server hit: %q", got)
+	}
+	f := results.FaultRecord{Kind: orchestrator.FaultKillLeader, Node: &results.NodeHit{Name: "s1"}, HarnessEndpoint: "DOCKER_HOST=tcp://10.83.0.11:2375"}
+	if !strings.Contains(f.NodeRecovery(), "the harness's own DOCKER_HOST=tcp://10.83.0.11:2375 was on the node hit") {
+		t.Errorf("reads %q", f.NodeRecovery())
+	}
 }

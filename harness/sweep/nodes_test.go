@@ -80,20 +80,26 @@ func TestLoadPathGateAsksTheEndpointsNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := loadPathGate(context.Background(), peers, eps, map[string]bool{"/docker/0123abcd": true}, nodes)
+	g := loadPathGate(context.Background(), peers, eps, map[string]bool{"/docker/0123abcd": true}, nodes, nil)
 	if g.Passed || !strings.Contains(g.Detail, fmt.Sprintf("(pid %d,", os.Getpid())) {
 		t.Fatalf("the relay on n2 passed: %+v", g)
 	}
 	if asked.Load() != 2 { // the acceptor, then its cgroup
 		t.Fatalf("n2's probe answered %d questions; want the acceptor and its cgroup", asked.Load())
 	}
-	if g := loadPathGate(context.Background(), peers, eps, map[string]bool{own: true}, nodes); !g.Passed {
+	if g := loadPathGate(context.Background(), peers, eps, map[string]bool{own: true}, nodes, nil); !g.Passed {
 		t.Fatalf("the instance accepting on n2 was refused: %+v", g)
 	}
 	// registered on a node without a probe: the check fails, naming it
 	eps[0].Node = "n9"
-	if g := loadPathGate(context.Background(), peers, eps, map[string]bool{own: true}, nodes); g.Passed || !strings.Contains(g.Detail, "node n9") {
+	if g := loadPathGate(context.Background(), peers, eps, map[string]bool{own: true}, nodes, nil); g.Passed || !strings.Contains(g.Detail, "node n9") {
 		t.Fatalf("an address on a node that cannot be read passed: %+v", g)
+	}
+	// the same node killed by the step's own fault: unseen, said so, not failed
+	var away awayNodes
+	away.mark("n9")
+	if g := loadPathGate(context.Background(), peers, eps, map[string]bool{own: true}, nodes, &away); !g.Passed || !strings.Contains(g.Detail, "on node n9, which the step's fault took away") {
+		t.Fatalf("an address on the node the fault took away: %+v", g)
 	}
 }
 
@@ -114,12 +120,24 @@ func TestAgentProcessesOnEveryNode(t *testing.T) {
 	nodes := nodeprobe.Probes(map[string]string{"n1": a1, "n2": a2}, time.Second)
 	lims := []orchestrator.Limits{{Instance: orchestrator.Instance{Node: "n2"}}, {Instance: orchestrator.Instance{Node: "n1"}}, {Instance: orchestrator.Instance{Node: "n2"}}}
 	watched := watchedNodes(nodes, lims)
-	got, err := agentProcesses(context.Background(), watched)
+	got, err := agentProcesses(context.Background(), watched, nil)
 	if want := "vector (pid 102) on node n1, vector (pid 102) on node n2"; err != nil || strings.Join(got, ", ") != want {
 		t.Fatalf("agents %q, %v; want %q", got, err, want)
 	}
-	if _, err := agentProcesses(context.Background(), watchedNodes(nodes, lims, []orchestrator.Limits{{Instance: orchestrator.Instance{Node: "n9"}}})); err == nil || !strings.Contains(err.Error(), "node n9") {
+	withN9 := watchedNodes(nodes, lims, []orchestrator.Limits{{Instance: orchestrator.Instance{Node: "n9"}}})
+	if _, err := agentProcesses(context.Background(), withN9, nil); err == nil || !strings.Contains(err.Error(), "node n9") {
 		t.Fatalf("a node that cannot be read: %v", err)
+	}
+	// the node the step's own fault took away is passed over; another is not
+	var away awayNodes
+	away.mark("n9")
+	if got, err := agentProcesses(context.Background(), withN9, &away); err != nil || len(got) != 2 {
+		t.Fatalf("with n9 killed by the step's fault: %q, %v", got, err)
+	}
+	away.reset()
+	away.mark("n7")
+	if _, err := agentProcesses(context.Background(), withN9, &away); err == nil {
+		t.Fatal("n9 unreadable while the fault took n7 away: passed")
 	}
 }
 
@@ -139,7 +157,7 @@ func TestAgentProcessesOnThisMachineUnderTwoNames(t *testing.T) {
 	}
 	steps := []orchestrator.Limits{{Instance: orchestrator.Instance{Node: "debian"}}}
 	agent := []orchestrator.Limits{{Instance: orchestrator.Instance{Node: "orchbench-node"}}}
-	got, err := agentProcesses(context.Background(), watchedNodes(nil, steps, agent))
+	got, err := agentProcesses(context.Background(), watchedNodes(nil, steps, agent), nil)
 	if err != nil || strings.Join(got, ", ") != "vector (pid 102)" {
 		t.Fatalf("agents %q, %v; want the one vector, once", got, err)
 	}
@@ -161,13 +179,13 @@ func TestLoadPathGateLooksOffLoopbackThroughTheProbe(t *testing.T) {
 	eps := []orchestrator.Endpoint{{Service: "taewa", Node: "n2", Address: ip, Port: port}}
 	peers := []loadgen.Peer{{Addr: ln.Addr().String(), Connections: 4}}
 	elsewhere := map[string]bool{"/docker/0123abcd": true}
-	if g := loadPathGate(context.Background(), peers, eps, elsewhere, nodes); g.Passed || !strings.Contains(g.Detail, fmt.Sprintf("(pid %d,", os.Getpid())) {
+	if g := loadPathGate(context.Background(), peers, eps, elsewhere, nodes, nil); g.Passed || !strings.Contains(g.Detail, fmt.Sprintf("(pid %d,", os.Getpid())) {
 		t.Fatalf("a relay at %s on n2 passed: %+v", ln.Addr(), g)
 	}
 	if asked.Load() == 0 {
 		t.Fatal("n2's probe was not asked about an address off loopback")
 	}
-	if g := loadPathGate(context.Background(), peers, eps, elsewhere, nil); !g.Passed {
+	if g := loadPathGate(context.Background(), peers, eps, elsewhere, nil, nil); !g.Passed {
 		t.Fatalf("without probes an address off loopback is not looked at, so it passes: %+v", g)
 	}
 }

@@ -110,7 +110,10 @@ func (nf *nodeFault) probeScheduling(ctx context.Context) <-chan results.Schedul
 	out := make(chan results.SchedulingProbe, 1)
 	go func() {
 		p := results.SchedulingProbe{Job: probeJobName}
-		w, err := orchestrator.NewWorkload(schedulingProbeJob())
+		job := schedulingProbeJob()
+		// the nodes pull it where they pull the app's images
+		nf.registry.Rewrite([]*api.Job{job})
+		w, err := orchestrator.NewWorkload(job)
 		if err != nil {
 			p.LastError = err.Error()
 			out <- p

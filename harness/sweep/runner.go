@@ -66,6 +66,8 @@ type Runner struct {
 	// accepts its connections, the agents beside it); nil reads every node
 	// from this machine.
 	Nodes nodeprobe.Resolver
+	// away are the nodes the running step's own fault took away
+	away awayNodes
 	// Registry, when set, is where the nodes pull the project's images
 	// from: every orchbench/* image the jobs name is rewritten to it.
 	Registry imageref.Registry
@@ -104,7 +106,10 @@ type deployment struct {
 type Summary struct {
 	Steps, Valid, Broken, Invalid, Skipped, Resumed int
 	// Rerun counts invalid steps of an earlier run measured again.
-	Rerun        int
+	Rerun int
+	// OtherShape counts steps left unrun for a control plane of the other
+	// size (their app's ha): `sweep --resume` on that shape runs them.
+	OtherShape   int
 	PushFailures int
 }
 
@@ -120,9 +125,6 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 		if r.Orchestrators[st.Orchestrator] == nil {
 			return sum, fmt.Errorf("step %s runs on %s, which this run has not connected (connected: %s)", st.ID, st.Orchestrator, strings.Join(r.orchestratorNames(), ", "))
 		}
-	}
-	if err := r.checkShapes(ctx, rec.Plan); err != nil {
-		return sum, err
 	}
 	r.deployments = map[string]*deployment{}
 	r.capacity = map[string]orchestrator.Capacity{}
@@ -156,6 +158,16 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 		fmt.Fprintf(r.Out, "resuming sweep %s: %d of %d steps settled in the archive; %d invalid ones run again (earlier attempts kept)\n",
 			rec.ID, sum.Resumed, len(rec.Plan), sum.Rerun)
 	}
+	otherShape, err := r.deferOtherShape(ctx, rec, done)
+	if err != nil {
+		return sum, err
+	}
+	sum.OtherShape = len(otherShape)
+	// steps left for the other shape are passed over like settled ones, and
+	// keep no deployment running for them
+	for id := range otherShape {
+		done[id] = true
+	}
 	defer r.stopAll()
 	// the agent runs again whatever way the sweep ends
 	defer func() {
@@ -169,7 +181,7 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 	started := time.Now()
 	ran := 0
 	vmDown := false
-	remaining := len(rec.Plan) - sum.Resumed
+	remaining := len(rec.Plan) - sum.Resumed - sum.OtherShape
 	for i, st := range rec.Plan {
 		if err := ctx.Err(); err != nil {
 			return sum, err
@@ -259,7 +271,11 @@ func stepLine(sr results.StepResult) string {
 		line += "; hottest: " + hot
 	}
 	if _, fault := results.EventsOf(sr); fault != nil {
-		line += fmt.Sprintf("; %s on %s: %s", fault.Kind, fault.Service, fault.Recovery())
+		if fault.Node != nil && fault.Error == "" {
+			line += "; " + fault.NodeRecovery()
+		} else {
+			line += fmt.Sprintf("; %s on %s: %s", fault.Kind, fault.Service, fault.Recovery())
+		}
 	}
 	return sr.OutcomeText() + ": " + line
 }

@@ -3,12 +3,14 @@ package sweep
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/gates"
 	"github.com/orchbench/orchbench/harness/hooks"
+	"github.com/orchbench/orchbench/harness/nodes"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
 )
@@ -195,7 +197,15 @@ func (r *Runner) setup(ctx context.Context, dep *deployment, app jobDefinition, 
 // runHook runs a hook, adds its time to *seconds and keeps it out of the
 // ETA: a dataset load's minutes say nothing about how long a step takes.
 func (r *Runner) runHook(ctx context.Context, call hooks.Call, seconds *float64) (hooks.Result, error) {
-	res, err := hooks.Runner{Binary: r.Orchbench, Out: r.Out}.Run(ctx, call)
+	run := hooks.Runner{Binary: r.Orchbench, Out: r.Out}
+	if _, emulated := r.cluster().(*nodes.Emulated); emulated && call.Kind == hooks.Prepare {
+		// a prepare hook builds images (dataset snapshots) where the
+		// harness's machine builds them, the project's dockerd, which
+		// pushes them to the nodes' registry: not on the Swarm manager the
+		// sweep's DOCKER_HOST names
+		run.Env = nodes.ProjectDockerEnviron(os.Environ())
+	}
+	res, err := run.Run(ctx, call)
 	r.setupSpent += res.Took
 	*seconds += res.Took.Seconds()
 	return res, err

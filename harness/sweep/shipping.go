@@ -33,10 +33,15 @@ var AgentBinaries = []string{"otelcol-orchbench", "vector"}
 // N)", with " on node X" when it looks at more than one, read from each
 // node's process table so no agent escapes by not being a Nomad task. An
 // unreadable process table is an error, not a node without agents.
-func agentProcesses(ctx context.Context, nodes []nodeprobe.Node) ([]string, error) {
+func agentProcesses(ctx context.Context, nodes []nodeprobe.Node, away *awayNodes) ([]string, error) {
 	var out []string
 	for _, n := range nodes {
 		exes, err := n.Executables(ctx)
+		if err != nil && away.has(n.Name()) {
+			// the step's own fault took it away: no agent runs there unseen
+			// by the orchestrator either, and the fault's record says so
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -229,7 +234,7 @@ func (r *Runner) watchShipping(ctx context.Context, st experiment.Step, dep *dep
 		w.tasks, w.err = r.Agent.Tasks(ctx)
 	}
 	watched := watchedNodes(r.Nodes, lims, w.tasks)
-	w.procs = startProcessWatch(func() ([]string, error) { return agentProcesses(ctx, watched) }, time.Second)
+	w.procs = startProcessWatch(func() ([]string, error) { return agentProcesses(ctx, watched, &r.away) }, time.Second)
 	w.sampler = startCPUSampler(w.tasks, time.Second, r.Nodes)
 	return w
 }

@@ -38,12 +38,12 @@ func TestAgentProcessesFindsAgentsByExecutable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	agents, err := agentProcesses(context.Background(), []nodeprobe.Node{nodeprobe.Local{NodeName: "n1"}})
+	agents, err := agentProcesses(context.Background(), []nodeprobe.Node{nodeprobe.Local{NodeName: "n1"}}, nil)
 	if got := strings.Join(agents, ", "); err != nil || got != "otelcol-orchbench (pid 101), vector (pid 102)" {
 		t.Errorf("agent processes = %q, %v", got, err)
 	}
 	limits.ProcRoot = filepath.Join(limits.ProcRoot, "missing")
-	if _, err := agentProcesses(context.Background(), []nodeprobe.Node{nodeprobe.Local{NodeName: "n1"}}); err == nil {
+	if _, err := agentProcesses(context.Background(), []nodeprobe.Node{nodeprobe.Local{NodeName: "n1"}}, nil); err == nil {
 		t.Error("an unreadable /proc read as a node without agents")
 	}
 }

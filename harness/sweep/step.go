@@ -21,6 +21,7 @@ import (
 func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experiment.Step, sr *results.StepResult) map[string][]byte {
 	files := map[string][]byte{}
 	defer sr.Decide()
+	r.away.reset()
 	gate := func(g results.Gate) bool {
 		sr.Gates = append(sr.Gates, g)
 		return g.Passed || g.NotChecked
@@ -180,7 +181,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	if tool != experiment.RunnerOrchbench && len(res.Peers) == 0 {
 		gate(results.Gate{Name: gates.LoadPath, NotChecked: true, Detail: tool + " does not report the addresses its connections reached"})
 	} else {
-		gate(loadPathGate(ctx, res.Peers, eps, r.instanceCgroups(ctx, dep, lims), r.Nodes))
+		gate(loadPathGate(ctx, res.Peers, eps, r.instanceCgroups(ctx, dep, lims), r.Nodes, &r.away))
 	}
 	sr.Metadata["generator"] = res.Generator
 	if tool != experiment.RunnerOrchbench {

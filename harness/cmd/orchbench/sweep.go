@@ -161,6 +161,9 @@ func executeSweep(cmd *cobra.Command, f sweepFlags, rec *results.SweepRecord) er
 	}
 	fmt.Fprintf(out, "\nsweep %s: %d steps run (%d valid, %d broken, %d invalid, %d skipped above a breaking point: counted as broken), %d from an earlier run\n",
 		rec.ID, sum.Steps, sum.Valid, sum.Broken, sum.Invalid, sum.Skipped, sum.Resumed)
+	if sum.OtherShape > 0 {
+		fmt.Fprintf(out, "%d steps need the other control-plane shape (their ha, above): bring it up and run orchbench sweep --resume %s\n", sum.OtherShape, rec.ID)
+	}
 	if sum.Invalid > 0 {
 		fmt.Fprintf(out, "%d invalid steps did not measure what was declared; `orchbench sweep --resume %s` runs them again\n", sum.Invalid, rec.ID)
 	}
