@@ -46,11 +46,14 @@ func TestNodesKillNodeSweep(t *testing.T) {
 		}
 	})
 	began := time.Now()
-	// Nodes of the machine's CPUs: on 0.4-core nodes Nomad's docker driver
-	// enforced half of every declared quota (5001 µs per 100000 for 260 of
-	// 5198 MHz, the variant's 0.1 cores), and the limits gate made both
-	// steps invalid; Taewa's own quota (0.1 core an instance) bounds what
-	// the step uses
+	// Nodes of the machine's CPUs: Taewa's own quota (0.1 core an
+	// instance) bounds what the step uses, and a budget under the machine
+	// would cap what a variant declares uncapped (the limits gate refuses
+	// that). A run on 0.4-core nodes once saw half of every declared quota
+	// enforced (5001 µs per 100000 for 260 of 5198 MHz), while the nodes'
+	// cpusets had been narrowed to one CPU from outside for a measurement
+	// (the likely cause, not verified: a client started then would count
+	// one core)
 	cpus := fmt.Sprintf("node_cpus=%d", runtime.NumCPU())
 	if r := runScript(t, []string{"ORCHBENCH_BIN=" + bin}, "nodes.sh", "up", "nodes=3", "servers=1", cpus, "node_memory=1g"); r.err != nil {
 		t.Fatalf("nodes.sh up 3 1: %v\n%s%s", r.err, r.stdout, r.stderr)
