@@ -95,7 +95,7 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 					AutomountServiceAccountToken: ptr(false),
 					Affinity:                     &corev1.Affinity{NodeAffinity: notOnAffinity([]translate.NodeLabel{{Key: placement.NodeRole, Value: placement.LoadAvoids}})},
 					Containers: []corev1.Container{{
-						Name: loadTaskName, Image: orchestrator.LoadImage(l.Image), ImagePullPolicy: corev1.PullNever,
+						Name: loadTaskName, Image: orchestrator.LoadImage(l.Image), ImagePullPolicy: pullPolicy(orchestrator.LoadImage(l.Image)),
 						Args: []string{"loadjob", "--out", resultInJob}, Env: env, Resources: res,
 						VolumeMounts: []corev1.VolumeMount{{Name: "out", MountPath: resultDir}},
 					}},
