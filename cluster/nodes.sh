@@ -319,6 +319,7 @@ down() {
     docker rm -f -v $have >/dev/null
   fi
   rm -rf "$root/.state/nodes/$cluster_name"
+  rmdir "$root/.state/nodes" 2>/dev/null || true
   local vols; vols=$(docker volume ls -q --filter "label=$label")
   # shellcheck disable=SC2086
   [ -z "$vols" ] || { say "removing volumes: $(echo $vols)"; docker volume rm $vols >/dev/null; }

@@ -41,6 +41,9 @@ const (
 // worker; down leaves nothing. NODES_K8S_SHAPE (default 4/3) is
 // nodes/servers:
 //
+// The client node's balancer (3 servers) is the tcp-balance command of the
+// orchbench binary nodes.sh copies (ORCHBENCH_BIN, default .tools/bin/orchbench).
+//
 //	NODES_NAME=ks NODES_SUBNET=10.82.0.0/24 NODES_K8S_SHAPE=4/1 go test -tags multinode -count=1 -timeout 40m -v -run TestNodesKubernetes ./test/cluster/
 func TestNodesKubernetes(t *testing.T) {
 	requireNodeHost(t, "just images taewa orchbench; just k8s-up once for the CoreDNS image", taewaImage, orchestrator.DefaultLoadImage, "orchbench/coredns:local")
@@ -213,7 +216,8 @@ func k8sHarnessOnClient(t *testing.T, ctx context.Context, kubeconfig string) fu
 	dockerOut(t, "cp", dir+"/orchbench", client+":"+work+"/orchbench")
 	dockerOut(t, "cp", repoRoot(t)+"/packs/taewa", client+":"+work+"/packs/")
 	dockerOut(t, "cp", kubeconfig, client+":"+work+"/kubeconfig")
-	env := []string{"ORCHBENCH_KUBECONFIG=" + work + "/kubeconfig", "ORCHBENCH_K8S_NETNS=host", "ORCHBENCH_REGISTRY=" + nodeAddr(client) + ":5000"}
+	// Nomad (on the first server) parses the pack's job; the job runs on Kubernetes
+	env := []string{"NOMAD_ADDR=http://" + nodeAddr(server1) + ":4646", "ORCHBENCH_KUBECONFIG=" + work + "/kubeconfig", "ORCHBENCH_K8S_NETNS=host", "ORCHBENCH_REGISTRY=" + nodeAddr(client) + ":5000"}
 	return func(args ...string) (string, error) {
 		cmd := []string{"exec", "-w", work}
 		for _, e := range env {
