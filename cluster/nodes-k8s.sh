@@ -152,6 +152,21 @@ for kv in vm/overcommit_memory=1 vm/panic_on_oom=0 kernel/panic=10 kernel/panic_
   echo "\${kv#*=}" >"\$f"
   grep -q " /proc/sys/\$k " /proc/self/mountinfo || mount --bind "\$f" "/proc/sys/\$k"
 done
+# A node whose cpuset is a part of the machine's CPUs (the machine's owner
+# may pin containers): the kubelet's default CPU policy gives its pods
+# every CPU the machine has, which the kernel refuses under a narrower
+# parent. The static policy with the others reserved keeps pods in the
+# node's own; a node with every CPU keeps the default.
+expand() { echo "\$1" | tr ',' '\\n' | awk -F- '{ if (NF == 2) for (i = \$1; i <= \$2; i++) print i; else if (\$1 != "") print \$1 }'; }
+expand "\$(cat /sys/fs/cgroup/cpuset$cg/cpuset.cpus)" >$k8s_etc/own-cpus
+reserved=\$(expand "\$(cat /sys/devices/system/cpu/online)" | grep -vxF -f $k8s_etc/own-cpus | paste -sd, || true)
+if [ -n "\$reserved" ]; then
+  echo "--cpu-manager-policy=static --reserved-cpus=\$reserved" >$k8s_etc/kubelet-cpus.flags
+else
+  : >$k8s_etc/kubelet-cpus.flags
+fi
+# its checkpoint names the policy of its last start, which may differ
+rm -f /var/lib/kubelet/cpu_manager_state
 for h in /sys/fs/cgroup/*/; do
   [ -d "\$h$cg" ] || continue
   mkdir -p "\$h$cg/kube"
@@ -168,6 +183,28 @@ SH
 k8s_agent() {
   local node=$1 name=$2 cmd=$3
   printf 'sh %s/prepare.sh\nexec %s\n' "$k8s_etc" "$cmd" | write_in "$node" "$k8s_etc/$name.sh"
+  start_in "$node" "$name" "sh $k8s_etc/$name.sh"
+}
+
+# k8s_supervised NODE NAME ADDR COMMAND: an agent that exits when it
+# cannot reach the API in time at its start, or when it loses its
+# leader-election lease (kube-controller-manager, kube-scheduler): started
+# once the server's API is ready and again whenever it ends, as systemd's
+# Restart=always would; stopping the script stops it
+k8s_supervised() {
+  local node=$1 name=$2 addr=$3 cmd=$4
+  cat <<SH | write_in "$node" "$k8s_etc/$name.sh"
+sh $k8s_etc/prepare.sh
+trap 'kill \$child 2>/dev/null; exit 0' TERM INT
+while :; do
+  until curl -sfk -m 3 https://$addr:$k8s_api_port/readyz >/dev/null 2>&1; do sleep 1; done
+  $cmd &
+  child=\$!
+  wait \$child
+  echo "$name ended (\$?); starting it again"
+  sleep 2
+done
+SH
   start_in "$node" "$name" "sh $k8s_etc/$name.sh"
 }
 
@@ -221,11 +258,11 @@ k8s_server() {
 --service-account-signing-key-file=$p/sa.key --service-cluster-ip-range=$k8s_service_cidr \
 --service-node-port-range=30000-32767 --kubelet-preferred-address-types=InternalIP --allow-privileged=false \
 --default-not-ready-toleration-seconds=$k8s_eviction --default-unreachable-toleration-seconds=$k8s_eviction"
-  k8s_agent "$node" kube-controller-manager "$k8s_tools/kube-controller-manager --kubeconfig=$kc \
+  k8s_supervised "$node" kube-controller-manager "$addr" "$k8s_tools/kube-controller-manager --kubeconfig=$kc \
 --authentication-kubeconfig=$kc --authorization-kubeconfig=$kc --bind-address=127.0.0.1 \
 --leader-elect=true --service-account-private-key-file=$p/sa.key --root-ca-file=$p/ca.crt \
 --use-service-account-credentials=true --allocate-node-cidrs=false --node-monitor-grace-period=${k8s_grace}s"
-  k8s_agent "$node" kube-scheduler "$k8s_tools/kube-scheduler --kubeconfig=$kc \
+  k8s_supervised "$node" kube-scheduler "$addr" "$k8s_tools/kube-scheduler --kubeconfig=$kc \
 --authentication-kubeconfig=$kc --authorization-kubeconfig=$kc --bind-address=127.0.0.1 --leader-elect=true"
 }
 
@@ -343,7 +380,7 @@ k8s_kubelet_node() {
   [ "$role" = client ] && taint="--register-with-taints=orchbench.role=client:NoSchedule"
   k8s_agent "$node" kubelet "$k8s_tools/kubelet --config=$k8s_etc/kubelet.yaml --kubeconfig=$k8s_etc/kubelet.kubeconfig \
 --hostname-override=$node --node-ip=$addr --root-dir=/var/lib/kubelet --cert-dir=/var/lib/kubelet/pki \
---node-labels=$(k8s_node_labels "$node" "$role") $taint --v=1"
+--node-labels=$(k8s_node_labels "$node" "$role") $taint \$(cat $k8s_etc/kubelet-cpus.flags) --v=1"
   k8s_agent "$node" kube-proxy "$k8s_tools/kube-proxy --config=$k8s_etc/kube-proxy.yaml"
 }
 
@@ -418,11 +455,11 @@ k8s_up() {
     if [ "${roles[$i]}" != server ]; then k8s_kubelet_node "${nodes[$i]}" "${addrs[$i]}" "${roles[$i]}"; fi
   done
   wait_for 240 "kubernetes: $(( ${#nodes[@]} - servers )) nodes ready" k8s_nodes_ready \
-    || die "step 'kubelets' failed: $(kubectl_in "${nodes[0]}" get nodes 2>&1 | paste -sd';')"
+    || die "step 'kubelets' failed: nodes: $(kubectl_in "${nodes[0]}" get nodes 2>&1 | paste -sd';'); ${nodes[$servers]}'s kubelet: $(docker exec "${nodes[$servers]}" tail -n 2 /var/log/obn/kubelet.log)"
   k8s_registry_manifest coredns.yaml | kubectl_in "${nodes[0]}" apply -f - >/dev/null || die "step 'deploy coredns' failed"
   k8s_registry_manifest node-probe.yaml | kubectl_in "${nodes[0]}" apply -f - >/dev/null || die "step 'deploy node-probe' failed"
   wait_for 240 "coredns ready ($k8s_dns_ip)" k8s_coredns_ready \
-    || die "step 'coredns' failed: $(kubectl_in "${nodes[0]}" -n kube-system get pods 2>&1 | paste -sd';')"
+    || die "step 'coredns' failed: pods: $(kubectl_in "${nodes[0]}" -n kube-system get pods 2>&1 | paste -sd';'); ${nodes[0]}'s controller manager: $(docker exec "${nodes[0]}" tail -n 2 /var/log/obn/kube-controller-manager.log)"
   wait_for 180 "node probes ready on port $k8s_probe_port" k8s_probes_ready \
     || die "step 'node probe daemonset' failed: $(kubectl_in "${nodes[0]}" -n orchbench-system get pods -o wide 2>&1 | paste -sd';')"
   say "kubernetes up in $(( $(date +%s) - t0 )) s: API at https://$(k8s_api), kubeconfig $(k8s_state)/admin.kubeconfig (nodes.sh env)"

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -70,7 +71,11 @@ func TestNodesKubernetes(t *testing.T) {
 	if up.err != nil {
 		t.Fatalf("nodes.sh up %d %d k8s=1: %v\n%s%s", n, s, up.err, up.stdout, up.stderr)
 	}
-	t.Logf("figure: up %d %d k8s=1 in %.1f s", n, s, time.Since(began).Seconds())
+	k8sPart := "?"
+	if _, rest, ok := strings.Cut(up.stdout, "kubernetes up in "); ok {
+		k8sPart, _, _ = strings.Cut(rest, ":")
+	}
+	t.Logf("figure: up %d %d k8s=1 in %.1f s (Kubernetes' part %s)", n, s, time.Since(began).Seconds(), k8sPart)
 	kubeconfig := filepath.Join(repoRoot(t), ".state", "nodes", clusterName, "kubernetes", "admin.kubeconfig")
 	k8sStatus(t, n, s)
 	k8sLeaders(t, s)
@@ -104,6 +109,9 @@ func TestNodesKubernetes(t *testing.T) {
 	}
 	t.Run("limits through the probes", func(t *testing.T) { k8sLimitsThroughProbes(t, ctx, o, kubeconfig, podNodes) })
 	t.Run("kill a worker", func(t *testing.T) { k8sKillWorker(t, kubectl, podNodes) })
+	if s == 3 {
+		t.Run("kill the etcd leader", func(t *testing.T) { k8sKillLeader(t, kubectl) })
+	}
 
 	began = time.Now()
 	if down := runScript(t, nil, "nodes.sh", "down"); down.err != nil {
@@ -325,4 +333,59 @@ func k8sKillWorker(t *testing.T, kubectl func(...string) (string, error), podNod
 		}
 		time.Sleep(2 * time.Second)
 	}
+}
+
+// k8sKillLeader kills the etcd leader's server (HA on): another member
+// leads, the API still answers through the balancer on the client node,
+// and a pod deleted after the kill is replaced (the scheduler and the
+// controller manager still act, from whichever server holds their lease).
+func k8sKillLeader(t *testing.T, kubectl func(...string) (string, error)) {
+	ctl, err := nodes.NewEmulated(clusterName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	old, err := ctl.Leader(ctx, nodes.PlaneEtcd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, _ := ctl.Leader(ctx, nodes.PlaneKubeControllerManager)
+	killed := time.Now()
+	if err := ctl.Kill(ctx, old.Name); err != nil {
+		t.Fatal(err)
+	}
+	var elected time.Duration
+	for elected == 0 {
+		if n, err := ctl.Leader(ctx, nodes.PlaneEtcd); err == nil && n.Name != old.Name {
+			elected = time.Since(killed)
+			t.Logf("etcd leader %s after %s's", n.Name, old.Name)
+		} else if time.Since(killed) > 2*time.Minute {
+			t.Fatalf("no new etcd leader 2 minutes after %s was killed: %v", old.Name, err)
+		} else {
+			time.Sleep(time.Second)
+		}
+	}
+	pods, err := kubectl("-n", "orchbench-"+k8sJob, "get", "pods", "-o", "jsonpath={.items[0].metadata.name}")
+	if err != nil {
+		t.Fatalf("the API through the balancer after %s was killed: %v %s", old.Name, err, pods)
+	}
+	if out, err := kubectl("-n", "orchbench-"+k8sJob, "delete", "pod", pods, "--wait=false"); err != nil {
+		t.Fatalf("delete pod %s: %v %s", pods, err, out)
+	}
+	for {
+		now := k8sPodNodes(t, kubectl)
+		if len(now) == 2 && !slices.Contains(now, "") {
+			if out, _ := kubectl("-n", "orchbench-"+k8sJob, "get", "pod", pods); strings.Contains(out, "NotFound") || out == "" {
+				break
+			}
+		}
+		if time.Since(killed) > 4*time.Minute {
+			out, _ := kubectl("-n", "orchbench-"+k8sJob, "get", "pods", "-o", "wide")
+			t.Fatalf("pod %s deleted after %s was killed: not replaced within 4 minutes\n%s", pods, old.Name, out)
+		}
+		time.Sleep(2 * time.Second)
+	}
+	holder, _ := ctl.Leader(ctx, nodes.PlaneKubeControllerManager)
+	t.Logf("figure: kill-leader %s (etcd leader; controller manager lease on %s, then %s): a new etcd leader after %.1f s, a deleted pod replaced %.1f s after the kill",
+		old.Name, cm.Name, holder.Name, elected.Seconds(), time.Since(killed).Seconds())
 }
