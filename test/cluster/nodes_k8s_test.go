@@ -77,6 +77,9 @@ func TestNodesKubernetes(t *testing.T) {
 	}
 	t.Logf("figure: up %d %d k8s=1 in %.1f s (Kubernetes' part %s)", n, s, time.Since(began).Seconds(), k8sPart)
 	kubeconfig := filepath.Join(repoRoot(t), ".state", "nodes", clusterName, "kubernetes", "admin.kubeconfig")
+	if env := runScript(t, nil, "nodes.sh", "env"); env.err != nil || !strings.Contains(env.stdout, "export ORCHBENCH_KUBECONFIG="+kubeconfig+"\n") || !strings.Contains(env.stdout, "export ORCHBENCH_K8S_NETNS=host") {
+		t.Errorf("nodes.sh env does not point orchbench at %s: %v\n%s%s", kubeconfig, env.err, env.stdout, env.stderr)
+	}
 	k8sStatus(t, n, s)
 	k8sLeaders(t, s)
 	kubectl := func(args ...string) (string, error) {
@@ -365,9 +368,21 @@ func k8sKillLeader(t *testing.T, kubectl func(...string) (string, error)) {
 			time.Sleep(time.Second)
 		}
 	}
-	pods, err := kubectl("-n", "orchbench-"+k8sJob, "get", "pods", "-o", "jsonpath={.items[0].metadata.name}")
+	// a running pod: the one left on the worker killed before is being
+	// deleted and stays so, its kubelet gone
+	list, err := kubectl("-n", "orchbench-"+k8sJob, "get", "pods", "--field-selector", "status.phase=Running", "-o", `jsonpath={range .items[*]}{.metadata.name} {.metadata.deletionTimestamp}{"\n"}{end}`)
 	if err != nil {
-		t.Fatalf("the API through the balancer after %s was killed: %v %s", old.Name, err, pods)
+		t.Fatalf("the API through the balancer after %s was killed: %v %s", old.Name, err, list)
+	}
+	pods := ""
+	for _, l := range strings.Split(list, "\n") {
+		if f := strings.Fields(l); len(f) == 1 {
+			pods = f[0]
+			break
+		}
+	}
+	if pods == "" {
+		t.Fatalf("no running pod of %s to delete:\n%s", k8sJob, list)
 	}
 	if out, err := kubectl("-n", "orchbench-"+k8sJob, "delete", "pod", pods, "--wait=false"); err != nil {
 		t.Fatalf("delete pod %s: %v %s", pods, err, out)
