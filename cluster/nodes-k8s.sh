@@ -149,9 +149,38 @@ sysctl -qw net.bridge.bridge-nf-call-iptables=1 2>/dev/null || true
 mkdir -p $k8s_etc/sysctl
 for kv in vm/overcommit_memory=1 vm/panic_on_oom=0 kernel/panic=10 kernel/panic_on_oops=1 kernel/keys/root_maxkeys=1000000 kernel/keys/root_maxbytes=25000000; do
   k=\${kv%=*} f=$k8s_etc/sysctl/\$(echo \${kv%=*} | tr / .)
+  # once in place it is left alone: every agent runs this script, and a
+  # kubelet reading the file while it is written again would read nothing
+  grep -q " /proc/sys/\$k " /proc/self/mountinfo && continue
   echo "\${kv#*=}" >"\$f"
-  grep -q " /proc/sys/\$k " /proc/self/mountinfo || mount --bind "\$f" "/proc/sys/\$k"
+  mount --bind "\$f" "/proc/sys/\$k"
 done
+for h in /sys/fs/cgroup/*/; do
+  [ -d "\$h$cg" ] || continue
+  mkdir -p "\$h$cg/kube"
+  if [ -f "\$h$cg/cpuset.cpus" ]; then
+    cat "\$h$cg/cpuset.cpus" >"\$h$cg/kube/cpuset.cpus"
+    cat "\$h$cg/cpuset.mems" >"\$h$cg/kube/cpuset.mems"
+  fi
+done
+SH
+}
+
+# k8s_agent NODE NAME COMMAND [BEFORE]: the agent's start script runs the
+# node's preparation and the shell line BEFORE, then COMMAND (start_in's
+# scripts are what node faults rerun)
+k8s_agent() {
+  local node=$1 name=$2 cmd=$3 before=${4:-:}
+  printf 'sh %s/prepare.sh\n%s\nexec %s\n' "$k8s_etc" "$before" "$cmd" | write_in "$node" "$k8s_etc/$name.sh"
+  start_in "$node" "$name" "sh $k8s_etc/$name.sh"
+}
+
+# k8s_kubelet_cpus_script CGROUP: run before each start of the kubelet (and
+# only then: its CPU manager's checkpoint is removed).
+k8s_kubelet_cpus_script() {
+  local cg=$1
+  echo 'set -e'
+  cat <<SH
 # A node whose cpuset is a part of the machine's CPUs (the machine's owner
 # may pin containers): the kubelet's default CPU policy gives its pods
 # every CPU the machine has, which the kernel refuses under a narrower
@@ -167,23 +196,7 @@ else
 fi
 # its checkpoint names the policy of its last start, which may differ
 rm -f /var/lib/kubelet/cpu_manager_state
-for h in /sys/fs/cgroup/*/; do
-  [ -d "\$h$cg" ] || continue
-  mkdir -p "\$h$cg/kube"
-  if [ -f "\$h$cg/cpuset.cpus" ]; then
-    cat "\$h$cg/cpuset.cpus" >"\$h$cg/kube/cpuset.cpus"
-    cat "\$h$cg/cpuset.mems" >"\$h$cg/kube/cpuset.mems"
-  fi
-done
 SH
-}
-
-# k8s_agent NODE NAME COMMAND: the agent's start script runs the node's
-# preparation, then COMMAND (start_in's scripts are what node faults rerun)
-k8s_agent() {
-  local node=$1 name=$2 cmd=$3
-  printf 'sh %s/prepare.sh\nexec %s\n' "$k8s_etc" "$cmd" | write_in "$node" "$k8s_etc/$name.sh"
-  start_in "$node" "$name" "sh $k8s_etc/$name.sh"
 }
 
 # k8s_supervised NODE NAME ADDR COMMAND: an agent that exits when it
@@ -378,9 +391,10 @@ k8s_kubelet_node() {
   k8s_agent "$node" containerd "containerd --config $k8s_etc/containerd.toml"
   local taint=""
   [ "$role" = client ] && taint="--register-with-taints=orchbench.role=client:NoSchedule"
+  k8s_kubelet_cpus_script "$cg" | write_in "$node" "$k8s_etc/kubelet-cpus.sh"
   k8s_agent "$node" kubelet "$k8s_tools/kubelet --config=$k8s_etc/kubelet.yaml --kubeconfig=$k8s_etc/kubelet.kubeconfig \
 --hostname-override=$node --node-ip=$addr --root-dir=/var/lib/kubelet --cert-dir=/var/lib/kubelet/pki \
---node-labels=$(k8s_node_labels "$node" "$role") $taint \$(cat $k8s_etc/kubelet-cpus.flags) --v=1"
+--node-labels=$(k8s_node_labels "$node" "$role") $taint \$(cat $k8s_etc/kubelet-cpus.flags) --v=1" "sh $k8s_etc/kubelet-cpus.sh"
   k8s_agent "$node" kube-proxy "$k8s_tools/kube-proxy --config=$k8s_etc/kube-proxy.yaml"
 }
 
@@ -414,6 +428,15 @@ k8s_etcd_healthy() { output_has '"health":"true"' docker exec "$1" curl -sf "htt
 k8s_api_ready() { kubectl_in "${nodes[0]}" get --raw /readyz >/dev/null; }
 k8s_nodes_ready() {
   [ "$(kubectl_in "${nodes[0]}" get nodes -o 'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c '^True$')" -eq $(( ${#nodes[@]} - servers )) ]
+}
+# k8s_unready: each kubelet node that is not Ready, with its kubelet's last line
+k8s_unready() {
+  local i st
+  for i in "${!nodes[@]}"; do
+    [ "${roles[$i]}" = server ] && continue
+    st=$(kubectl_in "${nodes[0]}" get node "${nodes[$i]}" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null || true)
+    [ "$st" = True ] || printf '%s is not ready (%s), its kubelet says: %s; ' "${nodes[$i]}" "${st:-not registered}" "$(docker exec "${nodes[$i]}" tail -n 1 /var/log/obn/kubelet.log)"
+  done
 }
 k8s_coredns_ready() { [ "$(kubectl_in "${nodes[0]}" -n kube-system get deploy coredns -o 'jsonpath={.status.availableReplicas}')" = 1 ]; }
 k8s_probes_ready() { [ "$(kubectl_in "${nodes[0]}" -n orchbench-system get daemonset node-probe -o 'jsonpath={.status.numberReady}')" = $(( ${#nodes[@]} - servers )) ]; }
@@ -454,8 +477,7 @@ k8s_up() {
   for i in "${!nodes[@]}"; do
     if [ "${roles[$i]}" != server ]; then k8s_kubelet_node "${nodes[$i]}" "${addrs[$i]}" "${roles[$i]}"; fi
   done
-  wait_for 240 "kubernetes: $(( ${#nodes[@]} - servers )) nodes ready" k8s_nodes_ready \
-    || die "step 'kubelets' failed: nodes: $(kubectl_in "${nodes[0]}" get nodes 2>&1 | paste -sd';'); ${nodes[$servers]}'s kubelet: $(docker exec "${nodes[$servers]}" tail -n 2 /var/log/obn/kubelet.log)"
+  wait_for 240 "kubernetes: $(( ${#nodes[@]} - servers )) nodes ready" k8s_nodes_ready || die "step 'kubelets' failed: $(k8s_unready)"
   k8s_registry_manifest coredns.yaml | kubectl_in "${nodes[0]}" apply -f - >/dev/null || die "step 'deploy coredns' failed"
   k8s_registry_manifest node-probe.yaml | kubectl_in "${nodes[0]}" apply -f - >/dev/null || die "step 'deploy node-probe' failed"
   wait_for 240 "coredns ready ($k8s_dns_ip)" k8s_coredns_ready \
