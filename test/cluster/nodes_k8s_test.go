@@ -328,6 +328,7 @@ func k8sKillWorker(t *testing.T, kubectl func(...string) (string, error), podNod
 		if len(now) == 2 && now[0] != now[1] && now[0] != victim && now[1] != victim {
 			t.Logf("figure: kill-node %s: NotReady after %.1f s, both pods running again on %v %.1f s after the kill (node-monitor-grace-period %d s, eviction %d s)",
 				victim, notReady.Seconds(), now, time.Since(killed).Seconds(), k8sGrace, k8sEviction)
+			k8sRevive(t, ctl, kubectl, victim)
 			return
 		}
 		if time.Now().After(deadline) {
@@ -403,4 +404,26 @@ func k8sKillLeader(t *testing.T, kubectl func(...string) (string, error)) {
 	holder, _ := ctl.Leader(ctx, nodes.PlaneKubeControllerManager)
 	t.Logf("figure: kill-leader %s (etcd leader; controller manager lease on %s, then %s): a new etcd leader after %.1f s, a deleted pod replaced %.1f s after the kill",
 		old.Name, cm.Name, holder.Name, elected.Seconds(), time.Since(killed).Seconds())
+}
+
+// k8sRevive starts the killed worker again through the node seam (its
+// agents' start scripts, Kubernetes' among them) and waits until it is a
+// Ready node again.
+func k8sRevive(t *testing.T, ctl *nodes.Emulated, kubectl func(...string) (string, error), node string) {
+	began := time.Now()
+	if err := ctl.Revive(context.Background(), node); err != nil {
+		t.Fatalf("revive %s: %v", node, err)
+	}
+	for {
+		st, _ := kubectl("get", "node", node, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
+		if st == "True" {
+			t.Logf("figure: %s revived and Ready again %.1f s after Revive", node, time.Since(began).Seconds())
+			return
+		}
+		if time.Since(began) > 3*time.Minute {
+			out, _ := dockerTry("exec", node, "tail", "-n", "5", "/var/log/obn/kubelet.log")
+			t.Fatalf("%s revived 3 minutes ago is not Ready (%q); its kubelet:\n%s", node, st, out)
+		}
+		time.Sleep(2 * time.Second)
+	}
 }
