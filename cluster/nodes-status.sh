@@ -76,13 +76,15 @@ status() {
   fi
 
   local nl=0 cl=0 sl=0
-  printf '%-14s %-7s %-12s %-8s %-22s %-20s %-30s %s\n' NODE ROLE ADDRESS STATE NOMAD CONSUL SWARM "${k8s_on:+KUBERNETES}"
+  # the SWARM column is padded only when a KUBERNETES column follows it
+  local swarm_w=""; [ -n "$k8s_on" ] && swarm_w=-30
+  printf "%-14s %-7s %-12s %-8s %-22s %-20s %${swarm_w}s%s\n" NODE ROLE ADDRESS STATE NOMAD CONSUL SWARM "${k8s_on:+ KUBERNETES}"
   for name in "${order[@]}"; do
     role=${role_of[$name]}
     local nm=${nomad_srv[$name]:-} cs=${consul_of[$name]:-?} sw=${swarm_of[$name]:-?}
     [ "$role" = server ] || nm=${nomad_cli[$name]:-}
     local ks=""; [ -n "$k8s_on" ] && ks=${k8s_of[$name]:-?}
-    printf '%-14s %-7s %-12s %-8s %-22s %-20s %-30s %s\n' "$name" "$role" "${addr_of[$name]}" "${state_of[$name]}" "${nm:-?}" "$cs" "$sw" "$ks"
+    printf "%-14s %-7s %-12s %-8s %-22s %-20s %${swarm_w}s%s\n" "$name" "$role" "${addr_of[$name]}" "${state_of[$name]}" "${nm:-?}" "$cs" "$sw" "${ks:+ $ks}"
     [[ $nm == *:leader ]] && nl=$((nl + 1))
     [[ $cs == *:leader ]] && cl=$((cl + 1))
     [[ $sw == manager:Leader:* ]] && sl=$((sl + 1))
