@@ -175,6 +175,13 @@ k8s_agent() {
   start_in "$node" "$name" "sh $k8s_etc/$name.sh"
 }
 
+# k8s_wait_containerd: a shell line that waits (a minute at most) until
+# the node's containerd answers: a kubelet started before it exits ("validate
+# CRI v1 runtime API"), which a revived node, starting both at once, hit
+k8s_wait_containerd() {
+  printf 'n=0; until ctr --address %s/containerd.sock version >/dev/null 2>&1 || [ $n -ge 60 ]; do n=$((n + 1)); sleep 1; done' "$k8s_run"
+}
+
 # k8s_kubelet_cpus_script CGROUP: run before each start of the kubelet (and
 # only then: its CPU manager's checkpoint is removed).
 k8s_kubelet_cpus_script() {
@@ -394,7 +401,8 @@ k8s_kubelet_node() {
   k8s_kubelet_cpus_script "$cg" | write_in "$node" "$k8s_etc/kubelet-cpus.sh"
   k8s_agent "$node" kubelet "$k8s_tools/kubelet --config=$k8s_etc/kubelet.yaml --kubeconfig=$k8s_etc/kubelet.kubeconfig \
 --hostname-override=$node --node-ip=$addr --root-dir=/var/lib/kubelet --cert-dir=/var/lib/kubelet/pki \
---node-labels=$(k8s_node_labels "$node" "$role") $taint \$(cat $k8s_etc/kubelet-cpus.flags) --v=1" "sh $k8s_etc/kubelet-cpus.sh"
+--node-labels=$(k8s_node_labels "$node" "$role") $taint \$(cat $k8s_etc/kubelet-cpus.flags) --v=1" \
+    "sh $k8s_etc/kubelet-cpus.sh; $(k8s_wait_containerd)"
   k8s_agent "$node" kube-proxy "$k8s_tools/kube-proxy --config=$k8s_etc/kube-proxy.yaml"
 }
 
