@@ -84,7 +84,7 @@ cluster-down *flags:
     cluster/kubernetes.sh down
     cluster/embedded.sh down "$@"
 
-# Bring up the emulated multi-node cluster beside the embedded one: `servers` (1 or 3) Nomad/Consul servers and drained Swarm managers, nodes-1 workers and a client node with the image registry, each a container with its own address on 10.77.0.0/24, dockerd, agents and budget (docs/cluster.md), e.g. `just nodes-up nodes=6 servers=3 node_cpus=0.25 link_delay=0.1ms`
+# Bring up the emulated multi-node cluster beside the embedded one: `servers` (1 or 3) Nomad/Consul servers and drained Swarm managers, nodes-1 workers and a client node with the image registry, each a container with its own address on 10.77.0.0/24, dockerd, agents and budget (docs/cluster.md), e.g. `just nodes-up nodes=6 servers=3 node_cpus=0.25 link_delay=0.1ms`; `k8s=1` runs Kubernetes across them too (etcd and API servers on the servers, a kubelet on the workers and the client)
 nodes-up *shape:
     cluster/nodes.sh up "$@"
 
@@ -100,9 +100,9 @@ nodes-images +images:
 nodes-down:
     cluster/nodes.sh down
 
-# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down; then the registry, placement (spread, packed) on Nomad and Swarm, the load job on the client node, budgets and link delay (TestNodesPlacement); the Swarm adapter from the host with DOCKER_HOST at a manager (TestNodesSwarmAdapter); a sweep run from the client node judged through the workers' node probes, and made invalid by a mis-wired resolver and by silent probes; a whole sweep with node faults on Nomad and Swarm from the host (TestNodesSweepNodeFaults, experiments/taewa-node-faults.hcl); then the node faults on both shapes (test-node-faults 1 and 3); an hour or more; needs `just images taewa orchbench pause`
+# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down; then the registry, placement (spread, packed) on Nomad and Swarm, the load job on the client node, budgets and link delay (TestNodesPlacement); the Swarm adapter from the host with DOCKER_HOST at a manager (TestNodesSwarmAdapter); a sweep run from the client node judged through the workers' node probes, and made invalid by a mis-wired resolver and by silent probes; every validity row on the nodes (TestNodesEveryGateCanFail); a whole sweep with node faults on Nomad and Swarm from the host (TestNodesSweepNodeFaults, experiments/taewa-node-faults.hcl); Kubernetes across the nodes (TestNodesKubernetes: up 4 3 k8s=1, Taewa spread over the workers from the client node, limits through the DaemonSet's probes, a worker killed and its pod rescheduled); then the node faults on both shapes (test-node-faults 1 and 3); two hours or more; needs `just images taewa orchbench pause fortio` and the CoreDNS image `just k8s-up` makes
 test-nodes:
-    go test -tags multinode -count=1 -timeout 120m -v -run TestNodes ./test/cluster/
+    go test -tags multinode -count=1 -timeout 150m -v -run TestNodes ./test/cluster/
     {{just_executable()}} --justfile {{justfile()}} test-node-faults 1
     {{just_executable()}} --justfile {{justfile()}} test-node-faults 3
 

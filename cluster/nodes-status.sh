@@ -51,14 +51,40 @@ status() {
     [ -n "$line" ] || problems+=("swarm: the manager on $via does not answer")
     while read -r n st; do [ -n "$n" ] && swarm_of[$n]=$st; done <<<"$line"
   fi
+  # Kubernetes, when it runs across the nodes (nodes-k8s.sh)
+  local k8s_on="" k8s_etcd_leader="" k8s_cm="" k8s_sched="" k8s_eviction_set=""
+  local -A k8s_of
+  if [ -n "$via" ] && docker exec "$via" test -f "$k8s_etc/admin.kubeconfig" 2>/dev/null; then
+    k8s_on=1
+    k8s_eviction_set=$(in_node "$via" cat "$k8s_etc/kube-apiserver.sh" | grep -oE 'default-unreachable-toleration-seconds=[0-9]+' | cut -d= -f2 || true)
+  fi
+  if [ -n "$k8s_on" ]; then
+    local kc=("$k8s_tools/kubectl" --kubeconfig "$k8s_etc/admin.kubeconfig" --request-timeout 5s)
+    line=$(in_node "$via" "${kc[@]}" get nodes -o 'jsonpath={range .items[*]}{.metadata.name} {.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}')
+    [ -n "$line" ] || problems+=("kubernetes: the API server on $via does not answer")
+    while read -r n st; do
+      [ -n "$n" ] || continue
+      if [ "$st" = True ]; then k8s_of[$n]=node:Ready; else k8s_of[$n]=node:NotReady; fi
+    done <<<"$line"
+    for name in "${order[@]}"; do
+      [ "${role_of[$name]}" = server ] && [ "${state_of[$name]}" = running ] || continue
+      k8s_of[$name]=$(k8s_server_state "$name" "${addr_of[$name]}")
+      [[ ${k8s_of[$name]} == etcd:leader* ]] && k8s_etcd_leader+="$name "
+    done
+    k8s_cm=$(in_node "$via" "${kc[@]}" -n kube-system get lease kube-controller-manager -o 'jsonpath={.spec.holderIdentity}')
+    k8s_sched=$(in_node "$via" "${kc[@]}" -n kube-system get lease kube-scheduler -o 'jsonpath={.spec.holderIdentity}')
+  fi
 
   local nl=0 cl=0 sl=0
-  printf '%-14s %-7s %-12s %-8s %-22s %-20s %s\n' NODE ROLE ADDRESS STATE NOMAD CONSUL SWARM
+  # the SWARM column is padded only when a KUBERNETES column follows it
+  local swarm_w=""; [ -n "$k8s_on" ] && swarm_w=-30
+  printf "%-14s %-7s %-12s %-8s %-22s %-20s %${swarm_w}s%s\n" NODE ROLE ADDRESS STATE NOMAD CONSUL SWARM "${k8s_on:+ KUBERNETES}"
   for name in "${order[@]}"; do
     role=${role_of[$name]}
     local nm=${nomad_srv[$name]:-} cs=${consul_of[$name]:-?} sw=${swarm_of[$name]:-?}
     [ "$role" = server ] || nm=${nomad_cli[$name]:-}
-    printf '%-14s %-7s %-12s %-8s %-22s %-20s %s\n' "$name" "$role" "${addr_of[$name]}" "${state_of[$name]}" "${nm:-?}" "$cs" "$sw"
+    local ks=""; [ -n "$k8s_on" ] && ks=${k8s_of[$name]:-?}
+    printf "%-14s %-7s %-12s %-8s %-22s %-20s %${swarm_w}s%s\n" "$name" "$role" "${addr_of[$name]}" "${state_of[$name]}" "${nm:-?}" "$cs" "$sw" "${ks:+ $ks}"
     [[ $nm == *:leader ]] && nl=$((nl + 1))
     [[ $cs == *:leader ]] && cl=$((cl + 1))
     [[ $sw == manager:Leader:* ]] && sl=$((sl + 1))
@@ -67,7 +93,9 @@ status() {
       [[ $nm == server:alive* ]] || problems+=("$name: not an alive Nomad server (${nm:-absent})")
       [[ $cs == server:alive* ]] || problems+=("$name: not an alive Consul server ($cs)")
       [[ $sw == manager:*:Drain:Ready ]] || problems+=("$name: not a drained, ready Swarm manager ($sw)")
+      [ -z "$k8s_on" ] || [[ $ks == etcd:*:api:ok ]] || problems+=("$name: not a healthy etcd member with a ready API server ($ks)")
     else
+      [ -z "$k8s_on" ] || [ "$ks" = node:Ready ] || problems+=("$name: not a ready Kubernetes node ($ks)")
       [[ $nm == client:ready:$role ]] || problems+=("$name: not a ready Nomad client of class $role (${nm:-absent})")
       [[ $cs == client:alive* ]] || problems+=("$name: not an alive Consul client ($cs)")
       [[ $sw == worker:Active:Ready ]] || problems+=("$name: not an active, ready Swarm worker ($sw)")
@@ -78,9 +106,16 @@ status() {
     [ "$cl" -eq 1 ] || problems+=("consul: $cl leaders")
     [ "$sl" -eq 1 ] || problems+=("swarm: $sl leaders")
   fi
+  if [ -n "$k8s_on" ]; then
+    k8s_etcd_leader=${k8s_etcd_leader% }
+    say "kubernetes: etcd leader ${k8s_etcd_leader:-none}; kube-controller-manager lease ${k8s_cm%%_*}; kube-scheduler lease ${k8s_sched%%_*}; pods evicted ${k8s_eviction_set:-?} s after their node is lost"
+    [ "$(wc -w <<<"$k8s_etcd_leader")" -eq 1 ] || problems+=("kubernetes: $(wc -w <<<"$k8s_etcd_leader") etcd leaders")
+    [ -n "$k8s_cm" ] || problems+=("kubernetes: no kube-controller-manager holds its lease")
+    [ -n "$k8s_sched" ] || problems+=("kubernetes: no kube-scheduler holds its lease")
+  fi
   if [ ${#problems[@]} -gt 0 ]; then
     local p; for p in "${problems[@]}"; do say "problem: $p"; done
     return 1
   fi
-  say "ok: every node is up with its agents; one leader each for Nomad, Consul and Swarm"
+  say "ok: every node is up with its agents; one leader each for Nomad, Consul and Swarm${k8s_on:+, and for etcd and both Kubernetes leases}"
 }

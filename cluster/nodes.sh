@@ -4,8 +4,9 @@
 # address, dockerd, Consul and Nomad agents and CPU/memory budget, on the
 # project's dockerd. Everything it makes is named $NODES_NAME-* (obn-*) and labelled
 # orchbench.nodes; the embedded single-node cluster is not touched.
-#   nodes.sh up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D]
-#                                   S servers (1 or 3), N-1 workers and 1 client node (default 4 3)
+#   nodes.sh up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D] [k8s=1]
+#                                   S servers (1 or 3), N-1 workers and 1 client node (default 4 3);
+#                                   k8s=1 (or ORCHBENCH_K8S=1) runs Kubernetes across them too (nodes-k8s.sh)
 #   nodes.sh status                 every node's role, address and agents; fails when one is missing
 #   nodes.sh env                    the exports that point orchbench at the nodes (eval "$(nodes.sh env)")
 #   nodes.sh push-images IMAGE...   pushes images to the registry on the client node, where the nodes pull them
@@ -18,6 +19,9 @@
 # are each node's budget; NODES_SUBNET (default 10.77.0.0/24) the nodes' network;
 # link_delay (LINK_DELAY, e.g. 0.1ms; default none) a tc netem delay on every
 # node's link, so a packet between two nodes takes it twice per round trip.
+# k8s_eviction (K8S_EVICTION, default 300 s as Kubernetes') is how long pods
+# stay bound to an unreachable node; k8s_grace (K8S_NODE_GRACE, default 50 s)
+# how long a node may be silent before it is NotReady.
 # NODES_NAME (default obn) prefixes every name, so that two clusters of
 # nodes (two worktrees' tests, say) can run side by side on their own subnets.
 set -euo pipefail
@@ -41,6 +45,8 @@ source "$root/cluster/nodes-status.sh"
 source "$root/cluster/nodes-registry.sh"
 # shellcheck source=nodes-probe.sh
 source "$root/cluster/nodes-probe.sh"
+# shellcheck source=nodes-k8s.sh
+source "$root/cluster/nodes-k8s.sh"
 
 cluster_name=${NODES_NAME:-obn}
 [[ $cluster_name =~ ^[a-z][a-z0-9]{0,7}$ ]] || die "NODES_NAME=$cluster_name: a lower-case word of at most 8 letters and digits is needed"
@@ -54,6 +60,8 @@ subnet=${NODES_SUBNET:-10.77.0.0/24}
 node_cpus=${NODE_CPUS:-0.5}
 node_memory=${NODE_MEMORY:-2560m}
 link_delay=${LINK_DELAY:-}
+# Kubernetes across the nodes too (nodes-k8s.sh); off keeps the nodes as they were
+k8s=${ORCHBENCH_K8S:-0}
 # the registry's address (nodes-registry.sh, nodes-agents.sh' dockerd flags)
 # shellcheck disable=SC2034
 client_addr=${subnet%.0/24}.10
@@ -102,6 +110,8 @@ validate() {
   [ "$memory_total_mb" -ge 512 ] || die "node_memory=$node_memory: at least 512m ($memory_reserved_mb MiB of it are reserved for the node's own agents)"
   [ -z "$link_delay" ] || [[ $link_delay =~ ^[0-9]+(\.[0-9]+)?(us|ms)$ ]] \
     || die "link_delay=$link_delay: a delay such as 0.1ms or 200us is needed (tc netem; empty for none)"
+  [ "$k8s" = 0 ] || [ "$k8s" = 1 ] || die "k8s=$k8s: 1 runs Kubernetes across the nodes, 0 does not"
+  [ "$k8s" = 0 ] || k8s_need
   docker info >/dev/null 2>&1 || die "the project's dockerd does not answer (docker info)"
   if [ -n "$link_delay" ]; then
     # the probe runs tc in the node image: built here when missing (cached)
@@ -166,6 +176,9 @@ run_node() {
     docker volume create --label "$label" "$node-registry" >/dev/null
     extra=(-v "$node-registry:/var/lib/registry" -v "$bin/registry:/opt/obn/bin/registry:ro" -p "127.0.0.1::$registry_port")
   fi
+  if [ "$k8s" = 1 ]; then
+    local m; while read -r m; do extra+=("$m"); done < <(k8s_mounts "$node")
+  fi
   # Every capability but CAP_SYS_RESOURCE (which this machine withholds, so
   # --privileged fails), no seccomp/AppArmor and unmasked /proc: what a
   # dockerd, iptables and overlay networking need inside. The cgroup tree is
@@ -190,6 +203,7 @@ nomad_clients_ready() { [ "$(docker exec "${nodes[0]}" /opt/obn/bin/nomad node s
 
 # up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M]: the words just
 # passes on from `just cluster-up nodes=4 servers=3`, or bare numbers
+# shellcheck disable=SC2034 # k8s_eviction and k8s_grace: nodes-k8s.sh reads them
 up() {
   local n=4 s=3 arg pos=0
   for arg in "$@"; do
@@ -199,7 +213,10 @@ up() {
       node_cpus=*) node_cpus=${arg#*=} ;;
       node_memory=*) node_memory=${arg#*=} ;;
       link_delay=*) link_delay=${arg#*=} ;;
-      *=*) die "unknown setting '$arg' (known: nodes servers node_cpus node_memory link_delay)" ;;
+      k8s=*) k8s=${arg#*=} ;;
+      k8s_eviction=*) k8s_eviction=${arg#*=} ;;
+      k8s_grace=*) k8s_grace=${arg#*=} ;;
+      *=*) die "unknown setting '$arg' (known: nodes servers node_cpus node_memory link_delay k8s k8s_eviction k8s_grace)" ;;
       *) pos=$((pos + 1)); case $pos in 1) n=$arg ;; 2) s=$arg ;; *) die "too many arguments: $*" ;; esac ;;
     esac
   done
@@ -243,6 +260,7 @@ up() {
   wait_for 150 "nomad: $(( ${#nodes[@]} - s )) clients ready" nomad_clients_ready \
     || die "step 'nomad clients ready' failed: $(docker exec "${nodes[0]}" /opt/obn/bin/nomad node status -address "http://${addrs[0]}:4646" 2>&1 | paste -sd';')"
   deploy_probes
+  [ "$k8s" = 0 ] || k8s_up
   trap - EXIT
   say "up in $(( $(date +%s) - t0 )) s"
   status
@@ -292,6 +310,12 @@ export NOMAD_ADDR=http://$client_addr:4646
 export CONSUL_HTTP_ADDR=http://$client_addr:8500
 export ORCHBENCH_REGISTRY=$client_addr:$registry_port
 ENV
+  # Kubernetes, when it runs across the nodes: its API at the balancer on
+  # the client node (or the one server), reached on the nodes' network
+  local kc; kc="$(k8s_state)/admin.kubeconfig"
+  if [ -f "$kc" ]; then
+    printf 'export ORCHBENCH_KUBECONFIG=%s\nexport ORCHBENCH_K8S_NETNS=host\n' "$kc"
+  fi
 }
 
 down() {
@@ -302,6 +326,8 @@ down() {
     # shellcheck disable=SC2086
     docker rm -f -v $have >/dev/null
   fi
+  rm -rf "$root/.state/nodes/$cluster_name"
+  rmdir "$root/.state/nodes" 2>/dev/null || true
   local vols; vols=$(docker volume ls -q --filter "label=$label")
   # shellcheck disable=SC2086
   [ -z "$vols" ] || { say "removing volumes: $(echo $vols)"; docker volume rm $vols >/dev/null; }
@@ -325,5 +351,5 @@ case "${1:-}" in
   load-images) shift; load_images "$@" ;;
   probes) running_topology; deploy_probes ;;
   down) down ;;
-  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D] | status | env | push-images IMAGE... | registry | load-images IMAGE... | probes | down" >&2; exit 2 ;;
+  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D] [k8s=1] | status | env | push-images IMAGE... | registry | load-images IMAGE... | probes | down" >&2; exit 2 ;;
 esac

@@ -164,8 +164,12 @@ func (e *Emulated) Kill(ctx context.Context, name string) error {
 }
 
 // agentOrder is the order a node's agents start in: the runtime first,
-// then Consul, which the Nomad agent registers services with.
-var agentOrder = []string{"dockerd", "consul", "nomad", "kubelet"}
+// then Consul, which the Nomad agent registers services with; then
+// Kubernetes' (nodes-k8s.sh): etcd before the API server that stores in it,
+// the API before its clients, containerd before the kubelet.
+var agentOrder = []string{"dockerd", "consul", "nomad",
+	"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler",
+	"k8s-balancer", "containerd", "kubelet", "kube-proxy"}
 
 // Revive starts the container again (same address, same volume, so the
 // node's dockerd keeps its images and its Swarm membership) and runs its

@@ -64,8 +64,12 @@ func (e *Emulated) Leader(ctx context.Context, cp ControlPlane) (Node, error) {
 			holder, err = e.raftLeader(ctx, cp, s)
 		case PlaneSwarm:
 			holder, err = e.swarmLeader(ctx, s)
+		case PlaneEtcd:
+			holder, err = e.etcdLeader(ctx, s)
+		case PlaneKubeControllerManager:
+			holder, err = e.leaseHolder(ctx, s, string(cp))
 		default:
-			return Node{}, fmt.Errorf("leader of %q: not a control plane the harness knows (known: nomad, consul, swarm)", cp)
+			return Node{}, fmt.Errorf("leader of %q: not a control plane the harness knows (known: %s)", cp, planeList())
 		}
 		if err != nil {
 			tried = append(tried, fmt.Sprintf("%s: %v", s.Name, err))

@@ -42,10 +42,15 @@ const (
 	PlaneNomad  ControlPlane = "nomad"
 	PlaneConsul ControlPlane = "consul"
 	PlaneSwarm  ControlPlane = "swarm"
+	// PlaneEtcd is Kubernetes' store: its raft leader's node.
+	PlaneEtcd ControlPlane = "etcd"
+	// PlaneKubeControllerManager is the node whose kube-controller-manager
+	// holds its leader-election lease (the one that acts on lost nodes).
+	PlaneKubeControllerManager ControlPlane = "kube-controller-manager"
 )
 
 // ControlPlanes are those Leader answers for.
-var ControlPlanes = []ControlPlane{PlaneNomad, PlaneConsul, PlaneSwarm}
+var ControlPlanes = []ControlPlane{PlaneNomad, PlaneConsul, PlaneSwarm, PlaneEtcd, PlaneKubeControllerManager}
 
 // Agent is a per-node daemon RestartAgent can restart.
 type Agent string
@@ -53,8 +58,8 @@ type Agent string
 const (
 	AgentConsul Agent = "consul"
 	AgentNomad  Agent = "nomad"
-	// AgentKubelet is named so that a spec can say it; it runs on nodes
-	// only once Kubernetes runs across them (issue 24, item 2).
+	// AgentKubelet runs on the workers (and the client) of a cluster
+	// brought up with Kubernetes (nodes.sh up ... k8s=1).
 	AgentKubelet Agent = "kubelet"
 )
 

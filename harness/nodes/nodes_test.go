@@ -205,8 +205,8 @@ func TestLeaderAsksTheServersInTurn(t *testing.T) {
 	if _, err := e.Leader(ctx, PlaneNomad); !errors.Is(err, ErrNoLeader) || !strings.Contains(err.Error(), "fl-server2: GET") {
 		t.Errorf("no answer: %v", err)
 	}
-	if _, err := e.Leader(ctx, "etcd"); err == nil || !strings.Contains(err.Error(), "not a control plane") {
-		t.Errorf("etcd: %v", err)
+	if _, err := e.Leader(ctx, "vault"); err == nil || !strings.Contains(err.Error(), "not a control plane") || !strings.Contains(err.Error(), "etcd, kube-controller-manager") {
+		t.Errorf("vault: %v", err)
 	}
 }
 

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -261,7 +260,10 @@ func leaderPlanes(orch string) ([]nodes.ControlPlane, error) {
 	case "swarm":
 		return []nodes.ControlPlane{nodes.PlaneSwarm}, nil
 	case "kubernetes":
-		return nil, errors.New("kill-leader on kubernetes: its leader is the etcd raft leader's node (or the lease holder of kube-controller-manager and kube-scheduler), which exists only once Kubernetes runs across nodes (issue 24, item 2); the embedded Kubernetes has one control-plane node")
+		// etcd's leader is killed: without it nothing is written. The
+		// controller manager's lease is followed, since it is the one
+		// that notices a lost node and replaces its pods.
+		return []nodes.ControlPlane{nodes.PlaneEtcd, nodes.PlaneKubeControllerManager}, nil
 	}
 	return nil, fmt.Errorf("kill-leader: no leadership is known for orchestrator %q", orch)
 }

@@ -274,10 +274,13 @@ func TestKillLeaderWithThreeServersKeepsScheduling(t *testing.T) {
 	}
 }
 
-func TestKillLeaderOnKubernetesSaysWhatItWillBe(t *testing.T) {
-	_, err := leaderPlanes("kubernetes")
-	if err == nil || !strings.Contains(err.Error(), "etcd raft leader") || !strings.Contains(err.Error(), "issue 24, item 2") {
-		t.Errorf("%v", err)
+func TestKillLeaderOnKubernetesKillsEtcdsLeader(t *testing.T) {
+	planes, err := leaderPlanes("kubernetes")
+	if err != nil || len(planes) != 2 || planes[0] != nodes.PlaneEtcd || planes[1] != nodes.PlaneKubeControllerManager {
+		t.Errorf("planes %v, %v; want etcd (killed), then kube-controller-manager (followed)", planes, err)
+	}
+	if _, err := leaderPlanes("mesos"); err == nil {
+		t.Error("an unknown orchestrator's leadership was accepted")
 	}
 }
 

@@ -26,6 +26,9 @@ func TestNodesUpRefusesBadShapes(t *testing.T) {
 		{[]string{"nodes=4", "link_delay=fast"}, "link_delay=fast: a delay such as 0.1ms"},
 		{[]string{"nodes=4", "link_delay=1s"}, "link_delay=1s: a delay such as 0.1ms"},
 		{[]string{"4", "3", "2"}, "too many arguments"},
+		{[]string{"nodes=4", "k8s=yes"}, "k8s=yes: 1 runs Kubernetes"},
+		{[]string{"nodes=4", "k8s=1", "k8s_eviction=5m"}, "k8s_eviction=5m: a whole number of seconds"},
+		{[]string{"nodes=4", "k8s=1", "k8s_grace=5"}, "k8s_grace=5: at least 10 seconds"},
 	} {
 		// a docker that cannot run: any call to it fails the case loudly
 		r := runScript(t, []string{"PATH=" + noDockerPath(t)}, "nodes.sh", append([]string{"up"}, tc.args...)...)

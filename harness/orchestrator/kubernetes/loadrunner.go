@@ -35,6 +35,11 @@ type LoadRunner struct {
 // loadNamespace holds the load jobs.
 const loadNamespace = "orchbench-load"
 
+// clientToleration lets the load job onto the emulated cluster's client
+// node, which cluster/nodes-k8s.sh taints so that applications stay off
+// it (a node without the taint, the embedded one, takes the job as before).
+var clientToleration = corev1.Toleration{Key: placement.NodeRole, Operator: corev1.TolerationOpEqual, Value: "client", Effect: corev1.TaintEffectNoSchedule}
+
 // loadCPURequest is the generator's CPU weight when it has no cap: what
 // jobs/loadgen.nomad.hcl reserves (500 MHz, a fifth of a core here); a
 // container with no request would get the kernel's minimum weight and be
@@ -94,8 +99,9 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 					HostNetwork:                  true,
 					AutomountServiceAccountToken: ptr(false),
 					Affinity:                     &corev1.Affinity{NodeAffinity: notOnAffinity([]translate.NodeLabel{{Key: placement.NodeRole, Value: placement.LoadAvoids}})},
+					Tolerations:                  []corev1.Toleration{clientToleration},
 					Containers: []corev1.Container{{
-						Name: loadTaskName, Image: orchestrator.LoadImage(l.Image), ImagePullPolicy: corev1.PullNever,
+						Name: loadTaskName, Image: orchestrator.LoadImage(l.Image), ImagePullPolicy: pullPolicy(orchestrator.LoadImage(l.Image)),
 						Args: []string{"loadjob", "--out", resultInJob}, Env: env, Resources: res,
 						VolumeMounts: []corev1.VolumeMount{{Name: "out", MountPath: resultDir}},
 					}},

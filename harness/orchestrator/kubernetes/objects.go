@@ -142,7 +142,7 @@ func podTemplate(plan *translate.Plan, svc *translate.Service) (corev1.PodTempla
 		return corev1.PodTemplateSpec{}, false, err
 	}
 	container := corev1.Container{
-		Name: labelValue(svc.Task), Image: c.Image, ImagePullPolicy: corev1.PullNever,
+		Name: labelValue(svc.Task), Image: c.Image, ImagePullPolicy: pullPolicy(c.Image),
 		Command: c.Entrypoint, Args: c.Args, WorkingDir: c.WorkDir, Resources: res,
 	}
 	stateful := false
@@ -278,6 +278,18 @@ func portName(label string) string {
 		s = s[:15]
 	}
 	return strings.Trim(s, "-")
+}
+
+// pullPolicy: an image named at a registry (host[:port]/..., as
+// ORCHBENCH_REGISTRY names the project's on the emulated nodes) is pulled
+// when the node lacks it; one named without (orchbench/taewa:local) was
+// imported into the node's runtime and must never be looked for elsewhere.
+func pullPolicy(image string) corev1.PullPolicy {
+	first, _, found := strings.Cut(image, "/")
+	if found && (strings.ContainsAny(first, ".:") || first == "localhost") {
+		return corev1.PullIfNotPresent
+	}
+	return corev1.PullNever
 }
 
 // notOnAffinity: node labels a pod's node must not carry with a value, as a

@@ -194,3 +194,17 @@ func TestScalingKeepsPodVersions(t *testing.T) {
 		}
 	}
 }
+
+func TestPullPolicyFollowsTheRegistry(t *testing.T) {
+	for image, want := range map[string]corev1.PullPolicy{
+		"orchbench/taewa:local":                 corev1.PullNever,
+		"redis:7":                               corev1.PullNever,
+		"10.82.0.10:5000/orchbench/taewa:local": corev1.PullIfNotPresent,
+		"docker.io/orchbench/coredns:local":     corev1.PullIfNotPresent,
+		"localhost/orchbench/taewa:local":       corev1.PullIfNotPresent,
+	} {
+		if got := pullPolicy(image); got != want {
+			t.Errorf("pullPolicy(%q) = %s, want %s", image, got, want)
+		}
+	}
+}

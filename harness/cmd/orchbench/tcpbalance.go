@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/orchbench/orchbench/harness/tcpbalance"
+)
+
+func init() {
+	var listen string
+	var backends []string
+	cmd := &cobra.Command{
+		Use:   "tcp-balance",
+		Short: "Relay TCP connections to one of several backends, skipping those that do not answer",
+		Long: `tcp-balance is the load balancer in front of the emulated cluster's three
+Kubernetes API servers (cluster/nodes-k8s.sh): each connection goes to the
+next backend in turn, one whose dial fails is skipped for a few seconds.
+It relays bytes only; TLS stays end to end.`,
+		Example: `  orchbench tcp-balance --listen 10.77.0.10:6443 --backend 10.77.0.11:6443 --backend 10.77.0.12:6443 --backend 10.77.0.13:6443`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b, err := tcpbalance.New(backends)
+			if err != nil {
+				return err
+			}
+			b.Log = log.Printf
+			l, err := net.Listen("tcp", listen)
+			if err != nil {
+				return fmt.Errorf("tcp-balance: --listen %s: %w", listen, err)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			log.Printf("tcp-balance: %s to %v", l.Addr(), backends)
+			return b.Serve(ctx, l)
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:6443", "`host:port` to accept connections on")
+	cmd.Flags().StringArrayVar(&backends, "backend", nil, "`host:port` of a backend (repeatable)")
+	rootCmd.AddCommand(cmd)
+}
