@@ -55,30 +55,27 @@ sweep "ha-social-network" {
   early_stop    = false
   orchestrators = ["nomad", "swarm"]
 
+  # every app below: the social network spread over the workers, mixed
+  # workload at 10 rps; the steady apps add the baseline variant
+  app_defaults {
+    pack              = "social-network"
+    variants          = ["horizontal"]
+    vars              = { resource_scale = 0.03, placement = "spread", datastore_cpu_limit = true }
+    rates             = [10]
+    threads           = 2
+    connections       = 8
+    workload          = "social-network:mixed@962"
+    shipping          = "off"
+    max_generator_lag = "1s"
+  }
+
   app "on-steady" {
     ha       = "on"
-    pack     = "social-network"
     variants = ["baseline", "horizontal"]
-    vars     = { resource_scale = 0.03, placement = "spread", datastore_cpu_limit = true }
-    rates    = [10]
-    threads     = 2
-    connections = 8
-    workload    = "social-network:mixed@962"
-    shipping    = "off"
-    max_generator_lag = "1s"
   }
 
   app "on-kill-node" {
     ha       = "on"
-    pack     = "social-network"
-    variants = ["horizontal"]
-    vars     = { resource_scale = 0.03, placement = "spread", datastore_cpu_limit = true }
-    rates    = [10]
-    threads     = 2
-    connections = 8
-    workload    = "social-network:mixed@962"
-    shipping    = "off"
-    max_generator_lag = "1s"
     fault {
       kind    = "kill-node"
       service = "social-network-horizontal-user-timeline"
@@ -88,15 +85,6 @@ sweep "ha-social-network" {
 
   app "on-kill-leader" {
     ha       = "on"
-    pack     = "social-network"
-    variants = ["horizontal"]
-    vars     = { resource_scale = 0.03, placement = "spread", datastore_cpu_limit = true }
-    rates    = [10]
-    threads     = 2
-    connections = 8
-    workload    = "social-network:mixed@962"
-    shipping    = "off"
-    max_generator_lag = "1s"
     fault {
       kind     = "kill-leader"
       duration = "25s"
@@ -106,28 +94,11 @@ sweep "ha-social-network" {
 
   app "off-steady" {
     ha       = "off"
-    pack     = "social-network"
     variants = ["baseline", "horizontal"]
-    vars     = { resource_scale = 0.03, placement = "spread", datastore_cpu_limit = true }
-    rates    = [10]
-    threads     = 2
-    connections = 8
-    workload    = "social-network:mixed@962"
-    shipping    = "off"
-    max_generator_lag = "1s"
   }
 
   app "off-kill-node" {
     ha       = "off"
-    pack     = "social-network"
-    variants = ["horizontal"]
-    vars     = { resource_scale = 0.03, placement = "spread", datastore_cpu_limit = true }
-    rates    = [10]
-    threads     = 2
-    connections = 8
-    workload    = "social-network:mixed@962"
-    shipping    = "off"
-    max_generator_lag = "1s"
     fault {
       kind    = "kill-node"
       service = "social-network-horizontal-user-timeline"
@@ -139,15 +110,6 @@ sweep "ha-social-network" {
   # (duration), or nothing is scheduled until the step ends.
   app "off-kill-leader" {
     ha       = "off"
-    pack     = "social-network"
-    variants = ["horizontal"]
-    vars     = { resource_scale = 0.03, placement = "spread", datastore_cpu_limit = true }
-    rates    = [10]
-    threads     = 2
-    connections = 8
-    workload    = "social-network:mixed@962"
-    shipping    = "off"
-    max_generator_lag = "1s"
     fault {
       kind     = "kill-leader"
       duration = "25s"

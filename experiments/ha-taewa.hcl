@@ -28,28 +28,24 @@ sweep "ha-taewa" {
   early_stop    = false
   orchestrators = ["nomad", "swarm"]
 
+  # every app below: Taewa x2 spread over the workers at 10 rps
+  app_defaults {
+    pack              = "taewa"
+    variants          = ["horizontal"]
+    vars              = { resource_scale = 0.05, difficulty = 20000, placement = "spread" }
+    rates             = [10]
+    threads           = 1
+    connections       = 4
+    shipping          = "off"
+    max_generator_lag = "1s"
+  }
+
   app "on-steady" {
     ha       = "on"
-    pack     = "taewa"
-    variants = ["horizontal"]
-    vars     = { resource_scale = 0.05, difficulty = 20000, placement = "spread" }
-    rates    = [10]
-    threads     = 1
-    connections = 4
-    shipping    = "off"
-    max_generator_lag = "1s"
   }
 
   app "on-kill-node" {
     ha       = "on"
-    pack     = "taewa"
-    variants = ["horizontal"]
-    vars     = { resource_scale = 0.05, difficulty = 20000, placement = "spread" }
-    rates    = [10]
-    threads     = 1
-    connections = 4
-    shipping    = "off"
-    max_generator_lag = "1s"
     fault {
       kind  = "kill-node"
       after = "5s"
@@ -58,14 +54,6 @@ sweep "ha-taewa" {
 
   app "on-kill-leader" {
     ha       = "on"
-    pack     = "taewa"
-    variants = ["horizontal"]
-    vars     = { resource_scale = 0.05, difficulty = 20000, placement = "spread" }
-    rates    = [10]
-    threads     = 1
-    connections = 4
-    shipping    = "off"
-    max_generator_lag = "1s"
     fault {
       kind     = "kill-leader"
       duration = "20s"
@@ -75,26 +63,10 @@ sweep "ha-taewa" {
 
   app "off-steady" {
     ha       = "off"
-    pack     = "taewa"
-    variants = ["horizontal"]
-    vars     = { resource_scale = 0.05, difficulty = 20000, placement = "spread" }
-    rates    = [10]
-    threads     = 1
-    connections = 4
-    shipping    = "off"
-    max_generator_lag = "1s"
   }
 
   app "off-kill-node" {
     ha       = "off"
-    pack     = "taewa"
-    variants = ["horizontal"]
-    vars     = { resource_scale = 0.05, difficulty = 20000, placement = "spread" }
-    rates    = [10]
-    threads     = 1
-    connections = 4
-    shipping    = "off"
-    max_generator_lag = "1s"
     fault {
       kind  = "kill-node"
       after = "5s"
@@ -103,14 +75,6 @@ sweep "ha-taewa" {
 
   app "off-kill-leader" {
     ha       = "off"
-    pack     = "taewa"
-    variants = ["horizontal"]
-    vars     = { resource_scale = 0.05, difficulty = 20000, placement = "spread" }
-    rates    = [10]
-    threads     = 1
-    connections = 4
-    shipping    = "off"
-    max_generator_lag = "1s"
     fault {
       kind     = "kill-leader"
       duration = "20s"

@@ -29,26 +29,21 @@ sweep "taewa-node-faults" {
   early_stop    = false
   orchestrators = ["nomad", "swarm"]
 
-  app "steady" {
-    pack     = "taewa"
-    variants = ["horizontal"]
-    vars     = { resource_scale = 0.05, difficulty = 20000, placement = "spread" }
-    rates    = [10]
-    threads     = 1
-    connections = 4
-    shipping    = "off"
+  # every app below: Taewa x2 spread over the workers at 10 rps
+  app_defaults {
+    pack              = "taewa"
+    variants          = ["horizontal"]
+    vars              = { resource_scale = 0.05, difficulty = 20000, placement = "spread" }
+    rates             = [10]
+    threads           = 1
+    connections       = 4
+    shipping          = "off"
     max_generator_lag = "1s"
   }
 
+  app "steady" {}
+
   app "kill-node" {
-    pack     = "taewa"
-    variants = ["horizontal"]
-    vars     = { resource_scale = 0.05, difficulty = 20000, placement = "spread" }
-    rates    = [10]
-    threads     = 1
-    connections = 4
-    shipping    = "off"
-    max_generator_lag = "1s"
     fault {
       kind  = "kill-node"
       after = "5s"
@@ -56,14 +51,6 @@ sweep "taewa-node-faults" {
   }
 
   app "kill-leader" {
-    pack     = "taewa"
-    variants = ["horizontal"]
-    vars     = { resource_scale = 0.05, difficulty = 20000, placement = "spread" }
-    rates    = [10]
-    threads     = 1
-    connections = 4
-    shipping    = "off"
-    max_generator_lag = "1s"
     fault {
       kind     = "kill-leader"
       duration = "20s"
@@ -72,14 +59,6 @@ sweep "taewa-node-faults" {
   }
 
   app "partition-node" {
-    pack     = "taewa"
-    variants = ["horizontal"]
-    vars     = { resource_scale = 0.05, difficulty = 20000, placement = "spread" }
-    rates    = [10]
-    threads     = 1
-    connections = 4
-    shipping    = "off"
-    max_generator_lag = "1s"
     fault {
       kind     = "partition-node"
       duration = "15s"

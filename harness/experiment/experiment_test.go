@@ -209,6 +209,12 @@ func TestParseErrorsNameFileLineField(t *testing.T) {
 			[]string{`bad.hcl:5,9-36: Invalid vars`, `placement = "scattered": not a placement; valid: scheduler, spread, packed`}},
 		{"placement not a string", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n variants=[\"baseline\"]\n variant_vars = { baseline = { placement = 3 } }\n rates=[1]\n }\n}",
 			[]string{`Invalid variant_vars`, `variant_vars.baseline: placement must be a string`}},
+		{"no variants anywhere", "sweep \"x\" {\n  duration = \"1s\"\n  app_defaults {\n    rates = [1]\n  }\n  app \"taewa\" {\n  }\n}",
+			[]string{`bad.hcl:6,3-14: Missing required argument`, `"variants" is required, in the app block or in app_defaults`}},
+		{"a default's error points at app_defaults", "sweep \"x\" {\n  duration = \"1s\"\n  app_defaults {\n    variants = [\"diagonal\"]\n    rates = [1]\n  }\n  app \"taewa\" {\n  }\n}",
+			[]string{`bad.hcl:4,16-28: Unknown variant`, `"diagonal"`}},
+		{"two app_defaults", "sweep \"x\" {\n  duration = \"1s\"\n  app_defaults {\n    rates = [1]\n  }\n  app_defaults {\n    rates = [2]\n  }\n  app \"taewa\" {\n    variants = [\"baseline\"]\n  }\n}",
+			[]string{`bad.hcl:6,3-15: Duplicate app_defaults block`}},
 		{"bad shipping", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n variants=[\"baseline\"]\n rates=[1]\n shipping = \"of\"\n }\n}",
 			[]string{`bad.hcl:6,13-17: Invalid shipping`, `shipping must be "on" or "off", got "of"`}},
 	}
@@ -505,5 +511,66 @@ func TestOrchestratorSpecs(t *testing.T) {
 				t.Errorf("%s plans %d steps on %s, %d on nomad", name, n, o, seen["nomad"])
 			}
 		}
+	}
+}
+
+// app_defaults holds what the apps share; each app's own attributes and
+// blocks win, and vars merge key by key.
+func TestAppDefaults(t *testing.T) {
+	src := `sweep "faults" {
+  duration = "10s"
+  app_defaults {
+    pack     = "taewa"
+    variants = ["baseline"]
+    vars     = { resource_scale = 0.25, job_name = "shared" }
+    rates    = [40]
+    threads  = 1
+    closed_loop {
+      users = 4
+    }
+  }
+  app "kill" {
+    vars  = { job_name = "kill" }
+    fault {
+      kind    = "kill-task"
+      service = "taewa"
+      after   = "2s"
+    }
+  }
+  app "steady" {
+    rates = [80]
+  }
+}
+`
+	s, err := Parse([]byte(src), "d.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: testBase(t)})
+	if err == nil {
+		t.Fatal("rates (from app_defaults) and closed_loop (from app_defaults) together must conflict in app steady")
+	}
+	if !strings.Contains(err.Error(), "Conflicting load levels") {
+		t.Fatalf("want the conflict, got %v", err)
+	}
+	src = strings.Replace(src, "    closed_loop {\n      users = 4\n    }\n", "", 1)
+	s, err = Parse([]byte(src), "d.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: testBase(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Apps) != 2 {
+		t.Fatalf("apps: %+v", s.Apps)
+	}
+	kill, steady := s.Apps[0], s.Apps[1]
+	if kill.Pack != "taewa" || !reflect.DeepEqual(kill.Variants, []string{"baseline"}) || kill.Load.Threads != 1 {
+		t.Fatalf("kill did not take the defaults: %+v", kill)
+	}
+	if want := map[string]any{"resource_scale": 0.25, "job_name": "kill"}; !reflect.DeepEqual(kill.Vars, want) {
+		t.Fatalf("kill's vars = %#v, want the defaults' with its own job_name", kill.Vars)
+	}
+	if kill.Fault == nil || steady.Fault != nil {
+		t.Fatalf("the fault is kill's own: kill %+v, steady %+v", kill.Fault, steady.Fault)
+	}
+	if !reflect.DeepEqual(kill.Rates, []float64{40}) || !reflect.DeepEqual(steady.Rates, []float64{80}) {
+		t.Fatalf("rates: kill %v (default 40), steady %v (its own 80)", kill.Rates, steady.Rates)
+	}
+	if want := map[string]any{"resource_scale": 0.25, "job_name": "shared"}; !reflect.DeepEqual(steady.Vars, want) {
+		t.Fatalf("steady's vars = %#v", steady.Vars)
 	}
 }

@@ -184,6 +184,7 @@ var sweepSchema = &hcl.BodySchema{
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "app", LabelNames: []string{"name"}},
+		{Type: "app_defaults"},
 		{Type: "slo"},
 	},
 }
@@ -229,6 +230,7 @@ func (p *parser) sweep(block *hcl.Block) *Sweep {
 
 	var slos []*hcl.Block
 	seen := map[string]hcl.Range{}
+	defaults := p.appDefaults(content.Blocks)
 	for _, b := range content.Blocks {
 		switch b.Type {
 		case "slo":
@@ -239,7 +241,7 @@ func (p *parser) sweep(block *hcl.Block) *Sweep {
 				continue
 			}
 			seen[b.Labels[0]] = b.LabelRanges[0]
-			if app, ok := p.app(b); ok {
+			if app, ok := p.app(b, defaults); ok {
 				s.Apps = append(s.Apps, app)
 			}
 		}
@@ -288,7 +290,7 @@ func (p *parser) orchestrators(names []string, rng hcl.Range) {
 var appSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "pack"},
-		{Name: "variants", Required: true},
+		{Name: "variants"}, // required of an app, which may take it from app_defaults
 		{Name: "vars"},
 		{Name: "variant_vars"},
 		{Name: "rates"},
@@ -315,7 +317,7 @@ var appSchema = &hcl.BodySchema{
 // maxLevels bounds rates_from/to/step so a wrong step cannot plan a million steps.
 const maxLevels = 1000
 
-func (p *parser) app(block *hcl.Block) (App, bool) {
+func (p *parser) app(block *hcl.Block, defaults *hcl.BodyContent) (App, bool) {
 	before := len(p.diags.Errs())
 	app := App{
 		Name: block.Labels[0],
@@ -323,9 +325,13 @@ func (p *parser) app(block *hcl.Block) (App, bool) {
 		Load: Load{Kind: LoadOpen, Threads: 2, Connections: 16, Distribution: "fixed"},
 	}
 	p.checkName("app name", app.Name, block.LabelRanges[0])
-	content, diags := block.Body.Content(appSchema)
+	own, diags := block.Body.Content(appSchema)
 	p.diags = append(p.diags, diags...)
+	content := withDefaults(own, defaults)
 	a := content.Attributes
+	if _, ok := a["variants"]; !ok {
+		p.errorf(block.DefRange, "Missing required argument", "The argument \"variants\" is required, in the app block or in app_defaults.")
+	}
 
 	// Pack and variants: the pack must exist and know every variant.
 	packRange := block.LabelRanges[0]
@@ -363,7 +369,7 @@ func (p *parser) app(block *hcl.Block) (App, bool) {
 	if p.decode(a, "shipping", &app.Shipping) && !slices.Contains(ShippingModes, app.Shipping) {
 		p.errorf(a["shipping"].Expr.Range(), "Invalid shipping", "shipping must be %q or %q, got %q", ShippingOn, ShippingOff, app.Shipping)
 	}
-	app.Vars = p.varsMap(a, "vars")
+	app.Vars = p.mergedVars(own, defaults)
 	if attr, ok := a["variant_vars"]; ok {
 		val, d := attr.Expr.Value(nil)
 		p.diags = append(p.diags, d...)
