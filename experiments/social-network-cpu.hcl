@@ -19,52 +19,32 @@ sweep "social-network-cpu" {
   early_stop    = false
   orchestrators = ["nomad"]
 
-  app "read-home-timeline" {
+  # what every app below shares
+  app_defaults {
     pack        = "social-network"
     variants    = ["unlimited"]
     vars        = { job_name = "social-network-cpu", resource_scale = 0.05 }
     threads     = 2
     connections = 16
-    workload    = "social-network:read-home-timeline@962"
     closed_loop {
       users = 16
     }
+  }
+
+  app "read-home-timeline" {
+    workload = "social-network:read-home-timeline@962"
   }
 
   app "read-user-timeline" {
-    pack        = "social-network"
-    variants    = ["unlimited"]
-    vars        = { job_name = "social-network-cpu", resource_scale = 0.05 }
-    threads     = 2
-    connections = 16
-    workload    = "social-network:read-user-timeline@962"
-    closed_loop {
-      users = 16
-    }
+    workload = "social-network:read-user-timeline@962"
   }
 
   app "mixed" {
-    pack        = "social-network"
-    variants    = ["unlimited"]
-    vars        = { job_name = "social-network-cpu", resource_scale = 0.05 }
-    threads     = 2
-    connections = 16
-    workload    = "social-network:mixed@962"
-    closed_loop {
-      users = 16
-    }
+    workload = "social-network:mixed@962"
   }
 
   app "compose-post" {
-    pack        = "social-network"
-    variants    = ["unlimited"]
-    vars        = { job_name = "social-network-cpu", resource_scale = 0.05 }
-    threads     = 2
-    connections = 16
-    workload    = "social-network:compose-post@962"
-    closed_loop {
-      users = 16
-    }
+    workload = "social-network:compose-post@962"
   }
 
   slo {

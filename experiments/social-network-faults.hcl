@@ -17,14 +17,18 @@ sweep "social-network-faults" {
   early_stop  = false
   orchestrators = ["nomad"]
 
-  app "kill-redis" {
-    pack     = "social-network"
-    variants = ["baseline"]
-    vars     = { resource_scale = 0.03 }
-    rates    = [20]
+  # what every app below shares
+  app_defaults {
+    pack        = "social-network"
+    variants    = ["baseline"]
+    vars        = { resource_scale = 0.03 }
+    rates       = [20]
     threads     = 2
     connections = 8
     workload    = "social-network:mixed@962"
+  }
+
+  app "kill-redis" {
     fault {
       kind    = "kill-task"
       service = "social-network-baseline-redis"
@@ -33,13 +37,6 @@ sweep "social-network-faults" {
   }
 
   app "kill-ferretdb" {
-    pack     = "social-network"
-    variants = ["baseline"]
-    vars     = { resource_scale = 0.03 }
-    rates    = [20]
-    threads     = 2
-    connections = 8
-    workload    = "social-network:mixed@962"
     fault {
       kind    = "kill-task"
       service = "social-network-baseline-ferretdb"
@@ -47,15 +44,7 @@ sweep "social-network-faults" {
     }
   }
 
-  app "after-kills" {
-    pack     = "social-network"
-    variants = ["baseline"]
-    vars     = { resource_scale = 0.03 }
-    rates    = [20]
-    threads     = 2
-    connections = 8
-    workload    = "social-network:mixed@962"
-  }
+  app "after-kills" {}
 
   slo {
     p99_ms             = 1000

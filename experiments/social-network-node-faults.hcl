@@ -26,14 +26,18 @@ sweep "social-network-node-faults" {
   orchestrators = ["nomad"]
   ha          = "on"
 
-  app "kill-node" {
-    pack     = "social-network"
-    variants = ["ha"]
-    vars     = { resource_scale = 0.03 }
-    rates    = [20]
+  # what every app below shares
+  app_defaults {
+    pack        = "social-network"
+    variants    = ["ha"]
+    vars        = { resource_scale = 0.03 }
+    rates       = [20]
     threads     = 2
     connections = 8
     workload    = "social-network:mixed@962"
+  }
+
+  app "kill-node" {
     fault {
       kind  = "kill-node"
       after = "5s"
@@ -41,13 +45,6 @@ sweep "social-network-node-faults" {
   }
 
   app "partition-node" {
-    pack     = "social-network"
-    variants = ["ha"]
-    vars     = { resource_scale = 0.03 }
-    rates    = [20]
-    threads     = 2
-    connections = 8
-    workload    = "social-network:mixed@962"
     fault {
       kind     = "partition-node"
       duration = "15s"
@@ -56,13 +53,6 @@ sweep "social-network-node-faults" {
   }
 
   app "kill-leader" {
-    pack     = "social-network"
-    variants = ["ha"]
-    vars     = { resource_scale = 0.03 }
-    rates    = [20]
-    threads     = 2
-    connections = 8
-    workload    = "social-network:mixed@962"
     fault {
       kind  = "kill-leader"
       after = "5s"
@@ -70,13 +60,6 @@ sweep "social-network-node-faults" {
   }
 
   app "restart-consul" {
-    pack     = "social-network"
-    variants = ["ha"]
-    vars     = { resource_scale = 0.03 }
-    rates    = [20]
-    threads     = 2
-    connections = 8
-    workload    = "social-network:mixed@962"
     fault {
       kind  = "restart-agent"
       agent = "consul"
