@@ -107,8 +107,8 @@ func TestDatasetMarkerAndVerification(t *testing.T) {
 	if want := fmt.Sprintf("orchbench/setup/nomad/%s/%d-", dsJob, *info.JobModifyIndex); !strings.HasPrefix(marker.key, want) || datasetMeta(first[0])["marker"] != marker.key {
 		t.Fatalf("marker %q (step records %v), want it under %s", marker.key, datasetMeta(first[0])["marker"], want)
 	}
-	if marker.Revision != strconv.FormatUint(*info.JobModifyIndex, 10) || !strings.Contains(strings.Join(marker.Args, " "), "load --frontend http://{{endpoint}} --users 60") {
-		t.Errorf("marker value %+v", marker)
+	if marker.Revision != strconv.FormatUint(*info.JobModifyIndex, 10) || !strings.Contains(strings.Join(marker.Args, " "), "load --allow-remote --frontend http://{{endpoint}} --users 60") {
+		t.Errorf("marker value %+v: want revision %d and the pack's load command", marker, *info.JobModifyIndex)
 	}
 
 	// 2. Redis flushed under the running deployment: the next sweep, a new
