@@ -31,6 +31,8 @@ say() { printf '[kubernetes] %s\n' "$*"; }
 die() { say "$*"; exit 1; }
 # shellcheck source=lib.sh
 source "$root/cluster/lib.sh"
+# shellcheck source=containerd.sh
+source "$root/cluster/containerd.sh"
 
 nsx() { nsenter --net="/run/netns/$ns" -- "$@"; }
 kubectl_() { nsx "$bin/kubectl" --kubeconfig "$k8s/admin.kubeconfig" "$@"; }
@@ -147,31 +149,11 @@ write_configs() {
   kubeconfig admin admin
   kubeconfig kubelet "system:node:$node_name"
   kubeconfig kube-proxy system:kube-proxy
-  cat >"$k8s/containerd/config.toml" <<TOML
-version = 2
-root = "$k8s/containerd/root"
-state = "$run/containerd"
-[grpc]
-  address = "$run/containerd.sock"
-[plugins."io.containerd.internal.v1.opt"]
-  path = "$k8s/containerd/opt"
-[plugins."io.containerd.grpc.v1.cri"]
-  # no AppArmor in this kernel
-  disable_apparmor = true
-  # root lacks CAP_SYS_RESOURCE here, so the sandbox's oom_score_adj of -998 fails inside runc
-  restrict_oom_score_adj = true
-  sandbox_image = "docker.io/orchbench/pause:local"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
-    conf_dir = "$k8s/cni"
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    default_runtime_name = "runc"
-  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-    runtime_type = "io.containerd.runc.v2"
-  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-    BinaryName = "$(command -v runc)"
-    Root = "$run/runc"
-TOML
+  {
+    containerd_cri_toml "$k8s/containerd/root" "$run/containerd" "$run/containerd.sock" "$run/runc" \
+      docker.io/orchbench/pause:local "$k8s/cni" "$(command -v runc)"
+    printf '[plugins."io.containerd.internal.v1.opt"]\n  path = "%s"\n' "$k8s/containerd/opt"
+  } >"$k8s/containerd/config.toml"
   cat >"$k8s/cni/10-orchbench.conflist" <<JSON
 {"cniVersion": "0.4.0", "name": "orchbench-k8s", "plugins": [
   {"type": "bridge", "bridge": "obk8s0", "isGateway": true, "ipMasq": true, "hairpinMode": true,

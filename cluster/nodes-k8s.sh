@@ -290,29 +290,11 @@ k8s_server() {
 # the client node's registry in plain HTTP (the mirror entry), the pause
 # image too.
 k8s_containerd_config() {
+  containerd_cri_toml /var/lib/containerd "$k8s_run" "$k8s_run/containerd.sock" "$k8s_run/runc" \
+    "$client_addr:$registry_port/orchbench/pause:local" "$k8s_etc/cni"
   cat <<TOML
-version = 2
-root = "/var/lib/containerd"
-state = "$k8s_run"
-[grpc]
-  address = "$k8s_run/containerd.sock"
-[plugins."io.containerd.grpc.v1.cri"]
-  # no AppArmor in this kernel
-  disable_apparmor = true
-  # the node lacks CAP_SYS_RESOURCE, so runc cannot set the sandbox's negative oom_score_adj
-  restrict_oom_score_adj = true
-  sandbox_image = "$client_addr:$registry_port/orchbench/pause:local"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
-    conf_dir = "$k8s_etc/cni"
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    default_runtime_name = "runc"
-  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-    runtime_type = "io.containerd.runc.v2"
-  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-    Root = "$k8s_run/runc"
-  [plugins."io.containerd.grpc.v1.cri".registry.mirrors."$client_addr:$registry_port"]
-    endpoint = ["http://$client_addr:$registry_port"]
+[plugins."io.containerd.grpc.v1.cri".registry.mirrors."$client_addr:$registry_port"]
+  endpoint = ["http://$client_addr:$registry_port"]
 TOML
 }
 
