@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by kubernetes.sh (the single-node cluster) and nodes-k8s.sh (the
 # emulated nodes): one CRI configuration for containerd, so a workaround for
 # this kernel is made in one place and holds on both.
