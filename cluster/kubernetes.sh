@@ -31,8 +31,8 @@ say() { printf '[kubernetes] %s\n' "$*"; }
 die() { say "$*"; exit 1; }
 # shellcheck source=lib.sh
 source "$root/cluster/lib.sh"
-# shellcheck source=containerd.sh
-source "$root/cluster/containerd.sh"
+# shellcheck source=k8s-node.sh
+source "$root/cluster/k8s-node.sh"
 
 nsx() { nsenter --net="/run/netns/$ns" -- "$@"; }
 kubectl_() { nsx "$bin/kubectl" --kubeconfig "$k8s/admin.kubeconfig" "$@"; }
@@ -161,50 +161,11 @@ write_configs() {
             "routes": [{"dst": "0.0.0.0/0"}], "dataDir": "$k8s/cni-ipam"}},
   {"type": "portmap", "capabilities": {"portMappings": true}, "snat": true}]}
 JSON
-  cat >"$k8s/kubelet.yaml" <<YAML
-apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-# this kernel has cgroup v1 only, which 1.34 still runs with this set
-failCgroupV1: false
-cgroupDriver: cgroupfs
-containerRuntimeEndpoint: unix://$run/containerd.sock
-failSwapOn: false
-podCIDR: $pod_cidr
-address: $node_ip
-port: 10250
-readOnlyPort: 0
-healthzBindAddress: 127.0.0.1
-healthzPort: 10248
-authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}
-authorization: {mode: AlwaysAllow}
-# pods get CoreDNS only, never the host's resolver
-resolvConf: ""
-clusterDNS: ["$dns_ip"]
-clusterDomain: cluster.local
-registerNode: true
-serializeImagePulls: false
-podLogsDir: $k8s/pod-logs
-# images are imported, never pulled: the kubelet must not collect them
-imageGCHighThresholdPercent: 100
-imageGCLowThresholdPercent: 99
-evictionHard: {memory.available: "100Mi", nodefs.available: "2%", imagefs.available: "2%"}
-YAML
-  cat >"$k8s/kube-proxy.yaml" <<YAML
-apiVersion: kubeproxy.config.k8s.io/v1alpha1
-kind: KubeProxyConfiguration
-clientConnection: {kubeconfig: $k8s/kube-proxy.kubeconfig}
-mode: iptables
-hostnameOverride: $node_name
-clusterCIDR: 10.244.0.0/16
-# NodePorts on the namespace's loopback and the node address, nothing else
-nodePortAddresses: ["127.0.0.0/8", "$node_ip/32"]
-healthzBindAddress: 127.0.0.1:10256
-metricsBindAddress: 127.0.0.1:10249
-oomScoreAdj: 0
-# host-wide conntrack sysctls are left alone
-conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
-iptables: {localhostNodePorts: true, masqueradeAll: false}
-YAML
+  {
+    kubelet_yaml "$run/containerd.sock" "$node_ip" "$dns_ip"
+    printf 'podCIDR: %s\npodLogsDir: %s\n' "$pod_cidr" "$k8s/pod-logs"
+  } >"$k8s/kubelet.yaml"
+  kube_proxy_yaml "$k8s/kube-proxy.kubeconfig" "$node_name" 10.244.0.0/16 "$node_ip" >"$k8s/kube-proxy.yaml"
 }
 
 # images: every orchbench/*:local image of the docker daemon, imported into

@@ -315,50 +315,12 @@ JSON
 # k8s_kubelet_config NODE ADDR CGROUP: the kubelet's pods under the node's
 # own cgroup, so the node's budget bounds them
 k8s_kubelet_config() {
-  cat <<YAML
-apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-# this kernel has cgroup v1 only, which 1.34 still runs with this set
-failCgroupV1: false
-cgroupDriver: cgroupfs
-cgroupRoot: $3/kube
-containerRuntimeEndpoint: unix://$k8s_run/containerd.sock
-failSwapOn: false
-address: $2
-port: 10250
-readOnlyPort: 0
-healthzBindAddress: 127.0.0.1
-healthzPort: 10248
-authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}
-authorization: {mode: AlwaysAllow}
-resolvConf: ""
-clusterDNS: ["$k8s_dns_ip"]
-clusterDomain: cluster.local
-registerNode: true
-serializeImagePulls: false
-imageGCHighThresholdPercent: 100
-imageGCLowThresholdPercent: 99
-evictionHard: {memory.available: "100Mi", nodefs.available: "2%", imagefs.available: "2%"}
-YAML
+  kubelet_yaml "$k8s_run/containerd.sock" "$2" "$k8s_dns_ip"
+  echo "cgroupRoot: $3/kube"
 }
 
 k8s_proxy_config() {
-  cat <<YAML
-apiVersion: kubeproxy.config.k8s.io/v1alpha1
-kind: KubeProxyConfiguration
-clientConnection: {kubeconfig: $k8s_etc/kube-proxy.kubeconfig}
-mode: iptables
-hostnameOverride: $1
-clusterCIDR: $k8s_pod_net
-# NodePorts on the node's address on the nodes' network and its loopback
-nodePortAddresses: ["127.0.0.0/8", "$2/32"]
-healthzBindAddress: 127.0.0.1:10256
-metricsBindAddress: 127.0.0.1:10249
-oomScoreAdj: 0
-# the conntrack sysctls are the machine's, shared by every node: left alone
-conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
-iptables: {localhostNodePorts: true, masqueradeAll: false}
-YAML
+  kube_proxy_yaml "$k8s_etc/kube-proxy.kubeconfig" "$1" "$k8s_pod_net" "$2"
 }
 
 # k8s_node_labels NODE ROLE: the placement labels (node_meta) as --node-labels

@@ -47,8 +47,8 @@ source "$root/cluster/nodes-registry.sh"
 source "$root/cluster/nodes-probe.sh"
 # shellcheck source=nodes-k8s.sh
 source "$root/cluster/nodes-k8s.sh"
-# shellcheck source=containerd.sh
-source "$root/cluster/containerd.sh"
+# shellcheck source=k8s-node.sh
+source "$root/cluster/k8s-node.sh"
 
 cluster_name=${NODES_NAME:-obn}
 [[ $cluster_name =~ ^[a-z][a-z0-9]{0,7}$ ]] || die "NODES_NAME=$cluster_name: a lower-case word of at most 8 letters and digits is needed"
