@@ -2,7 +2,8 @@
 # Each built-in workload runs as a closed loop of 16 users against the
 # unlimited variant: no task has a CPU cap, so the loop saturates whichever
 # task the application's capacity is, and each task's cgroup says what one
-# request cost it. `orchbench results cpu social-network-cpu` prints the
+# request cost it. The mixed workload runs with 64 users too: at 16 its
+# requests queue behind composes and the machine's cores are not all busy. `orchbench results cpu social-network-cpu` prints the
 # table. The four app blocks render the same job (one job_name, the same
 # vars), so it is deployed and loaded from its snapshot once. Like every
 # sweep its configurations run in a seeded random order, so a read may find
@@ -41,6 +42,14 @@ sweep "social-network-cpu" {
 
   app "mixed" {
     workload = "social-network:mixed@962"
+  }
+
+  app "mixed-u64" {
+    workload    = "social-network:mixed@962"
+    connections = 64
+    closed_loop {
+      users = 64
+    }
   }
 
   app "compose-post" {

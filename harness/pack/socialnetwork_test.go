@@ -25,6 +25,7 @@ type socialTask struct {
 	args          []string
 	serviceName   string
 	serviceChecks string
+	env           map[string]string
 }
 
 type socialJob struct {
@@ -80,6 +81,9 @@ func renderSocial(t *testing.T, overrides map[string]string) (socialJob, error) 
 			st.args = argWords(t, text, attr.Expr)
 		}
 		for _, b := range task.Body.Blocks {
+			if b.Type == "env" {
+				st.env = literalEnv(t, b.Body)
+			}
 			if b.Type == "template" {
 				st.hasTemplate = true
 				v, _ := b.Body.Attributes["data"].Expr.Value(nil)
@@ -284,6 +288,36 @@ func TestSocialNetworkRPCPoolFlags(t *testing.T) {
 	}
 }
 
+// GOMAXPROCS: one processor for a Go task declared a core or less, Go's
+// own default above that, for the stores that are not Go, and with -1.
+func TestSocialNetworkGoMaxProcs(t *testing.T) {
+	goTasks := append([]string{"ferretdb"}, socialServices...)
+	for _, c := range []struct {
+		vars map[string]string
+		want func(name string) string
+	}{
+		{map[string]string{"resource_scale": "0.03"}, func(string) string { return "1" }},
+		{map[string]string{"go_maxprocs": "-1", "resource_scale": "0.03"}, func(string) string { return "" }},
+		{map[string]string{"go_maxprocs": "3"}, func(string) string { return "3" }},
+		// at full scale the front end is declared 4 cores and the vertical
+		// variant doubles every task: Go sizes those from their quota
+		{map[string]string{}, func(name string) string { return map[bool]string{true: "", false: "1"}[name == "frontend"] }},
+		{map[string]string{"variant": "vertical"}, func(string) string { return "" }},
+	} {
+		job := mustRenderSocial(t, c.vars)
+		for _, name := range goTasks {
+			if got := job.tasks[name].env["GOMAXPROCS"]; got != c.want(name) {
+				t.Errorf("%v: %s GOMAXPROCS %q, want %q", c.vars, name, got, c.want(name))
+			}
+		}
+		for _, store := range []string{"redis", "memcached"} {
+			if got, ok := job.tasks[store].env["GOMAXPROCS"]; ok {
+				t.Errorf("%v: %s is no Go program, yet has GOMAXPROCS %q", c.vars, store, got)
+			}
+		}
+	}
+}
+
 func TestSocialNetworkRejectsBadValues(t *testing.T) {
 	for vars, want := range map[string]string{
 		"variant=sideways":  "One of|valid variants are: baseline, vertical, horizontal, ha, unlimited",
@@ -302,6 +336,8 @@ func TestSocialNetworkRejectsBadValues(t *testing.T) {
 		"rpc_timeout=0s":                            "rpc_timeout must be a positive Go duration",
 		"rpc_timeout=ten sec":                       "rpc_timeout must be a positive Go duration",
 		"rpc_call_timeout=-1s":                      "rpc_call_timeout must be a positive Go duration",
+		"go_maxprocs=-2":                            "go_maxprocs must be -1 (Go's default), 0",
+		"go_maxprocs=1.5":                           "go_maxprocs must be -1 (Go's default), 0",
 	} {
 		set := map[string]string{}
 		for _, kv := range strings.Split(vars, ",") {

@@ -115,6 +115,12 @@ variable "rpc_connections" {
   description = "Most Thrift connections each socialnet service opens to each upstream instance (--rpc-connections), idle ones kept for reuse; a call finding all in use waits for one, up to rpc_timeout. 512 is DeathStarBench's (its service-config.json's connections), so overload shows as latency, not as connect errors."
 }
 
+variable "go_maxprocs" {
+  type        = number
+  default     = 0
+  description = "GOMAXPROCS of the Go tasks (the socialnet services and FerretDB). 0 gives a task declared one core or less a single processor and leaves the others to Go, which takes the CPU quota rounded up but at least 2, or the machine's CPU count without a quota: a task declared 0.06 cores would otherwise keep two processors whose wake-ups and idle spinning its quota pays for (on the unlimited variant, one processor each cut the mixed workload's CPU per request from 2.11 to 1.48 ms). -1 leaves Go's default everywhere; a positive number sets it for every Go task."
+}
+
 variable "rpc_timeout" {
   type        = string
   default     = "10s"

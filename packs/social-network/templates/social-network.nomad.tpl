@@ -234,6 +234,14 @@ job "[[ $job ]]" {
         # killed at it.
         GOMEMLIMIT = "[[ max 1 (div (mul $size.memory 85) 100) ]]MiB"
 [[- end ]]
+[[- $maxprocs := var "go_maxprocs" $ | int ]]
+[[- $goTask := or $stateless (eq $name "ferretdb") ]]
+[[- if and $goTask (gt $maxprocs 0) ]]
+        GOMAXPROCS = "[[ $maxprocs ]]"
+[[- else if and $goTask (eq $maxprocs 0) (le $size.cores 1.0) ]]
+        # One processor for a service declared a core or less (go_maxprocs).
+        GOMAXPROCS = "1"
+[[- end ]]
 [[- if or (eq $name "user") (eq $name "frontend") ]]
         # The user service signs login tokens; the front end verifies them.
         JWT_SECRET = [[ var "jwt_secret" $ | quote ]]
