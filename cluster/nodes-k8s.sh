@@ -432,6 +432,11 @@ k8s_up() {
   wait_for 240 "kubernetes: $(( ${#nodes[@]} - servers )) nodes ready" k8s_nodes_ready || die "step 'kubelets' failed: $(k8s_unready)"
   k8s_registry_manifest coredns.yaml | kubectl_in "${nodes[0]}" apply -f - >/dev/null || die "step 'deploy coredns' failed"
   k8s_registry_manifest node-probe.yaml | kubectl_in "${nodes[0]}" apply -f - >/dev/null || die "step 'deploy node-probe' failed"
+  # no API serves the controller manager's flags: its node-loss grace is
+  # published here for the harness's node-fault records (the eviction is
+  # read from the API server's default tolerations)
+  kubectl_in "${nodes[0]}" -n kube-system create configmap orchbench-node-loss \
+    --from-literal=node-monitor-grace-period="${k8s_grace}s" >/dev/null || die "step 'publish node-loss settings' failed"
   wait_for 240 "coredns ready ($k8s_dns_ip)" k8s_coredns_ready \
     || die "step 'coredns' failed: pods: $(kubectl_in "${nodes[0]}" -n kube-system get pods 2>&1 | paste -sd';'); ${nodes[0]}'s controller manager: $(docker exec "${nodes[0]}" tail -n 2 /var/log/obn/kube-controller-manager.log)"
   wait_for 180 "node probes ready on port $k8s_probe_port" k8s_probes_ready \

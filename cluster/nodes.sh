@@ -313,10 +313,16 @@ export CONSUL_HTTP_ADDR=http://$client_addr:8500
 export ORCHBENCH_REGISTRY=$client_addr:$registry_port
 ENV
   # Kubernetes, when it runs across the nodes: its API at the balancer on
-  # the client node (or the one server), reached on the nodes' network
+  # the client node (or the one server), reached on the nodes' network; the
+  # harness dials pods, Services and NodePorts from the client node's
+  # network namespace, where they are routed (docs/cluster.md), as the
+  # load job does
   local kc; kc="$(k8s_state)/admin.kubeconfig"
   if [ -f "$kc" ]; then
-    printf 'export ORCHBENCH_KUBECONFIG=%s\nexport ORCHBENCH_K8S_NETNS=host\n' "$kc"
+    local pid
+    pid=$(docker inspect -f '{{.State.Pid}}' "$cluster_name-client" 2>/dev/null) && [ "${pid:-0}" -gt 0 ] \
+      || die "$cluster_name-client is not running: its network namespace is where the harness reaches Kubernetes' pods"
+    printf 'export ORCHBENCH_KUBECONFIG=%s\nexport ORCHBENCH_K8S_NETNS=host\nexport ORCHBENCH_K8S_CLIENT_NETNS=/proc/%s/ns/net\n' "$kc" "$pid"
   fi
 }
 

@@ -12,12 +12,12 @@
 # not re-shape the cluster itself):
 #
 #   export NODES_NAME=obn
-#   just nodes-up nodes=4 servers=3 node_cpus=0.4 node_memory=3584m
+#   just nodes-up nodes=4 servers=3 node_cpus=0.4 node_memory=3584m k8s=1 k8s_grace=20 k8s_eviction=5
 #   just nodes-images orchbench/socialnet:local orchbench/ferretdb:local orchbench/redis:local orchbench/memcached:local orchbench/orchbench:local \
 #       orchbench/ferretdb:local-ds-u962-p10-s1 orchbench/redis:local-ds-u962-p10-s1 orchbench/memcached:local-ds-u962-p10-s1
 #   eval "$(cluster/nodes.sh env)"
 #   orchbench sweep -f experiments/ha-social-network.hcl           # the HA-on steps
-#   just nodes-down && just nodes-up nodes=4 servers=1 node_cpus=0.4 node_memory=3584m   # and the images again
+#   just nodes-down && just nodes-up nodes=4 servers=1 node_cpus=0.4 node_memory=3584m k8s=1 k8s_grace=20 k8s_eviction=5   # and the images again
 #   eval "$(cluster/nodes.sh env)"
 #   orchbench sweep --resume ha-social-network                     # the HA-off steps, same archive
 #
@@ -38,14 +38,13 @@
 # cannot move). The horizontal variant's memory (3 stores at 1 GiB, 23
 # services at 256 MiB) needs 3584m workers.
 #
-# Kubernetes (another slice of issue 24): add "kubernetes" to orchestrators
-# once it runs across the emulated nodes with a control-plane size the
-# adapter reports (orchestrator.ControlPlaneShape: its etcd members), a
-# leader kill-leader can find (the etcd raft leader's node) and the images
-# from the client node's registry; nothing below is specific to Nomad or
-# Swarm.
+# Kubernetes runs across the nodes with k8s=1; its node-loss settings
+# (k8s_grace, k8s_eviction) are shortened from its own 50 s and 300 s so
+# that a killed worker's pods move within the step, and every fault record
+# shows them (failure_detection); its kill-leader kills the etcd leader's
+# server.
 sweep "ha-social-network" {
-  description   = "Social network, HA on and off: steady state, kill-node and kill-leader under load (issue 24)"
+  description   = "Social network, HA on and off: steady state, kill-node and kill-leader under load, Nomad, Swarm and Kubernetes (issue 24)"
   seed          = 24
   repetitions   = 3
   deploy        = "per-configuration"
@@ -53,7 +52,7 @@ sweep "ha-social-network" {
   duration      = "60s"
   cooldown      = "5s"
   early_stop    = false
-  orchestrators = ["nomad", "swarm"]
+  orchestrators = ["nomad", "swarm", "kubernetes"]
 
   # every app below: the social network spread over the workers, mixed
   # workload at 10 rps; the steady apps add the baseline variant

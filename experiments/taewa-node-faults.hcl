@@ -1,18 +1,26 @@
 # Node faults through a whole sweep, cheaply: Taewa with 2 instances on 2
 # of 3 workers (horizontal, placement spread), a steady step, then a worker
 # killed, the leader's node killed and a worker cut off for 15 s, each 5 s
-# into a 40 s step at 10 requests/s, on Nomad and on Swarm. Every
+# into a 40 s step at 10 requests/s, on Nomad, Swarm and Kubernetes. Every
 # step ends with a verdict; each fault step records the node hit, recovery,
 # the load's errors before, during and after it, and the node is back
 # before the next step. It runs on either shape (no ha); `nodes.sh env`
 # points Nomad and Consul at the client node's agents, so that a killed
-# server never cuts the harness off (docs/faults.md):
+# server never cuts the harness off, and Kubernetes at the API balancer on
+# the client node (docs/faults.md):
 #
 #   export NODES_NAME=obn
-#   just nodes-up nodes=4 servers=3 node_cpus=0.4
+#   just nodes-up nodes=4 servers=3 node_cpus=0.4 k8s=1 k8s_grace=20 k8s_eviction=5
 #   just nodes-images orchbench/taewa:local orchbench/pause:local orchbench/orchbench:local
 #   eval "$(cluster/nodes.sh env)"
 #   orchbench sweep -f experiments/taewa-node-faults.hcl
+#
+# Kubernetes moves a lost node's pods after its controller manager's grace
+# (k8s_grace) and the pods' toleration of the not-ready and unreachable
+# taints (k8s_eviction): at Kubernetes' own 50 s and 300 s a killed
+# worker's pods would move long after the step; 20 s and 5 s let them move
+# within it. Each fault step records both as the cluster runs them
+# (failure_detection).
 # The generator runs on the client node, whose 0.4-core CFS quota stalls it
 # for up to 60 ms of each 100 ms period once spent, and on this shared
 # 2-core machine for longer (a p99 send lag of 366 ms was seen with three
@@ -27,7 +35,7 @@ sweep "taewa-node-faults" {
   duration      = "40s"
   cooldown      = "3s"
   early_stop    = false
-  orchestrators = ["nomad", "swarm"]
+  orchestrators = ["nomad", "swarm", "kubernetes"]
 
   # every app below: Taewa x2 spread over the workers at 10 rps
   app_defaults {

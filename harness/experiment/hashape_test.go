@@ -46,7 +46,7 @@ sweep "both" {
 	}
 }
 
-// The HA sweep holds both shapes for Nomad and Swarm: steady state in two
+// The HA sweep holds both shapes for Nomad, Swarm and Kubernetes: steady state in two
 // variants and each node fault, every step with the line of its shape.
 func TestHASocialNetworkSpecPlansBothShapes(t *testing.T) {
 	path := filepath.Join("..", "..", "experiments", "ha-social-network.hcl")
@@ -65,7 +65,7 @@ func TestHASocialNetworkSpecPlansBothShapes(t *testing.T) {
 		}
 		count[st.Orchestrator+"/"+st.HA+"/"+kind]++
 	}
-	for _, orch := range []string{"nomad", "swarm"} {
+	for _, orch := range []string{"nomad", "swarm", "kubernetes"} {
 		for _, ha := range []string{HAOn, HAOff} {
 			for _, kind := range []string{"steady-baseline", "steady-horizontal", "kill-node", "kill-leader"} {
 				if n := count[orch+"/"+ha+"/"+kind]; n != s.Repetitions {
@@ -74,7 +74,7 @@ func TestHASocialNetworkSpecPlansBothShapes(t *testing.T) {
 			}
 		}
 	}
-	if len(count) != 16 || s.Repetitions != 3 {
+	if len(count) != 24 || s.Repetitions != 3 {
 		t.Errorf("planned %v over %d repetitions", count, s.Repetitions)
 	}
 }

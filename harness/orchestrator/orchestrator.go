@@ -80,6 +80,10 @@ type Endpoint struct {
 	// harness's own: the embedded Kubernetes node lives in one of its own,
 	// and whatever reaches the endpoint (probe, hooks, load) enters it.
 	NetNS netns.Path `json:"netns,omitempty"`
+	// HarnessNetNS says NetNS is only the harness's way in, a namespace of
+	// its own machine (the emulated client node's, entered from the host):
+	// the endpoint's node reaches the address in its own namespace.
+	HarnessNetNS bool `json:"harness_netns,omitempty"`
 	// Via is set on an instance the load reaches only through an entry
 	// listed with it (a Kubernetes pod behind the NodePort, which spreads
 	// connections over the pods itself): the probe checks the instance and
@@ -97,6 +101,15 @@ func LoadTargets(eps []Endpoint) []Endpoint {
 		}
 	}
 	return out
+}
+
+// NodeNetNS is the namespace the endpoint's node reaches the address in,
+// as its probe is asked: NetNS, unless that is the harness's way in only.
+func (e Endpoint) NodeNetNS() netns.Path {
+	if e.HarnessNetNS {
+		return ""
+	}
+	return e.NetNS
 }
 
 // HostPort returns "address:port".

@@ -16,3 +16,12 @@ type ControlPlaneShape interface {
 type FailureDetection interface {
 	FailureDetection(ctx context.Context) (map[string]string, error)
 }
+
+// APIEndpoint is implemented by an adapter that reaches its control plane
+// at one address set outside the variables the sweep reads (Kubernetes:
+// the server its kubeconfig names): a node fault that takes that address
+// cuts the harness off from the API, not only the cluster.
+type APIEndpoint interface {
+	// APIEndpoint is the setting that names the address, and the URL.
+	APIEndpoint() (setting, url string)
+}

@@ -42,7 +42,7 @@ func acceptors(ctx context.Context, peers []loadgen.Peer, eps []orchestrator.End
 		if _, seen := out[p.Addr]; seen || !ok || (nodes == nil && !gates.OnLoopback(p.Addr)) {
 			continue
 		}
-		a := acceptorAt(ctx, nodes.Node(ep.Node), ep.NetNS, p.Addr)
+		a := acceptorAt(ctx, nodes.Node(ep.Node), ep.NodeNetNS(), p.Addr)
 		if a.Err != nil && away.has(ep.Node) {
 			a = gates.Acceptor{Away: ep.Node}
 		}

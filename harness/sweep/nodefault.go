@@ -88,6 +88,9 @@ func (nf *nodeFault) run(ctx context.Context) error {
 	}
 	rec.Node = &results.NodeHit{Name: target.Name, Role: string(target.Role), Address: target.Address, Chosen: chosen}
 	rec.HarnessEndpoint = harnessEndpointOn(target.Address, nf.o.Name(), os.Getenv)
+	if rec.HarnessEndpoint == "" {
+		rec.HarnessEndpoint = apiEndpointOn(target.Address, nf.o)
+	}
 	for _, in := range before {
 		if in.Node == target.NameIn(nf.o.Name()) {
 			rec.OnNode = append(rec.OnNode, orchestrator.FaultHit{Instance: in.ID, Group: in.Group})
@@ -341,6 +344,22 @@ func harnessEndpointOn(addr, orchestrator string, getenv func(string) string) st
 		if u.Hostname() == addr {
 			return key + "=" + v
 		}
+	}
+	return ""
+}
+
+// apiEndpointOn is harnessEndpointOn for an adapter that names its API
+// address itself (orchestrator.APIEndpoint): with one Kubernetes server,
+// the kubeconfig points at it, and a kill-leader there takes the harness's
+// API with the cluster's.
+func apiEndpointOn(addr string, o any) string {
+	ae, ok := o.(orchestrator.APIEndpoint)
+	if !ok || addr == "" {
+		return ""
+	}
+	setting, v := ae.APIEndpoint()
+	if u, err := url.Parse(v); err == nil && u.Hostname() == addr {
+		return setting + "=" + v
 	}
 	return ""
 }

@@ -414,3 +414,22 @@ func TestHarnessEndpointOnTheNodeHitIsNamed(t *testing.T) {
 		t.Errorf("reads %q", f.NodeRecovery())
 	}
 }
+
+type kubeconfigAt string
+
+func (k kubeconfigAt) APIEndpoint() (string, string) { return "ORCHBENCH_KUBECONFIG server", string(k) }
+
+// An adapter that names its API address (a kubeconfig's server) has it
+// named when the node hit holds it, and only then.
+func TestAPIEndpointOnTheNodeHitIsNamed(t *testing.T) {
+	one := kubeconfigAt("https://10.82.0.11:6443")
+	if got := apiEndpointOn("10.82.0.11", one); got != "ORCHBENCH_KUBECONFIG server=https://10.82.0.11:6443" {
+		t.Errorf("the one API server hit: %q", got)
+	}
+	if got := apiEndpointOn("10.82.0.12", one); got != "" {
+		t.Errorf("another server hit: %q", got)
+	}
+	if got := apiEndpointOn("10.82.0.11", struct{}{}); got != "" {
+		t.Errorf("an adapter that names none: %q", got)
+	}
+}

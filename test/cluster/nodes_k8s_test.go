@@ -77,7 +77,8 @@ func TestNodesKubernetes(t *testing.T) {
 	}
 	t.Logf("figure: up %d %d k8s=1 in %.1f s (Kubernetes' part %s)", n, s, time.Since(began).Seconds(), k8sPart)
 	kubeconfig := filepath.Join(repoRoot(t), ".state", "nodes", clusterName, "kubernetes", "admin.kubeconfig")
-	if env := runScript(t, nil, "nodes.sh", "env"); env.err != nil || !strings.Contains(env.stdout, "export ORCHBENCH_KUBECONFIG="+kubeconfig+"\n") || !strings.Contains(env.stdout, "export ORCHBENCH_K8S_NETNS=host") {
+	if env := runScript(t, nil, "nodes.sh", "env"); env.err != nil || !strings.Contains(env.stdout, "export ORCHBENCH_KUBECONFIG="+kubeconfig+"\n") || !strings.Contains(env.stdout, "export ORCHBENCH_K8S_NETNS=host") ||
+		!strings.Contains(env.stdout, "export ORCHBENCH_K8S_CLIENT_NETNS=/proc/"+dockerOut(t, "inspect", "-f", "{{.State.Pid}}", client)+"/ns/net\n") {
 		t.Errorf("nodes.sh env does not point orchbench at %s: %v\n%s%s", kubeconfig, env.err, env.stdout, env.stderr)
 	}
 	k8sStatus(t, n, s)

@@ -17,9 +17,13 @@ import (
 // passes the step's load flags as dispatch meta (NOMAD_META_args) and its
 // Lua script as the dispatch payload; Swarm's replicated job passes both in
 // its environment (ORCHBENCH_LOAD_ARGS, ORCHBENCH_LOAD_SCRIPT, base64), since
-// a task cannot spread a variable into its argument list itself.
+// a task cannot spread a variable into its argument list itself. A job
+// whose files the harness cannot read (a Kubernetes pod on another node)
+// adds --result-to-log: the result follows the generator's output in the
+// job's log (orchestrator.WriteResultToLog), which the API serves.
 func init() {
 	var out string
+	var toLog bool
 	cmd := &cobra.Command{
 		Use:    "loadjob",
 		Short:  "Run `orchbench load` with the flags in NOMAD_META_args or ORCHBENCH_LOAD_ARGS (inside a load job)",
@@ -45,10 +49,19 @@ func init() {
 			}
 			load := exec.Command(self, append([]string{"load", "-o", out}, args...)...)
 			load.Stdout, load.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			return runForwardingSignals(load)
+			err = runForwardingSignals(load)
+			if toLog {
+				// a failed run's partial result is kept too: the harness
+				// archives it beside the failure
+				if lerr := orchestrator.WriteResultToLog(cmd.OutOrStdout(), out); lerr != nil && err == nil {
+					err = fmt.Errorf("result into the log: %w", lerr)
+				}
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "/alloc/result.json", "where the JSON result goes")
+	cmd.Flags().BoolVar(&toLog, "result-to-log", false, "also write the result into this job's output once the generator ends, for a harness that reads the job's log and not its files")
 	rootCmd.AddCommand(cmd)
 }
 

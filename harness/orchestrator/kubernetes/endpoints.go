@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/orchbench/orchbench/harness/netns"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,7 +25,7 @@ func (o *Orchestrator) Endpoints(ctx context.Context, d *orchestrator.Deployment
 	}
 	entry, err := o.client.CoreV1().Services(ns).Get(ctx, entryService, metav1.GetOptions{})
 	if err == nil && service == d.App.Service {
-		eps, err := entryEndpoints(*entry, pods, service, o.access.NetNS)
+		eps, err := entryEndpoints(*entry, pods, service, o.access)
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes: job %s: %w", d.Job, err)
 		}
@@ -42,7 +41,7 @@ func (o *Orchestrator) Endpoints(ctx context.Context, d *orchestrator.Deployment
 			continue
 		}
 		out = append(out, orchestrator.Endpoint{Service: service, Address: p.Status.PodIP, Port: target.Spec.Ports[0].TargetPort.IntValue(),
-			Instance: p.Name, Node: p.Spec.NodeName, NetNS: o.access.NetNS})
+			Instance: p.Name, Node: p.Spec.NodeName, NetNS: o.access.NetNS, HarnessNetNS: o.access.ViaClient})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("kubernetes: job %s: no ready instance of %s", d.Job, service)
@@ -52,9 +51,9 @@ func (o *Orchestrator) Endpoints(ctx context.Context, d *orchestrator.Deployment
 }
 
 // entryEndpoints are the NodePort entry, first, then every ready pod behind
-// it at PodIP:targetPort, named as Instances and Limits name the pod, in
-// the node's namespace ns, where pod addresses are routed.
-func entryEndpoints(entry corev1.Service, pods []corev1.Pod, service string, ns netns.Path) ([]orchestrator.Endpoint, error) {
+// it at PodIP:targetPort, named as Instances and Limits name the pod,
+// reached in the namespace a gives, where pod addresses are routed.
+func entryEndpoints(entry corev1.Service, pods []corev1.Pod, service string, a Access) ([]orchestrator.Endpoint, error) {
 	if len(entry.Spec.Ports) == 0 || entry.Spec.Ports[0].NodePort == 0 {
 		return nil, fmt.Errorf("the entry %s has no NodePort yet", service)
 	}
@@ -68,7 +67,7 @@ func entryEndpoints(entry corev1.Service, pods []corev1.Pod, service string, ns 
 			return nil, fmt.Errorf("pod %s of the entry %s is ready but has no address", p.Name, service)
 		}
 		behind = append(behind, orchestrator.Endpoint{Service: service, Address: p.Status.PodIP, Port: port.TargetPort.IntValue(),
-			Instance: p.Name, Node: p.Spec.NodeName, NetNS: ns, Via: orchestrator.EntryNodePort})
+			Instance: p.Name, Node: p.Spec.NodeName, NetNS: a.NetNS, HarnessNetNS: a.ViaClient, Via: orchestrator.EntryNodePort})
 	}
 	if len(behind) == 0 {
 		return nil, fmt.Errorf("no ready instance behind the entry %s", service)
@@ -77,6 +76,6 @@ func entryEndpoints(entry corev1.Service, pods []corev1.Pod, service string, ns 
 	// the entry is on the node of the pods (one node here); with several
 	// nodes any of them answers on the NodePort
 	nodePort := orchestrator.Endpoint{Service: service, Address: "127.0.0.1", Port: int(port.NodePort),
-		Node: behind[0].Node, Entry: orchestrator.EntryNodePort, NetNS: ns}
+		Node: behind[0].Node, Entry: orchestrator.EntryNodePort, NetNS: a.NetNS, HarnessNetNS: a.ViaClient}
 	return append([]orchestrator.Endpoint{nodePort}, behind...), nil
 }

@@ -45,15 +45,15 @@ func TestEntryEndpointsListEveryReadyPodBehindTheNodePort(t *testing.T) {
 		entryPod("web-c", "web", "10.244.0.13", false),
 		entryPod("db-0", "db", "10.244.0.20", true),
 	}
-	eps, err := entryEndpoints(entryOf(30080), pods, "web", ns)
+	eps, err := entryEndpoints(entryOf(30080), pods, "web", Access{NetNS: ns})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, ep := range eps {
 		got = append(got, ep.HostPort()+" "+ep.Instance+" "+string(ep.Entry)+" via "+string(ep.Via))
-		if ep.NetNS != ns || ep.Service != "web" || ep.Node != "node-1" {
-			t.Errorf("%s: netns %q, service %q, node %q", ep.HostPort(), ep.NetNS, ep.Service, ep.Node)
+		if ep.NetNS != ns || ep.NodeNetNS() != ns || ep.Service != "web" || ep.Node != "node-1" {
+			t.Errorf("%s: netns %q (the node's %q), service %q, node %q", ep.HostPort(), ep.NetNS, ep.NodeNetNS(), ep.Service, ep.Node)
 		}
 	}
 	want := []string{"127.0.0.1:30080  node-port via ", "10.244.0.11:8080 web-a  via node-port", "10.244.0.12:8080 web-b  via node-port"}
@@ -63,6 +63,20 @@ func TestEntryEndpointsListEveryReadyPodBehindTheNodePort(t *testing.T) {
 	targets := orchestrator.LoadTargets(eps)
 	if len(targets) != 1 || targets[0].Port != 30080 {
 		t.Errorf("the load is aimed at %+v, want the NodePort alone", targets)
+	}
+
+	// through a client machine's namespace (the emulated nodes' client,
+	// entered from the host) the harness dials there, and each node's
+	// probe looks in the node's own
+	client := netns.OfProcess(4242)
+	eps, err = entryEndpoints(entryOf(30080), pods, "web", Access{NetNS: client, ViaClient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ep := range eps {
+		if ep.NetNS != client || ep.NodeNetNS() != "" {
+			t.Errorf("%s via the client: dialed in %q, the node's %q", ep.HostPort(), ep.NetNS, ep.NodeNetNS())
+		}
 	}
 }
 
@@ -78,7 +92,7 @@ func TestEntryEndpointsRefuseAnEntryWithNothingBehindIt(t *testing.T) {
 		{"a ready pod without an address", entryOf(30080), []corev1.Pod{entryPod("web-a", "web", "", true)}, "pod web-a of the entry web is ready but has no address"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			eps, err := entryEndpoints(c.entry, c.pods, "web", "")
+			eps, err := entryEndpoints(c.entry, c.pods, "web", Access{})
 			if err == nil || err.Error() != c.want {
 				t.Fatalf("endpoints %+v, error %v; want %q", eps, err, c.want)
 			}

@@ -49,12 +49,16 @@ func init() {
 	})
 }
 
+var _ orchestrator.APIEndpoint = (*Orchestrator)(nil)
+
 // Orchestrator is the Kubernetes adapter.
 type Orchestrator struct {
 	access   Access
 	client   *kubernetes.Clientset
 	progress io.Writer
 	load     *LoadRunner
+	// apiServer is the URL the kubeconfig names (a balancer, or the one server)
+	apiServer string
 	// poll is how often state is polled while waiting.
 	poll time.Duration
 	// nodes reads the kernel of the node a pod runs on.
@@ -68,13 +72,18 @@ type Orchestrator struct {
 
 // New connects to the cluster.
 func New(a Access, cfg orchestrator.Config) (*Orchestrator, error) {
-	c, err := connect(a)
+	c, server, err := connect(a)
 	if err != nil {
 		return nil, err
 	}
-	o := &Orchestrator{access: a, client: c, progress: cfg.Progress, poll: 500 * time.Millisecond, deployedAt: map[string]time.Time{}, nodes: cfg.Nodes}
+	o := &Orchestrator{access: a, client: c, apiServer: server, progress: cfg.Progress, poll: 500 * time.Millisecond, deployedAt: map[string]time.Time{}, nodes: cfg.Nodes}
 	o.load = &LoadRunner{o: o, Image: cfg.LoadImage}
 	return o, nil
+}
+
+// APIEndpoint is the API address the kubeconfig names.
+func (o *Orchestrator) APIEndpoint() (string, string) {
+	return EnvKubeconfig + " server", o.apiServer
 }
 
 // Name is "kubernetes".

@@ -2,10 +2,9 @@ package kubernetes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -24,8 +23,10 @@ import (
 // retried) of the orchbench image on the node's network, as Nomad's batch
 // job and Swarm's replicated job run it: the same image, the same 256 MiB
 // memory limit, no CPU cap unless the step sets generator_cores, the flags
-// and script in its environment. The result file lands in a directory of
-// this machine mounted into the pod, which the embedded node shares.
+// and script in its environment. The result comes back in the pod's log
+// (loadjob --result-to-log), which the API serves wherever the harness
+// runs: a pod's files are on its node, which is this machine only on the
+// embedded cluster.
 type LoadRunner struct {
 	o *Orchestrator
 	// Image is the orchbench image (default orchbench/orchbench:local).
@@ -66,11 +67,6 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 	for _, v := range vars {
 		env = append(env, corev1.EnvVar{Name: v.Name, Value: v.Value})
 	}
-	dir, err := os.MkdirTemp("", "orchbench-k8s-load")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer os.RemoveAll(dir)
 	if err := l.o.ensureNamespace(ctx, loadNamespace); err != nil {
 		return nil, nil, err
 	}
@@ -84,7 +80,6 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 	}
 	name := "load-" + strings.ReplaceAll(time.Now().UTC().Format("20060102t150405.000000"), ".", "-")
 	zero := int32(0)
-	hostPathDir := corev1.HostPathDirectory
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"orchbench.io/load": labelValue(req.StepID)}},
 		Spec: batchv1.JobSpec{
@@ -102,10 +97,10 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 					Tolerations:                  []corev1.Toleration{clientToleration},
 					Containers: []corev1.Container{{
 						Name: loadTaskName, Image: orchestrator.LoadImage(l.Image), ImagePullPolicy: pullPolicy(orchestrator.LoadImage(l.Image)),
-						Args: []string{"loadjob", "--out", resultInJob}, Env: env, Resources: res,
+						Args: []string{"loadjob", "--out", resultInJob, "--result-to-log"}, Env: env, Resources: res,
 						VolumeMounts: []corev1.VolumeMount{{Name: "out", MountPath: resultDir}},
 					}},
-					Volumes: []corev1.Volume{{Name: "out", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir, Type: &hostPathDir}}}},
+					Volumes: []corev1.Volume{{Name: "out", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
 				},
 			},
 		},
@@ -124,10 +119,16 @@ func (l *LoadRunner) Run(ctx context.Context, req orchestrator.LoadRequest) (*lo
 	if err != nil {
 		return nil, nil, err
 	}
-	raw := l.logs(ctx, pod.Name)
+	what := fmt.Sprintf("kubernetes: load job %s (pod %s)", name, pod.Name)
 	failure := podFailure(pod)
-	result, readErr := loadgen.ReadResultFile(filepath.Join(dir, filepath.Base(resultInJob)))
-	return orchestrator.LoadJobResult(fmt.Sprintf("kubernetes: load job %s (pod %s)", name, pod.Name), result, readErr, failure, raw)
+	result, raw, readErr, err := l.resultFromLog(ctx, pod.Name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: its log, which carries the result: %w", what, err)
+	}
+	if errors.Is(readErr, orchestrator.ErrNoResultInLog) {
+		readErr = fmt.Errorf("%w (does %s predate loadjob --result-to-log? just images orchbench, then push it to the nodes)", readErr, orchestrator.LoadImage(l.Image))
+	}
+	return orchestrator.LoadJobResult(what, result, readErr, failure, raw)
 }
 
 // podFailure says how a finished load pod failed ("" when it exited 0).
@@ -175,13 +176,37 @@ func (l *LoadRunner) waitDone(ctx context.Context, job string, onRunning func())
 	}
 }
 
-// logs is the generator's output.
-func (l *LoadRunner) logs(ctx context.Context, pod string) []byte {
-	b, err := l.o.client.CoreV1().Pods(loadNamespace).GetLogs(pod, &corev1.PodLogOptions{Container: loadTaskName}).DoRaw(ctx)
-	if err != nil {
-		return nil
+// logWriteWait bounds how long a finished pod's log may still lack the
+// end of its result: the runtime copies a container's output to the log
+// apart from reporting its exit.
+const logWriteWait = 5 * time.Second
+
+// resultFromLog reads the finished pod's log and takes the result out of
+// it, reading again while the block is missing or short, for
+// logWriteWait. err is a log that could not be read at all.
+func (l *LoadRunner) resultFromLog(ctx context.Context, pod string) (res *loadgen.Result, raw []byte, readErr, err error) {
+	deadline := time.Now().Add(logWriteWait)
+	for {
+		log, err := l.logs(ctx, pod)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		res, raw, readErr = orchestrator.ResultFromLog(log, "the log of pod "+pod)
+		partial := errors.Is(readErr, orchestrator.ErrNoResultInLog) || errors.Is(readErr, orchestrator.ErrResultIncomplete)
+		if !partial || time.Now().After(deadline) {
+			return res, raw, readErr, nil
+		}
+		select {
+		case <-ctx.Done():
+			return res, raw, readErr, nil
+		case <-time.After(500 * time.Millisecond):
+		}
 	}
-	return b
+}
+
+// logs is the load container's whole output: the generator's, then the result.
+func (l *LoadRunner) logs(ctx context.Context, pod string) ([]byte, error) {
+	return l.o.client.CoreV1().Pods(loadNamespace).GetLogs(pod, &corev1.PodLogOptions{Container: loadTaskName}).DoRaw(ctx)
 }
 
 // ensureNamespace creates a namespace unless it exists.

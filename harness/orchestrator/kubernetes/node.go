@@ -3,7 +3,9 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/orchbench/orchbench/harness/hostinfo"
 	"github.com/orchbench/orchbench/harness/orchestrator"
@@ -35,11 +37,18 @@ func (o *Orchestrator) readyNodes(ctx context.Context) ([]corev1.Node, error) {
 	return out, nil
 }
 
-// Capacity is the smallest ready node's allocatable CPU and memory.
+// Capacity is the smallest allocatable CPU and memory among the ready
+// nodes that take the applications' pods: a node tainted against them (the
+// emulated cluster's client node, which runs only the probe and the load)
+// is no room for a pack.
 func (o *Orchestrator) Capacity(ctx context.Context) (orchestrator.Capacity, error) {
-	nodes, err := o.readyNodes(ctx)
+	ready, err := o.readyNodes(ctx)
 	if err != nil {
 		return orchestrator.Capacity{}, err
+	}
+	nodes := appNodes(ready)
+	if len(nodes) == 0 {
+		return orchestrator.Capacity{}, fmt.Errorf("kubernetes: every ready node is tainted against the applications' pods (%s)", taintsOf(ready))
 	}
 	c := orchestrator.Capacity{Nodes: len(nodes), MHzPerCore: hostinfo.MHz()}
 	for i, n := range nodes {
@@ -53,6 +62,33 @@ func (o *Orchestrator) Capacity(ctx context.Context) (orchestrator.Capacity, err
 		}
 	}
 	return c, nil
+}
+
+// appNodes are the nodes without a taint that keeps a pod off: the
+// adapter's pods tolerate none (the load job tolerates the client's).
+func appNodes(nodes []corev1.Node) []corev1.Node {
+	var out []corev1.Node
+	for _, n := range nodes {
+		if !slices.ContainsFunc(n.Spec.Taints, keepsPodsOff) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func keepsPodsOff(t corev1.Taint) bool {
+	return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+}
+
+// taintsOf names each node's taints, for an error.
+func taintsOf(nodes []corev1.Node) string {
+	var out []string
+	for _, n := range nodes {
+		for _, t := range n.Spec.Taints {
+			out = append(out, fmt.Sprintf("%s: %s=%s:%s", n.Name, t.Key, t.Value, t.Effect))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // Facts describe every node under Nomad's keys where the fact is the same
