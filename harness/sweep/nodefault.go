@@ -336,16 +336,17 @@ func harnessEndpointOn(addr, orchestrator string, getenv func(string) string) st
 		return ""
 	}
 	for _, key := range keys {
-		v := getenv(key)
-		u, err := url.Parse(v)
-		if v == "" || err != nil {
-			continue
-		}
-		if u.Hostname() == addr {
+		if v := getenv(key); namesHost(v, addr) {
 			return key + "=" + v
 		}
 	}
 	return ""
+}
+
+// namesHost reports whether the URL v is set and names the host addr.
+func namesHost(v, addr string) bool {
+	u, err := url.Parse(v)
+	return v != "" && err == nil && u.Hostname() == addr
 }
 
 // apiEndpointOn is harnessEndpointOn for an adapter that names its API
@@ -357,8 +358,7 @@ func apiEndpointOn(addr string, o any) string {
 	if !ok || addr == "" {
 		return ""
 	}
-	setting, v := ae.APIEndpoint()
-	if u, err := url.Parse(v); err == nil && u.Hostname() == addr {
+	if setting, v := ae.APIEndpoint(); namesHost(v, addr) {
 		return setting + "=" + v
 	}
 	return ""
