@@ -239,7 +239,7 @@ job "[[ $job ]]" {
 [[- if and $goTask (gt $maxprocs 0) ]]
         GOMAXPROCS = "[[ $maxprocs ]]"
 [[- else if and $goTask (eq $maxprocs 0) (le $size.cores 1.0) ]]
-        # One processor for a service declared a core or less (go_maxprocs).
+        # One processor for a Go task declared a core or less (go_maxprocs).
         GOMAXPROCS = "1"
 [[- end ]]
 [[- if or (eq $name "user") (eq $name "frontend") ]]
