@@ -75,12 +75,14 @@ cluster-up *shape: tools build
 jobs *names:
     cluster/jobs.sh render {{names}}
 
-# Show the embedded cluster's agents, node, members, jobs, VictoriaMetrics, VictoriaLogs, the node agent and the web UIs that answer
+# Show what runs: the emulated nodes of NODES_NAME when up (as nodes-status: every node's role, address, agents and leaders; fails when one is missing), and the embedded cluster's agents, node, members, jobs, VictoriaMetrics, VictoriaLogs, node agent and web UIs when it runs or nothing else does
 cluster-status:
-    cluster/embedded.sh status
+    @if cluster/nodes.sh present; then cluster/nodes.sh status; fi
+    @if ! cluster/nodes.sh present || cluster/embedded.sh running; then cluster/embedded.sh status; fi
 
-# Stop every job, agent and daemon the embedded cluster started (Kubernetes too, when up); --purge also removes .state/
+# Stop everything the cluster recipes started: the emulated nodes of NODES_NAME when up (as nodes-down), Kubernetes when up, and every job, agent and daemon of the embedded cluster; --purge also removes .state/
 cluster-down *flags:
+    if cluster/nodes.sh present; then cluster/nodes.sh down; fi
     cluster/kubernetes.sh down
     cluster/embedded.sh down "$@"
 

@@ -332,6 +332,7 @@ down() {
 case "${1:-}" in
   up) up ;;
   status) status ;;
+  running) alive consul || alive nomad ;;
   down) shift; down "${1:-}" ;;
-  *) echo "usage: $0 up|status|down [--purge]" >&2; exit 2 ;;
+  *) echo "usage: $0 up|status|running|down [--purge]" >&2; exit 2 ;;
 esac

@@ -14,6 +14,7 @@
 #   nodes.sh load-images IMAGE...   copies images from the project's dockerd into the workers and the client
 #   nodes.sh probes                 (re)deploys the node probe (ORCHBENCH_BIN) on every Nomad client
 #   nodes.sh down                   removes every node, its volume, the network and the nodes' cgroups
+#   nodes.sh present                succeeds when a node of this cluster exists (cluster-status, cluster-down)
 # node_cpus (NODE_CPUS, default 0.5) and node_memory (NODE_MEMORY, default 2560m:
 # the social network's baseline at resource_scale 0.03 fits on 3 workers)
 # are each node's budget; NODES_SUBNET (default 10.77.0.0/24) the nodes' network;
@@ -359,5 +360,6 @@ case "${1:-}" in
   load-images) shift; load_images "$@" ;;
   probes) running_topology; deploy_probes ;;
   down) down ;;
+  present) docker info >/dev/null 2>&1 && [ -n "$(existing)" ] ;;
   *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D] [k8s=1] | status | env | push-images IMAGE... | registry | load-images IMAGE... | probes | down" >&2; exit 2 ;;
 esac

@@ -326,12 +326,13 @@ func (r *Runner) datasetAfterFault(ctx context.Context, dep *deployment) *result
 }
 
 // harnessEndpointOn names the address through which the harness reaches
-// orchestrator (Nomad: NOMAD_ADDR, CONSUL_HTTP_ADDR; Swarm: DOCKER_HOST)
-// when it points at addr, the node a fault takes, or "". With Swarm the
-// harness reaches one manager: a kill-leader that hits it cuts the harness
-// off, which must not read as the cluster's loss of scheduling.
+// orchestrator (Nomad: NOMAD_ADDR, CONSUL_HTTP_ADDR) when it points at
+// addr, the node a fault takes, or "": a kill-leader that hits it cuts the
+// harness off, which must not read as the cluster's loss of scheduling.
+// Swarm says it itself (apiEndpointOn): it fails over to another manager
+// when it has one.
 func harnessEndpointOn(addr, orchestrator string, getenv func(string) string) string {
-	keys := map[string][]string{"nomad": {"NOMAD_ADDR", "CONSUL_HTTP_ADDR"}, "swarm": {"DOCKER_HOST"}}[orchestrator]
+	keys := map[string][]string{"nomad": {"NOMAD_ADDR", "CONSUL_HTTP_ADDR"}}[orchestrator]
 	if addr == "" {
 		return ""
 	}
@@ -351,8 +352,8 @@ func namesHost(v, addr string) bool {
 
 // apiEndpointOn is harnessEndpointOn for an adapter that names its API
 // address itself (orchestrator.APIEndpoint): with one Kubernetes server,
-// the kubeconfig points at it, and a kill-leader there takes the harness's
-// API with the cluster's.
+// the kubeconfig points at it, and with one Swarm manager DOCKER_HOST
+// does; a kill-leader there takes the harness's API with the cluster's.
 func apiEndpointOn(addr string, o any) string {
 	ae, ok := o.(orchestrator.APIEndpoint)
 	if !ok || addr == "" {

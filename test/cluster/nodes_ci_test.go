@@ -64,6 +64,7 @@ func TestNodesKillNodeSweep(t *testing.T) {
 		t.Fatalf("push-images: %v\n%s%s", r.err, r.stdout, r.stderr)
 	}
 	t.Logf("figure: push-images of %d images in %.1f s", len(images), time.Since(began).Seconds())
+	checkClusterStatus(t)
 
 	dir := t.TempDir()
 	began = time.Now()
@@ -85,6 +86,24 @@ func TestNodesKillNodeSweep(t *testing.T) {
 	}
 	t.Logf("figure: down in %.1f s", time.Since(began).Seconds())
 	checkNothingLeft(t)
+}
+
+// checkClusterStatus runs `just cluster-status`, the recipe a user runs,
+// with the nodes up: it must be their status (every node, one leader of
+// each control plane), not the embedded cluster's.
+func checkClusterStatus(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(repoRoot(t), "justw"), "cluster-status")
+	cmd.Dir = repoRoot(t)
+	out, err := cmd.CombinedOutput()
+	for _, want := range []string{clusterName + "-server1", clusterName + "-worker2", clusterName + "-client", "ok: every node is up with its agents; one leader each"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("just cluster-status with the nodes up does not say %q (%v):\n%s", want, err, out)
+		}
+	}
+	if err != nil {
+		t.Errorf("just cluster-status with the nodes up: %v\n%s", err, out)
+	}
 }
 
 // killNodeSweepEnv is `nodes.sh env` as environment entries (the

@@ -41,6 +41,10 @@ type Engine struct {
 	// is known there only); nil resolves through Client.
 	Engines *NodeEngines
 
+	// managers, when the manager is reached over TCP, moves the client to
+	// another manager when that one stops answering (failover.go).
+	managers *managerDialer
+
 	mu sync.Mutex
 	// baseline is, per job, when the adapter last changed it (deploy or
 	// fault): task failures before it are history, not a verdict.
@@ -58,7 +62,14 @@ func NewEngine(host string) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("swarm: docker client: %w", err)
 	}
-	return &Engine{Client: c, Engines: NewNodeEngines(c)}, nil
+	managers := newManagerDialer(c.DaemonHost())
+	if managers != nil {
+		c.Close()
+		if c, err = client.New(append(opts, client.WithDialContext(managers.DialContext))...); err != nil {
+			return nil, fmt.Errorf("swarm: docker client: %w", err)
+		}
+	}
+	return &Engine{Client: c, Engines: NewNodeEngines(c), managers: managers}, nil
 }
 
 // engines is the node resolver, made from the manager's client when unset.

@@ -197,7 +197,11 @@ func (a *Engine) Capacity(ctx context.Context) (orchestrator.Capacity, error) {
 		return orchestrator.Capacity{}, fmt.Errorf("swarm: list nodes: %w", err)
 	}
 	var c orchestrator.Capacity
+	var managers []string
 	for _, n := range res.Items {
+		if n.ManagerStatus != nil && n.Status.State == swarm.NodeStateReady {
+			managers = append(managers, n.ManagerStatus.Addr)
+		}
 		if n.Status.State != swarm.NodeStateReady || n.Spec.Availability != swarm.NodeAvailabilityActive {
 			continue
 		}
@@ -211,6 +215,7 @@ func (a *Engine) Capacity(ctx context.Context) (orchestrator.Capacity, error) {
 		}
 		c.Nodes++
 	}
+	a.managers.noteManagers(managers)
 	if c.Nodes == 0 {
 		return c, fmt.Errorf("swarm: no ready, active node")
 	}
