@@ -141,7 +141,7 @@ func (nf *nodeFault) probeScheduling(ctx context.Context) <-chan results.Schedul
 			for time.Now().Before(nf.end) {
 				ins, err := nf.o.Instances(ctx, dep)
 				if err == nil && len(ins) == 0 {
-					err = errors.New("accepted, no instance running yet")
+					err = errors.New("accepted, no instance running yet" + nf.probeEvents(ctx, dep))
 				}
 				if err == nil {
 					s := time.Since(nf.rec.At).Seconds()
@@ -163,6 +163,24 @@ func (nf *nodeFault) probeScheduling(ctx context.Context) <-chan results.Schedul
 		out <- p
 	}()
 	return out
+}
+
+// probeEvents is what the orchestrator says of the probe job's tasks (the
+// last few events: placed, a pull failing, no suitable node), so that a
+// probe accepted but never running says why; "" when it says nothing.
+func (nf *nodeFault) probeEvents(ctx context.Context, dep *orchestrator.Deployment) string {
+	evs, err := nf.o.TaskEvents(ctx, dep, nf.rec.At)
+	if err != nil {
+		return "; its task events could not be read: " + err.Error()
+	}
+	if len(evs) == 0 {
+		return "; no task event"
+	}
+	var last []string
+	for _, e := range evs[max(0, len(evs)-3):] {
+		last = append(last, e.String())
+	}
+	return "; its last task events: " + strings.Join(last, ", ")
 }
 
 // schedulingProbeJob is the smallest job every adapter deploys: one pause
