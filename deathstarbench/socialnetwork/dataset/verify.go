@@ -23,6 +23,26 @@ type VerifyOptions struct {
 	// from which the minimum length of each timeline follows.
 	DatasetSeed uint64
 	Client      *http.Client
+	// LoadingWait bounds how long a read answered "LOADING" (a Redis still
+	// reading its snapshot after a start) is tried again; 0 means
+	// DefaultLoadingWait, negative not at all.
+	LoadingWait time.Duration
+}
+
+// DefaultLoadingWait is how long Verify waits for a store that is still
+// loading its data: a Redis restarted from the snapshot images answers
+// LOADING for seconds at a small CPU share, though its orchestrator's TCP
+// check already passes. A store loading longer than this fails as before.
+const DefaultLoadingWait = 2 * time.Minute
+
+// loadingRetry is how often a LOADING read is tried again.
+const loadingRetry = time.Second
+
+// stillLoading reports whether a response says a store is still reading
+// its data into memory (Redis' LOADING error, passed on by the service),
+// which passes, unlike a lost or malformed timeline.
+func stillLoading(status int, body string) bool {
+	return status == http.StatusInternalServerError && strings.Contains(body, "LOADING")
 }
 
 // maxVerifyPage bounds how many posts of one timeline are read: enough to
@@ -37,6 +57,9 @@ type VerifyResult struct {
 	// medium, to show those paths are populated.
 	PostsWithMentions, PostsWithURLs, PostsWithMedia int
 	Problems                                         []string
+	// WaitedForLoading is how long reads waited for a store that was still
+	// loading its data (LoadingWait).
+	WaitedForLoading time.Duration
 }
 
 // OK reports whether nothing was wrong.
@@ -80,7 +103,7 @@ func Verify(ctx context.Context, opts VerifyOptions) (VerifyResult, error) {
 			page := max(10, min(want, maxVerifyPage))
 			want = min(want, page)
 			target := frontend + "/wrk2-api/" + timeline + "/read?user_id=" + strconv.Itoa(userID) + "&start=0&stop=" + strconv.Itoa(page)
-			status, body, err := get(ctx, opts.Client, target)
+			status, body, err := getOnceLoaded(ctx, opts, target, &result.WaitedForLoading)
 			if err != nil {
 				return result, err
 			}
@@ -123,6 +146,28 @@ func Verify(ctx context.Context, opts VerifyOptions) (VerifyResult, error) {
 		}
 	}
 	return result, nil
+}
+
+// getOnceLoaded is get, tried again while the answer says a store is still
+// loading, until the verification's loading budget (shared by every read,
+// *waited so far) is spent; the last answer is returned either way.
+func getOnceLoaded(ctx context.Context, opts VerifyOptions, target string, waited *time.Duration) (int, string, error) {
+	budget := opts.LoadingWait
+	if budget == 0 {
+		budget = DefaultLoadingWait
+	}
+	for {
+		status, body, err := get(ctx, opts.Client, target)
+		if err != nil || !stillLoading(status, body) || *waited >= budget {
+			return status, body, err
+		}
+		select {
+		case <-ctx.Done():
+			return status, body, nil
+		case <-time.After(loadingRetry):
+			*waited += loadingRetry
+		}
+	}
 }
 
 // CheckPost returns what is missing or malformed in one post of a timeline

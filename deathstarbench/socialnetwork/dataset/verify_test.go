@@ -169,3 +169,67 @@ func TestVerifySamplesUsersFromZero(t *testing.T) {
 		t.Fatalf("sampled users %d..%d, want 0..%d", lowest, highest, verifyUsers-1)
 	}
 }
+
+// loadingFrontend answers LOADING, as the services pass on Redis' error
+// while it reads its snapshot, for the first `loading` reads, then as
+// frontend does.
+func loadingFrontend(t *testing.T, frontend string, loading int) string {
+	t.Helper()
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		loading--
+		still := loading >= 0
+		mu.Unlock()
+		if still {
+			http.Error(w, "Get user-timeline failure: read user timeline from redis: LOADING Redis is loading the dataset in memory", http.StatusInternalServerError)
+			return
+		}
+		resp, err := http.Get(frontend + r.URL.RequestURI())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.WriteHeader(resp.StatusCode)
+		var body json.RawMessage
+		json.NewDecoder(resp.Body).Decode(&body)
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// A store still loading its snapshot is waited for, within the budget,
+// and the wait reported; past the budget the LOADING answer is a problem
+// as before, and a 500 of another kind is never waited for.
+func TestVerifyWaitsForAStoreStillLoading(t *testing.T) {
+	deg := degrees(t)
+	full := fakeFrontend(t, func(int) int { return 1 }, func(u int) int { return deg[u] })
+	opts := dataset.VerifyOptions{Users: verifyUsers, Samples: 5, Seed: 3, DatasetSeed: dataset.DefaultSeed}
+
+	opts.Frontend = loadingFrontend(t, full, 3)
+	r, err := dataset.Verify(context.Background(), opts)
+	if err != nil || !r.OK() || r.WaitedForLoading < 3*time.Second {
+		t.Errorf("3 LOADING answers then a full dataset: waited %s, problems %v, %v", r.WaitedForLoading, r.Problems, err)
+	}
+
+	opts.Frontend, opts.LoadingWait = loadingFrontend(t, full, 1000), 2*time.Second
+	r, err = dataset.Verify(context.Background(), opts)
+	if err != nil || r.OK() || !strings.Contains(strings.Join(r.Problems, "\n"), "HTTP 500: Get user-timeline failure: read user timeline from redis: LOADING") {
+		t.Errorf("a store loading past the budget passed: %v, %v", r.Problems, err)
+	}
+	if r.WaitedForLoading > 3*time.Second {
+		t.Errorf("waited %s past a 2 s budget", r.WaitedForLoading)
+	}
+
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "Get user-timeline failure: connection refused", http.StatusInternalServerError)
+	}))
+	t.Cleanup(failing.Close)
+	opts.Frontend, opts.LoadingWait = failing.URL, 0
+	began := time.Now()
+	if r, _ = dataset.Verify(context.Background(), opts); r.OK() || r.WaitedForLoading != 0 || time.Since(began) > 5*time.Second {
+		t.Errorf("another 500 was waited for (%s) or passed: %v", r.WaitedForLoading, r.Problems)
+	}
+}

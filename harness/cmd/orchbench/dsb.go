@@ -133,7 +133,9 @@ func newDSBVerifyCmd() *cobra.Command {
 load every user has composed at least one post and follows each friend, so
 a user timeline must hold a post and a home timeline one per friend in the
 seeded graph (read up to 50). Home timelines live only in Redis: a flushed or
-restarted Redis, or a load stopped before every user composed, fails here. Problems are
+restarted Redis, or a load stopped before every user composed, fails here. A
+read answered LOADING (a Redis still reading its snapshot) is tried again for
+up to 2 minutes first. Problems are
 printed one per line as "problem: ..." and make the exit status non-zero;
 the sweep runs this (orchbench_verify_args) before measuring a reused
 deployment.`,
@@ -150,6 +152,9 @@ deployment.`,
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "read %d timelines, %d posts (%d with mentions, %d with URLs, %d with media)\n",
 				result.TimelinesRead, result.PostsChecked, result.PostsWithMentions, result.PostsWithURLs, result.PostsWithMedia)
+			if result.WaitedForLoading > 0 {
+				fmt.Fprintf(out, "waited %s for a store still loading its data (LOADING)\n", result.WaitedForLoading)
+			}
 			for _, problem := range result.Problems {
 				fmt.Fprintln(out, "problem:", problem)
 			}

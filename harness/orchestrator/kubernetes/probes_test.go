@@ -84,18 +84,31 @@ func TestProbeDaemonSetIsWhatNodeProbesFinds(t *testing.T) {
 	if sc := c.SecurityContext; sc == nil || (sc.Privileged != nil && *sc.Privileged) {
 		t.Error("the probe must not be a privileged container (the API server refuses them)")
 	}
-	var cgroupRoot string
-	for _, a := range c.Args {
-		if v, ok := strings.CutPrefix(a, "--cgroup-root="); ok {
-			cgroupRoot = v
+	// the node's cgroups, and Docker's records of its containers (a Nomad
+	// or Swarm task on the same node is found by its environment there)
+	hostPaths := map[string]string{}
+	for _, v := range spec.Volumes {
+		if v.HostPath != nil {
+			hostPaths[v.Name] = v.HostPath.Path
 		}
 	}
-	mounted := false
-	for _, m := range c.VolumeMounts {
-		mounted = mounted || (m.MountPath == cgroupRoot && m.ReadOnly)
-	}
-	if cgroupRoot == "" || !mounted {
-		t.Errorf("--cgroup-root %q is not a read-only mount of the pod", cgroupRoot)
+	for _, want := range []struct{ flag, hostPath, under string }{
+		{"--cgroup-root=", "/sys/fs/cgroup", ""},
+		{"--docker-root=", "/var/lib/docker/containers", "/containers"},
+	} {
+		var root string
+		for _, a := range c.Args {
+			if v, ok := strings.CutPrefix(a, want.flag); ok {
+				root = v
+			}
+		}
+		mounted := false
+		for _, m := range c.VolumeMounts {
+			mounted = mounted || (root != "" && m.MountPath == root+want.under && m.ReadOnly && hostPaths[m.Name] == want.hostPath)
+		}
+		if !mounted {
+			t.Errorf("%s%q: the node's %s is not a read-only mount of the pod there", want.flag, root, want.hostPath)
+		}
 	}
 }
 
