@@ -26,6 +26,8 @@ type socialTask struct {
 	serviceName   string
 	serviceChecks string
 	env           map[string]string
+	// envSource is every env value's source text, interpolations too
+	envSource map[string]string
 }
 
 type socialJob struct {
@@ -83,6 +85,11 @@ func renderSocial(t *testing.T, overrides map[string]string) (socialJob, error) 
 		for _, b := range task.Body.Blocks {
 			if b.Type == "env" {
 				st.env = literalEnv(t, b.Body)
+				st.envSource = map[string]string{}
+				for name, attr := range b.Body.Attributes {
+					r := attr.Expr.Range()
+					st.envSource[name] = string(r.SliceBytes([]byte(text)))
+				}
 			}
 			if b.Type == "template" {
 				st.hasTemplate = true
@@ -318,6 +325,29 @@ func TestSocialNetworkGoMaxProcs(t *testing.T) {
 	}
 }
 
+// machine_id "index" gives every socialnet instance its index (which
+// Kubernetes has only in a StatefulSet); "hostname" sets nothing, and the
+// service hashes its host name as DeathStarBench's do. Stores never get one.
+func TestSocialNetworkMachineID(t *testing.T) {
+	for mode, want := range map[string]string{"": "${NOMAD_ALLOC_INDEX}", "index": "${NOMAD_ALLOC_INDEX}", "hostname": ""} {
+		vars := map[string]string{"variant": "horizontal"}
+		if mode != "" {
+			vars["machine_id"] = mode
+		}
+		job := mustRenderSocial(t, vars)
+		for _, name := range socialServices {
+			if got := job.tasks[name].envSource["MACHINE_ID"]; strings.Trim(got, `"`) != want {
+				t.Errorf("machine_id %q: %s MACHINE_ID %q, want %q", mode, name, got, want)
+			}
+		}
+		for _, store := range []string{"ferretdb", "redis", "memcached"} {
+			if got, ok := job.tasks[store].envSource["MACHINE_ID"]; ok {
+				t.Errorf("machine_id %q: store %s has MACHINE_ID %q", mode, store, got)
+			}
+		}
+	}
+}
+
 func TestSocialNetworkRejectsBadValues(t *testing.T) {
 	for vars, want := range map[string]string{
 		"variant=sideways":  "One of|valid variants are: baseline, vertical, horizontal, ha, unlimited",
@@ -331,6 +361,7 @@ func TestSocialNetworkRejectsBadValues(t *testing.T) {
 		"resource_scale=0":  "resource_scale must be > 0",
 		"resource_scale=0.001,service_memory_mib=0": "Nomad needs at least 10",
 		"rpc_connections=0":                         "rpc_connections must be a whole number of connections >= 1",
+		"machine_id=pod":                            `machine_id must be "index" (the instance's index) or "hostname"`,
 		"rpc_connections=2.5":                       "rpc_connections must be a whole number of connections >= 1",
 		"rpc_timeout=10":                            `rpc_timeout must be a positive Go duration such as 10s or 1m30s, got "10"`,
 		"rpc_timeout=0s":                            "rpc_timeout must be a positive Go duration",

@@ -121,6 +121,12 @@ variable "go_maxprocs" {
   description = "GOMAXPROCS of the Go tasks (the socialnet services and FerretDB). 0 gives a task declared one core or less a single processor and leaves the others to Go, which takes the CPU quota rounded up but at least 2, or the machine's CPU count without a quota: a task declared 0.06 cores would otherwise keep two processors whose wake-ups and idle spinning its quota pays for (on the unlimited variant, one processor each cut the mixed workload's CPU per request from 2.11 to 1.48 ms). -1 leaves Go's default everywhere; a positive number sets it for every Go task."
 }
 
+variable "machine_id" {
+  type        = string
+  default     = "index"
+  description = "Where each socialnet instance takes the replica ID in its generated post and user IDs: \"index\" sets MACHINE_ID to the instance's index (Nomad's alloc index, Swarm's task slot, a StatefulSet's ordinal on Kubernetes, which needs one), \"hostname\" leaves it to the service, which hashes its host name as DeathStarBench's services do, so Kubernetes runs Deployments. A StatefulSet's pods on a lost node are not replaced until the node returns; a Deployment's are."
+}
+
 variable "rpc_timeout" {
   type        = string
   default     = "10s"

@@ -257,8 +257,9 @@ job "[[ $job ]]" {
         MONGODB_URI = [[ var "mongodb_uri" $ | quote ]]
 [[- end ]]
 [[- end ]]
-[[- if $stateless ]]
-        # Distinct generated IDs per replica (unique-id, user, post IDs).
+[[- if and $stateless (eq (var "machine_id" $) "index") ]]
+        # Distinct generated IDs per replica (unique-id, user, post IDs);
+        # with machine_id = "hostname" the service hashes its host name.
         MACHINE_ID = "${NOMAD_ALLOC_INDEX}"
 [[- end ]]
       }
