@@ -15,6 +15,7 @@
 #   nodes.sh probes                 (re)deploys the node probe (ORCHBENCH_BIN) on every Nomad client
 #   nodes.sh down                   removes every node, its volume, the network and the nodes' cgroups
 #   nodes.sh present                succeeds when a node of this cluster exists (cluster-status, cluster-down)
+#   nodes.sh revive NODE...         starts a stopped node again with its agents, as a node fault's end does
 # node_cpus (NODE_CPUS, default 0.5) and node_memory (NODE_MEMORY, default 2560m:
 # the social network's baseline at resource_scale 0.03 fits on 3 workers)
 # are each node's budget; NODES_SUBNET (default 10.77.0.0/24) the nodes' network;
@@ -272,6 +273,33 @@ up() {
 # load_images IMAGE...: docker save once, docker load into every node that
 # runs tasks (workers and the client; the servers run none): the way
 # without the registry (push-images), for an image a job names without it.
+# revive NODE...: a node stopped by a node fault whose sweep ended before
+# the fault did (killed, or the machine lost) started again as the sweep
+# would have (harness/nodes Emulated.Revive, the same order): the
+# container, stale pid files of its runtimes removed, then each agent it
+# has a start script for, dockerd first and waited for.
+revive() {
+  [ $# -gt 0 ] || die "revive: name the nodes to start (nodes.sh status lists them)"
+  local node state agent scripts
+  for node in "$@"; do
+    state=$(docker inspect -f '{{index .Config.Labels "orchbench.nodes"}} {{.State.Running}}' "$node" 2>/dev/null) \
+      || die "revive: $node is not a node of $cluster_name (nodes.sh status lists them)"
+    [ "${state% *}" = "$cluster_name" ] || die "revive: $node is not a node of $cluster_name"
+    [ "${state#* }" = false ] || { say "$node: running already"; continue; }
+    docker start "$node" >/dev/null
+    docker exec "$node" rm -f /var/run/docker.pid /var/run/docker/containerd/containerd.pid
+    scripts=$(docker exec "$node" ls /etc/obn/run)
+    for agent in dockerd consul nomad etcd kube-apiserver kube-controller-manager kube-scheduler k8s-balancer containerd kubelet kube-proxy; do
+      grep -qx "$agent.sh" <<<"$scripts" || continue
+      docker exec -d "$node" sh "/etc/obn/run/$agent.sh"
+      if [ "$agent" = dockerd ]; then
+        wait_for 60 "$node: dockerd" node_docker_ready "$node" || die "revive: $node's dockerd did not start: $(docker exec "$node" tail -n 5 /var/log/obn/dockerd.log)"
+      fi
+    done
+    say "$node: started with its agents ($(tr '\n' ' ' <<<"$scripts"))"
+  done
+}
+
 load_images() {
   [ $# -gt 0 ] || die "usage: nodes.sh load-images IMAGE..."
   local img targets=() node
@@ -361,5 +389,6 @@ case "${1:-}" in
   probes) running_topology; deploy_probes ;;
   down) down ;;
   present) docker info >/dev/null 2>&1 && [ -n "$(existing)" ] ;;
+  revive) shift; revive "$@" ;;
   *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D] [k8s=1] | status | env | push-images IMAGE... | registry | load-images IMAGE... | probes | down" >&2; exit 2 ;;
 esac

@@ -156,7 +156,17 @@ func (nf *nodeFault) run(ctx context.Context) error {
 	// may have come sooner: the node stays down all the same); later
 	// steps need the cluster whole
 	if wait := time.Until(nf.end); wait > 0 && sleepCtx(ctx, wait) != nil {
-		rec.RestoreError = "the step was cancelled: node " + target.Name + " is still down"
+		// interrupted: whatever runs next on this cluster needs it whole,
+		// so the node comes back all the same, as a partition heals
+		revive, cancel := context.WithTimeout(context.WithoutCancel(ctx), reviveOnCancel)
+		defer cancel()
+		if err := nf.ctl.Revive(revive, target.Name); err != nil {
+			rec.RestoreError = fmt.Sprintf("the step was cancelled and node %s could not be started again: %v (start it: cluster/nodes.sh revive %s)", target.Name, err, target.Name)
+			return nil
+		}
+		s := time.Since(rec.At).Seconds()
+		rec.RestoredSeconds = &s
+		rec.RestoreError = "the step was cancelled; node " + target.Name + " was started again"
 		return nil
 	}
 	if err := nf.ctl.Revive(context.WithoutCancel(ctx), target.Name); err != nil {
@@ -271,6 +281,11 @@ func leaderPlanes(orch string) ([]nodes.ControlPlane, error) {
 	return nil, fmt.Errorf("kill-leader: no leadership is known for orchestrator %q", orch)
 }
 
+// reviveOnCancel bounds starting a killed node again when its step is
+// cancelled (an interrupted sweep): a node's container, dockerd and agents
+// took 25-47 s on this machine.
+const reviveOnCancel = 2 * time.Minute
+
 // restoreLater brings the node back when the fault's time is up: a
 // partition heals itself (restored), a killed node with a duration is
 // revived. The channel closes without a value when nothing comes back in
@@ -294,7 +309,10 @@ func (nf *nodeFault) restoreLater(ctx context.Context, node string, restored <-c
 			case <-ctx.Done():
 				return
 			}
-			err := nf.ctl.Revive(ctx, node)
+			// once begun, a revival is finished even if the step is cancelled
+			revive, cancel := context.WithTimeout(context.WithoutCancel(ctx), reviveOnCancel)
+			err := nf.ctl.Revive(revive, node)
+			cancel()
 			at()
 			out <- err
 		}()

@@ -197,6 +197,33 @@ func TestKillNodeRecoversWhenTheInstanceMoves(t *testing.T) {
 	}
 }
 
+// An interrupted sweep (its context cancelled while a worker is down)
+// still starts the node again, and says so, with and without a duration:
+// a cluster left a node short spoils whatever runs on it next.
+func TestKillNodeCancelledStillRevivesTheNode(t *testing.T) {
+	for _, down := range []time.Duration{0, time.Hour} {
+		m, o := fakeShape(3), twoInstances()
+		oldPoll, oldWhole := watchPoll, wholeBound
+		watchPoll, wholeBound = 5*time.Millisecond, 100*time.Millisecond
+		ctx, cancel := context.WithCancel(context.Background())
+		m.onKill = func(string) { time.AfterFunc(50*time.Millisecond, cancel) }
+		r := &Runner{Cluster: m}
+		rec := results.FaultRecord{Kind: orchestrator.FaultKillNode, Service: "web"}
+		began := time.Now()
+		r.injectNode(ctx, o, &orchestrator.Deployment{Job: "web"}, experiment.Fault{Kind: orchestrator.FaultKillNode, Duration: down}, &rec, time.Now().Add(time.Hour))
+		watchPoll, wholeBound = oldPoll, oldWhole
+		if time.Since(began) > 10*time.Second {
+			t.Errorf("duration %s: the cancelled step waited %s", down, time.Since(began))
+		}
+		if len(m.revived) != 1 || m.revived[0] != "w1" || rec.RestoredSeconds == nil {
+			t.Errorf("duration %s: the node was left down after the cancel: revived %v, %s", down, m.revived, rec.RestoreError)
+		}
+		if down == 0 && !strings.Contains(rec.RestoreError, "the step was cancelled; node w1 was started again") {
+			t.Errorf("duration %s: the record says %q", down, rec.RestoreError)
+		}
+	}
+}
+
 // The deliberately wrong setup: nowhere to move the instance. Recovery is
 // missing, with the reason, and not the first look's "all healthy".
 func TestKillNodeWithNoRoomIsNotRecovered(t *testing.T) {
