@@ -475,3 +475,27 @@ func TestMarkersOfAnOrchestratorWithoutAStore(t *testing.T) {
 		t.Fatalf("notes %q", got.rec.Notes)
 	}
 }
+
+// Data that comes with the deployment (a verification, no setup hook: the
+// social network's snapshot images) has nothing to load again when its
+// verification fails: the deployment is asked to be made again (the step
+// does so, then verifies once more). With a setup hook, setup runs again
+// instead, and the deployment stays.
+func TestRefutedDataWithoutSetupRemakesTheDeployment(t *testing.T) {
+	h := newHookHarness(t)
+	ctx := context.Background()
+	h.set(t, "verify-fails", true)
+
+	dep := h.deployment(false)
+	dep.app.App.Setup.Args = nil
+	got := h.prepare(t, ctx, h.runner(), dep)
+	if got.gate.Passed || !dep.dataset.remake || dep.dataset.reload {
+		t.Errorf("verification only, refuted: passed %v, remake %v, reload %v (%s)", got.gate.Passed, dep.dataset.remake, dep.dataset.reload, got.gate.Detail)
+	}
+
+	dep = h.deployment(false)
+	got = h.prepare(t, ctx, h.runner(), dep)
+	if got.gate.Passed || dep.dataset.remake || !dep.dataset.reload {
+		t.Errorf("with setup, refuted: passed %v, remake %v, reload %v (%s)", got.gate.Passed, dep.dataset.remake, dep.dataset.reload, got.gate.Detail)
+	}
+}

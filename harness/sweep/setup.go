@@ -45,6 +45,10 @@ type datasetState struct {
 	fresh bool
 	// reload asks for setup before the next step: verification failed.
 	reload bool
+	// remake asks for the deployment to be made again: verification failed
+	// and there is no setup hook to load the data again, because it comes
+	// with the deployment (the stores' snapshot images).
+	remake bool
 	// setUp: setup finished, or its marker was found, in this process.
 	setUp bool
 	// verifiedOn is the allocation fingerprint verification last passed on.
@@ -170,6 +174,8 @@ func (r *Runner) refuted(ctx context.Context, dep *deployment, rec *datasetRecor
 			detail += "; the setup marker is deleted"
 		}
 		detail += " and setup runs again before the next step on this deployment"
+	} else {
+		state.remake = true
 	}
 	return results.Gate{Name: gates.Dataset, Detail: detail}
 }

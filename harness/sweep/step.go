@@ -36,7 +36,22 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	}
 	app, o := dep.app, dep.orch
 	r.recordDeployment(ctx, sr, o, app)
-	if !gate(r.prepare(ctx, dep, sr)) {
+	prepared := r.prepare(ctx, dep, sr)
+	if !prepared.Passed && dep.dataset.remake && ctx.Err() == nil {
+		// Data that comes with the deployment (snapshot images) and fails
+		// its verification (a node fault took a store and its writes) is
+		// restored by deploying anew, as at a configuration's first step.
+		fmt.Fprintf(r.Out, "%s: %s; its data comes with the deployment, which is made again\n", st.ID, prepared.Detail)
+		sr.Metadata["remade_after"] = prepared.Detail
+		dep.ready = false
+		if dep, err = r.deploy(ctx, st, sr); !gate(healthGate(dep, err)) {
+			return files
+		}
+		app, o = dep.app, dep.orch
+		r.recordDeployment(ctx, sr, o, app)
+		prepared = r.prepare(ctx, dep, sr)
+	}
+	if !gate(prepared) {
 		return files
 	}
 	var lims []orchestrator.Limits
