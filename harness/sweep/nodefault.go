@@ -244,12 +244,33 @@ func (nf *nodeFault) target(ctx context.Context, all []nodes.Node) (nodes.Node, 
 	if err != nil {
 		return nodes.Node{}, "", nil, fmt.Errorf("the node running %s: %w", nf.rec.Service, err)
 	}
-	for _, ep := range eps {
-		for _, n := range nodes.WithRole(all, nodes.RoleWorker) {
-			if n.Running && ep.Node != "" && n.NameIn(orch) == ep.Node {
-				return n, "runs an instance of " + nf.rec.Service, nil, nil
+	// The measured entry is held to its worker (placement): a fault there
+	// takes the entry itself, which has nowhere to go, so a worker without
+	// it is preferred, as study 002 kept its front end's machine up.
+	entryNodes := map[string]bool{}
+	if entry := nf.app.App.Service; entry != "" && entry != nf.rec.Service {
+		if eeps, err := nf.o.Endpoints(ctx, nf.app, entry); err == nil {
+			for _, ep := range eeps {
+				entryNodes[ep.Node] = true
 			}
 		}
+	}
+	var first *nodes.Node
+	for _, ep := range eps {
+		for _, n := range nodes.WithRole(all, nodes.RoleWorker) {
+			if !n.Running || ep.Node == "" || n.NameIn(orch) != ep.Node {
+				continue
+			}
+			if !entryNodes[ep.Node] {
+				return n, "runs an instance of " + nf.rec.Service, nil, nil
+			}
+			if first == nil {
+				first = &n
+			}
+		}
+	}
+	if first != nil {
+		return *first, "runs an instance of " + nf.rec.Service + " (every such worker also runs the measured " + nf.app.App.Service + ")", nil, nil
 	}
 	return nodes.Node{}, "", nil, fmt.Errorf("no worker of %s runs an instance of %s (its endpoints name nodes %v); name one with node = ...", nf.ctl.Describe(), nf.rec.Service, endpointNodes(eps))
 }

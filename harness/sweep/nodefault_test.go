@@ -91,6 +91,8 @@ type fakeOrch struct {
 	deployed  int
 	// images are the first task's image of every job deployed
 	images []string
+	// frontOn are the nodes of the measured entry, service "front"
+	frontOn []string
 }
 
 func (o *fakeOrch) Name() string { return "nomad" }
@@ -99,9 +101,16 @@ func (o *fakeOrch) Instances(context.Context, *orchestrator.Deployment) ([]orche
 	defer o.mu.Unlock()
 	return append([]orchestrator.Instance(nil), o.instances...), nil
 }
-func (o *fakeOrch) Endpoints(context.Context, *orchestrator.Deployment, string) ([]orchestrator.Endpoint, error) {
+func (o *fakeOrch) Endpoints(_ context.Context, _ *orchestrator.Deployment, service string) ([]orchestrator.Endpoint, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if service == "front" {
+		var eps []orchestrator.Endpoint
+		for _, n := range o.frontOn {
+			eps = append(eps, orchestrator.Endpoint{Service: "front", Instance: "front-" + n, Node: n})
+		}
+		return eps, nil
+	}
 	var eps []orchestrator.Endpoint
 	for _, in := range o.instances {
 		eps = append(eps, orchestrator.Endpoint{Service: "web", Instance: in.ID, Node: in.Node})
@@ -220,6 +229,36 @@ func TestKillNodeCancelledStillRevivesTheNode(t *testing.T) {
 		}
 		if down == 0 && !strings.Contains(rec.RestoreError, "the step was cancelled; node w1 was started again") {
 			t.Errorf("duration %s: the record says %q", down, rec.RestoreError)
+		}
+	}
+}
+
+// A worker running an instance of the service is hit, but not the one
+// holding the measured entry (held to its worker, it has nowhere to go)
+// while another runs an instance too; when every one holds the entry, the
+// first is hit and the record says so.
+func TestKillNodeSparesTheEntrysWorker(t *testing.T) {
+	for _, c := range []struct {
+		frontOn []string
+		want    string
+		chosen  string
+	}{
+		{[]string{"w1"}, "w2", "runs an instance of web"},
+		{[]string{"w1", "w2"}, "w1", "runs an instance of web (every such worker also runs the measured front)"},
+	} {
+		m, o := fakeShape(3), twoInstances()
+		o.frontOn = c.frontOn
+		m.onKill = func(n string) { time.AfterFunc(20*time.Millisecond, func() { o.move(n, "w3") }) }
+		oldPoll, oldWhole := watchPoll, wholeBound
+		watchPoll, wholeBound = 5*time.Millisecond, 100*time.Millisecond
+		r := &Runner{Cluster: m}
+		rec := results.FaultRecord{Kind: orchestrator.FaultKillNode, Service: "web"}
+		dep := &orchestrator.Deployment{Job: "web"}
+		dep.App.Service = "front"
+		r.injectNode(context.Background(), o, dep, experiment.Fault{Kind: orchestrator.FaultKillNode}, &rec, time.Now().Add(time.Second))
+		watchPoll, wholeBound = oldPoll, oldWhole
+		if rec.Node == nil || rec.Node.Name != c.want || rec.Node.Chosen != c.chosen {
+			t.Errorf("entry on %v: hit %+v, want %s (%s)", c.frontOn, rec.Node, c.want, c.chosen)
 		}
 	}
 }
