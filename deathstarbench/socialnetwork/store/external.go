@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bradfitz/gomemcache/memcache"
@@ -65,13 +67,38 @@ type Redis struct{ client *redis.Client }
 
 // NewRedis connects lazily to addr (host:port).
 func NewRedis(addr string, poolSize int) *Redis {
-	return &Redis{client: redis.NewClient(&redis.Options{
+	opts := &redis.Options{
 		Addr:         addr,
 		PoolSize:     poolSize,
 		DialTimeout:  2 * time.Second,
 		ReadTimeout:  5 * time.Second,
 		WriteTimeout: 5 * time.Second,
-	})}
+	}
+	if addrs := strings.Split(addr, ","); len(addrs) > 1 {
+		opts.Addr, opts.Dialer = addrs[0], firstAnswering(addrs, opts.DialTimeout)
+	}
+	return &Redis{client: redis.NewClient(opts)}
+}
+
+// firstAnswering dials each address in turn and keeps the first that
+// accepts. The address list is every Redis instance its orchestrator
+// registers, as rendered for the other stores: there is one Redis, but
+// while a lost node's instance is replaced both are listed for a while,
+// the old one unreachable (seen on Nomad after a kill-node: "too many
+// colons in address" on every read until the list was one again).
+func firstAnswering(addrs []string, timeout time.Duration) func(ctx context.Context, network, _ string) (net.Conn, error) {
+	d := &net.Dialer{Timeout: timeout}
+	return func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var errs []error
+		for _, a := range addrs {
+			conn, err := d.DialContext(ctx, network, strings.TrimSpace(a))
+			if err == nil {
+				return conn, nil
+			}
+			errs = append(errs, err)
+		}
+		return nil, fmt.Errorf("no Redis of %s answers: %w", strings.Join(addrs, ","), errors.Join(errs...))
+	}
 }
 
 // GetMulti implements Cache.
