@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
@@ -123,7 +124,21 @@ type Settings struct {
 // upstreamSet builds Thrift clients for upstream services.
 type upstreamSet struct {
 	settings Settings
-	pools    []*rpc.Client
+
+	mu     sync.Mutex
+	pools  []*rpc.Client
+	byName map[string][]*rpc.Client
+}
+
+// set points every client of upstream service name at addr; false when
+// this process has none.
+func (u *upstreamSet) set(name, addr string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, c := range u.byName[name] {
+		c.SetAddr(addr)
+	}
+	return len(u.byName[name]) > 0
 }
 
 func (u *upstreamSet) pool(name string) (*rpc.Client, error) {
@@ -138,7 +153,13 @@ func (u *upstreamSet) pool(name string) (*rpc.Client, error) {
 		CallTimeout:    u.settings.RPCCallTimeout,
 	}
 	client := rpc.NewClient(addr, opts)
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	u.pools = append(u.pools, client)
+	if u.byName == nil {
+		u.byName = map[string][]*rpc.Client{}
+	}
+	u.byName[name] = append(u.byName[name], client)
 	return client, nil
 }
 
@@ -382,6 +403,12 @@ func (r *Running) Wait(ctx context.Context) error {
 }
 
 // Stop stops every service and closes storage and upstream clients.
+// SetUpstream points this process's clients of upstream service name at
+// addr (comma-separated replicas) from their next call on, keeping the
+// connections to replicas still listed; false when the process calls no
+// such service.
+func (r *Running) SetUpstream(name, addr string) bool { return r.upstream.set(name, addr) }
+
 func (r *Running) Stop() {
 	r.cancel()
 	r.upstream.Close()

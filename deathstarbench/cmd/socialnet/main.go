@@ -123,19 +123,19 @@ func run(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if *upstreamsFile != "" {
-		go func() {
-			if err := watchUpstreams(ctx, *upstreamsFile, upstreamsPollInterval, logger, execSelf); err != nil {
-				logger.Error("cannot start again with the new upstream addresses", "error", err)
-				os.Exit(1)
-			}
-		}()
-	}
 	running, err := socialnetwork.Start(ctx, names, listenAddrs, settings)
 	if err != nil {
 		return err
 	}
 	defer running.Stop()
+	if *upstreamsFile != "" {
+		go func() {
+			if err := watchUpstreams(ctx, *upstreamsFile, upstreamsPollInterval, logger, upstreamSetter(running), execSelf); err != nil {
+				logger.Error("cannot start again with the new upstream addresses", "error", err)
+				os.Exit(1)
+			}
+		}()
+	}
 	logger.Info("socialnet ready", "service", *service, "addrs", running.Addrs)
 	return running.Wait(ctx)
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/orchbench/orchbench/deathstarbench/socialnetwork"
 )
 
 // The Nomad pack renders a service's upstream addresses from Consul into an
@@ -20,9 +22,11 @@ import (
 // first render and the start, the task runs with the placeholder and is not
 // restarted: seen on a loaded machine, four services of one deployment
 // answered every call with "server selection timeout … 127.0.0.1:1" while
-// their health checks passed. So the process watches the file itself and,
-// when the file names an address it did not start with, executes itself
-// again with the file's values (same PID and ports; no restart counted).
+// their health checks passed. So the process watches the file itself: an
+// upstream service's new addresses are taken in place (its Thrift clients
+// re-pointed), and any other changed value (a store's address) makes it
+// execute itself again with the file's values (same PID and ports; no
+// restart counted).
 
 // upstreamsPollInterval is how often the file is read: a second at most
 // between a late render and the service using it.
@@ -67,23 +71,46 @@ func withValues(environ []string, values map[string]string) []string {
 	return out
 }
 
-// watchUpstreams polls path until ctx ends; when the file names values the
-// process did not start with, it calls restart with the environment to
-// start again with. Nomad renders the file before the task starts, so a
-// file missing at the start means the orchestrator renders none (the
-// Swarm and Kubernetes translations give DNS names, which do not change):
-// nothing to watch.
-func watchUpstreams(ctx context.Context, path string, every time.Duration, logger *slog.Logger, restart func(env []string) error) error {
+// watchUpstreams polls path until ctx ends. A variable of the file whose
+// value changed since the process started (or since it was last applied)
+// goes to apply, which takes an upstream service's new addresses in place
+// (true) or cannot (false: a store's address, read once at start); when
+// any change cannot be applied, restart is called with the environment to
+// start again with. The pack's template changes nothing on its own
+// (change_mode noop): a moved replica then costs its callers no restart,
+// where Nomad restarting every caller of it took the front end down after
+// a kill-node. Nomad renders the file before the task starts, so a file
+// missing at the start means the orchestrator renders none (the Swarm and
+// Kubernetes translations give DNS names, which do not change): nothing to
+// watch.
+func watchUpstreams(ctx context.Context, path string, every time.Duration, logger *slog.Logger, apply func(key, value string) bool, restart func(env []string) error) error {
 	if _, err := os.Stat(path); err != nil {
 		logger.Info("no upstreams file to watch", "file", path, "error", err)
 		return nil
+	}
+	applied := map[string]string{}
+	current := func(key string) string {
+		if v, ok := applied[key]; ok {
+			return v
+		}
+		return os.Getenv(key)
 	}
 	ticker := time.NewTicker(every)
 	defer ticker.Stop()
 	for {
 		if data, err := os.ReadFile(path); err == nil {
-			if values, stale := staleUpstreams(data, os.Getenv); len(stale) > 0 {
-				logger.Warn("upstream addresses changed since start; starting again with them", "file", path, "variables", strings.Join(stale, ","))
+			values, stale := staleUpstreams(data, current)
+			var unapplied []string
+			for _, key := range stale {
+				if apply != nil && apply(key, values[key]) {
+					applied[key] = values[key]
+					logger.Info("upstream addresses changed; calling them from now on", "variable", key, "addresses", values[key])
+				} else {
+					unapplied = append(unapplied, key)
+				}
+			}
+			if len(unapplied) > 0 {
+				logger.Warn("addresses changed that this process reads only at start; starting again with them", "file", path, "variables", strings.Join(unapplied, ","))
 				return restart(withValues(os.Environ(), values))
 			}
 		}
@@ -92,6 +119,19 @@ func watchUpstreams(ctx context.Context, path string, every time.Duration, logge
 			return nil
 		case <-ticker.C:
 		}
+	}
+}
+
+// upstreamSetter applies a changed <SERVICE>_ADDR to the running services'
+// clients of that service; any other variable is not an upstream's.
+func upstreamSetter(running *socialnetwork.Running) func(key, value string) bool {
+	return func(key, value string) bool {
+		for _, name := range socialnetwork.ServiceNames() {
+			if socialnetwork.AddrEnv(name) == key {
+				return running.SetUpstream(name, value)
+			}
+		}
+		return false
 	}
 }
 

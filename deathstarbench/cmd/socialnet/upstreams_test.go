@@ -45,7 +45,7 @@ func TestWatchUpstreamsRestartsOnceTheFileChanges(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- watchUpstreams(ctx, path, 10*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)), func(env []string) error {
+		done <- watchUpstreams(ctx, path, 10*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)), nil, func(env []string) error {
 			restarted <- env
 			return nil
 		})
@@ -77,7 +77,7 @@ func TestWatchUpstreamsWithoutAFileWatchesNothing(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- watchUpstreams(context.Background(), filepath.Join(t.TempDir(), "none.env"), time.Millisecond,
-			slog.New(slog.NewTextHandler(io.Discard, nil)), func([]string) error { t.Error("restarted"); return nil })
+			slog.New(slog.NewTextHandler(io.Discard, nil)), nil, func([]string) error { t.Error("restarted"); return nil })
 	}()
 	select {
 	case err := <-done:
@@ -86,5 +86,64 @@ func TestWatchUpstreamsWithoutAFileWatchesNothing(t *testing.T) {
 		}
 	case <-time.After(2 * time.Second):
 		t.Fatal("still watching a file that does not exist")
+	}
+}
+
+// An upstream service's new addresses are applied in place, again at each
+// change, with no restart; a store's address, read only at start, still
+// makes the process start again, with every value of the file.
+func TestWatchUpstreamsAppliesServiceAddressesInPlace(t *testing.T) {
+	t.Setenv("SOCIAL_GRAPH_ADDR", "10.0.0.1:1")
+	t.Setenv("REDIS_ADDR", "10.0.0.9:6379")
+	path := filepath.Join(t.TempDir(), "upstreams.env")
+	write := func(body string) {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("SOCIAL_GRAPH_ADDR=10.0.0.1:1\nREDIS_ADDR=10.0.0.9:6379\n")
+	applied := make(chan string, 4)
+	restarted := make(chan []string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- watchUpstreams(context.Background(), path, 5*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)),
+			func(key, value string) bool {
+				if key != "SOCIAL_GRAPH_ADDR" {
+					return false
+				}
+				applied <- value
+				return true
+			},
+			func(env []string) error { restarted <- env; return nil })
+	}()
+	for _, addrs := range []string{"10.0.0.1:1,10.0.0.2:1", "10.0.0.2:1,10.0.0.3:1"} {
+		write("SOCIAL_GRAPH_ADDR=" + addrs + "\nREDIS_ADDR=10.0.0.9:6379\n")
+		select {
+		case got := <-applied:
+			if got != addrs {
+				t.Fatalf("applied %q, want %q", got, addrs)
+			}
+		case env := <-restarted:
+			t.Fatalf("restarted for a service's addresses: %v", env)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s not applied within 5 s", addrs)
+		}
+	}
+	select {
+	case got := <-applied:
+		t.Fatalf("applied %q again with the file unchanged", got)
+	case <-time.After(50 * time.Millisecond):
+	}
+	write("SOCIAL_GRAPH_ADDR=10.0.0.2:1,10.0.0.3:1\nREDIS_ADDR=10.0.0.8:6379\n")
+	select {
+	case env := <-restarted:
+		if !slices.Contains(env, "REDIS_ADDR=10.0.0.8:6379") || !slices.Contains(env, "SOCIAL_GRAPH_ADDR=10.0.0.2:1,10.0.0.3:1") {
+			t.Errorf("started again without the file's values: %v", env)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a store's new address did not start the process again")
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

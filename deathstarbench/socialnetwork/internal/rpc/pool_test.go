@@ -32,9 +32,9 @@ func callAll(client *Client, callers int) []error {
 func waitForWaiters(t *testing.T, client *Client, n int32) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for client.pool.waiting.Load() != n {
+	for client.onlyPool().waiting.Load() != n {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d callers waiting for a connection, want %d", client.pool.waiting.Load(), n)
+			t.Fatalf("%d callers waiting for a connection, want %d", client.onlyPool().waiting.Load(), n)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -225,7 +225,7 @@ func TestIdleConnectionClosedByUpstreamIsReplaced(t *testing.T) {
 	client := NewClient(server.addr(), testOptions(2))
 	defer client.Close()
 	// Check every idle connection, not only those idle for a second.
-	client.pool.checkIdleAfter = 0
+	client.onlyPool().checkIdleAfter = 0
 
 	if err := callOnce(context.Background(), client, 1); err != nil {
 		t.Fatal(err)
@@ -288,7 +288,7 @@ func TestConnectTimeoutNamesTarget(t *testing.T) {
 		t.Errorf("gave up after %s, before the %s connect timeout", took, opts.ConnectTimeout)
 	}
 	// The failed connect gave its slot back.
-	if n := len(client.pool.slots); n != 0 {
+	if n := len(client.onlyPool().slots); n != 0 {
 		t.Errorf("%d slots still taken after the failed connect", n)
 	}
 }
@@ -313,12 +313,55 @@ func TestReplicasShareCallsRoundRobin(t *testing.T) {
 func TestOptionsDefaultToDeathStarBenchs(t *testing.T) {
 	client := NewClient("127.0.0.1:1", Options{WaitTimeout: time.Second})
 	defer client.Close()
-	got := client.pool.opts
+	got := client.onlyPool().opts
 	want := Options{Connections: 512, WaitTimeout: time.Second, ConnectTimeout: 10 * time.Second, CallTimeout: 30 * time.Second}
 	if got != want {
 		t.Errorf("options %+v, want %+v (unset fields from DefaultOptions)", got, want)
 	}
-	if cap(client.pool.slots) != 512 {
-		t.Errorf("pool bounded at %d connections, want 512", cap(client.pool.slots))
+	if cap(client.onlyPool().slots) != 512 {
+		t.Errorf("pool bounded at %d connections, want 512", cap(client.onlyPool().slots))
+	}
+}
+
+// onlyPool is the pool of a client of one address.
+func (c *Client) onlyPool() *pool { return c.set.Load().pools[0] }
+
+// A replica that moved: the client is pointed at the new list, keeps its
+// connection to the replica still listed, drops the one no longer listed,
+// and calls only what is listed now; with a placeholder (nothing
+// registered), calls fail naming it, and a later list works again.
+func TestSetAddrFollowsAMovedReplica(t *testing.T) {
+	a, b, c := newCountingServer(t), newCountingServer(t), newCountingServer(t)
+	client := NewClient(a.addr()+","+b.addr(), testOptions(1))
+	defer client.Close()
+	for i := range 4 {
+		if err := callOnce(context.Background(), client, int64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client.SetAddr(a.addr() + "," + c.addr())
+	if client.Addr() != a.addr()+","+c.addr() {
+		t.Errorf("Addr %q after the move", client.Addr())
+	}
+	for i := range 4 {
+		if err := callOnce(context.Background(), client, int64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.calls.Load() != 4 || b.calls.Load() != 2 || c.calls.Load() != 2 {
+		t.Errorf("calls a %d, b %d (gone after 2), c %d; want 4, 2, 2", a.calls.Load(), b.calls.Load(), c.calls.Load())
+	}
+	if a.accepted.Load() != 1 {
+		t.Errorf("the replica that stayed was dialled %d times, want its connection kept", a.accepted.Load())
+	}
+	client.SetAddr("127.0.0.1:1")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := callOnce(ctx, client, 9); err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Errorf("a call to the placeholder: %v", err)
+	}
+	client.SetAddr(c.addr())
+	if err := callOnce(context.Background(), client, 10); err != nil || c.calls.Load() != 3 {
+		t.Errorf("after the replica is registered again: %v, c has %d calls", err, c.calls.Load())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,15 +65,21 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Client is a thrift.TClient backed by a pool of connections to one address.
-// The generated clients are not safe for concurrent use on one connection;
-// wrapping the pool instead of the connection makes them so.
+// Client is a thrift.TClient backed by a pool of connections per upstream
+// address. The generated clients are not safe for concurrent use on one
+// connection; wrapping the pool instead of the connection makes them so.
 type Client struct {
-	addr string
-	pool *pool
+	opts Options
+	set  atomic.Pointer[replicaSet]
+	next atomic.Uint64
 
-	replicas []*Client // one pool per address when addr lists several
-	next     atomic.Uint64
+	mu sync.Mutex // serializes SetAddr and Close
+}
+
+// replicaSet is the addresses a client calls, one pool each.
+type replicaSet struct {
+	addr  string
+	pools []*pool
 }
 
 // NewClient returns a pool for addr; connections are opened lazily, so a
@@ -81,51 +88,93 @@ type Client struct {
 // templates list them) spreads calls round-robin over one pool per address,
 // each bounded by opts.Connections.
 func NewClient(addr string, opts Options) *Client {
-	opts = opts.withDefaults()
-	c := &Client{addr: addr}
-	if parts := strings.Split(addr, ","); len(parts) > 1 {
-		for _, part := range parts {
-			if part = strings.TrimSpace(part); part != "" {
-				c.replicas = append(c.replicas, NewClient(part, opts))
-			}
-		}
-	}
-	if len(c.replicas) == 0 {
-		c.pool = newPool(addr, opts)
-	}
+	c := &Client{opts: opts.withDefaults()}
+	c.set.Store(c.replicas(addr, nil))
 	return c
 }
 
-// Addr is the upstream address this pool dials.
-func (c *Client) Addr() string { return c.addr }
+// replicas builds the set for addr, reusing the pools of old whose address
+// is still listed.
+func (c *Client) replicas(addr string, old *replicaSet) *replicaSet {
+	var parts []string
+	for _, part := range strings.Split(addr, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			parts = append(parts, part)
+		}
+	}
+	if len(parts) == 0 {
+		parts = []string{addr}
+	}
+	set := &replicaSet{addr: addr}
+	for _, part := range parts {
+		var p *pool
+		if old != nil {
+			for _, o := range old.pools {
+				if o.addr == part {
+					p = o
+				}
+			}
+		}
+		if p == nil {
+			p = newPool(part, c.opts)
+		}
+		set.pools = append(set.pools, p)
+	}
+	return set
+}
+
+// SetAddr points the client at addr from the next call on: pools of
+// addresses still listed keep their connections, those of addresses no
+// longer listed are closed (their calls in flight finish). The socialnet
+// binary calls it when the orchestrator renders new upstream addresses,
+// so that a moved replica costs its callers no restart.
+func (c *Client) SetAddr(addr string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.set.Load()
+	if old.addr == addr {
+		return
+	}
+	set := c.replicas(addr, old)
+	c.set.Store(set)
+	for _, o := range old.pools {
+		if !slices.Contains(set.pools, o) {
+			o.close()
+		}
+	}
+}
+
+// Addr is the upstream address (or comma-separated addresses) this client calls.
+func (c *Client) Addr() string { return c.set.Load().addr }
 
 // Call implements thrift.TClient.
 func (c *Client) Call(ctx context.Context, method string, args, result thrift.TStruct) (thrift.ResponseMeta, error) {
-	if len(c.replicas) > 0 {
-		return c.replicas[c.next.Add(1)%uint64(len(c.replicas))].Call(ctx, method, args, result)
+	set := c.set.Load()
+	p := set.pools[0]
+	if len(set.pools) > 1 {
+		p = set.pools[c.next.Add(1)%uint64(len(set.pools))]
 	}
-	cn, err := c.pool.get(ctx)
+	cn, err := p.get(ctx)
 	if err != nil {
 		return thrift.ResponseMeta{}, err
 	}
 	meta, err := cn.client.Call(ctx, method, args, result)
 	if err != nil {
 		// After a transport or protocol error the stream position is unknown.
-		c.pool.discard(cn)
-		return meta, fmt.Errorf("%s %s: %w", c.addr, method, err)
+		p.discard(cn)
+		return meta, fmt.Errorf("%s %s: %w", p.addr, method, err)
 	}
-	c.pool.put(cn)
+	p.put(cn)
 	return meta, nil
 }
 
 // Close closes idle connections and fails calls waiting for one; calls in
 // flight finish and close theirs.
 func (c *Client) Close() error {
-	for _, replica := range c.replicas {
-		replica.Close()
-	}
-	if c.pool != nil {
-		c.pool.close()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.set.Load().pools {
+		p.close()
 	}
 	return nil
 }
