@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"strconv"
 
+	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/api/types/swarm"
 	"github.com/moby/moby/client"
 	"github.com/orchbench/orchbench/harness/hostinfo"
@@ -53,7 +54,14 @@ func (a *Engine) Endpoints(ctx context.Context, d *deployment, service string) (
 				}
 			}
 			if ep.Port == 0 {
-				return nil, fmt.Errorf("swarm: job %s: task %s of %s publishes no host port for container port %d (port status %+v)", d.Job, shortID(t.ID), service, d.Plan.Entry.Port, t.Status.PortStatus.Ports)
+				// seen after a manager's election: the new leader's task
+				// record kept no port status, while the container still
+				// publishes the port; its node's engine says which
+				port, perr := a.containerHostPort(ctx, t, d.Plan.Entry.Port)
+				if perr != nil {
+					return nil, fmt.Errorf("swarm: job %s: task %s of %s publishes no host port for container port %d (port status %+v; %v)", d.Job, shortID(t.ID), service, d.Plan.Entry.Port, t.Status.PortStatus.Ports, perr)
+				}
+				ep.Port = port
 			}
 		} else {
 			ep.Entry, ep.Port = orchestrator.EntryOverlay, svc.Port
@@ -69,6 +77,27 @@ func (a *Engine) Endpoints(ctx context.Context, d *deployment, service string) (
 		return nil, fmt.Errorf("swarm: job %s: no running, healthy task of service %s (version %s)", d.Job, service, d.Version)
 	}
 	return out, nil
+}
+
+// containerHostPort is the host port the task's container publishes for
+// container port target, as the engine of its node reports it.
+func (a *Engine) containerHostPort(ctx context.Context, t swarm.Task, target int) (int, error) {
+	res, e, err := a.inspectTask(ctx, t)
+	if err != nil {
+		return 0, err
+	}
+	port, err := network.ParsePort(strconv.Itoa(target) + "/tcp")
+	if err != nil {
+		return 0, err
+	}
+	if ns := res.Container.NetworkSettings; ns != nil {
+		for _, b := range ns.Ports[port] {
+			if n, err := strconv.Atoi(b.HostPort); err == nil && n > 0 {
+				return n, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("its container on node %s publishes none either", e.Name)
 }
 
 func (a *Engine) nodeNames(ctx context.Context) (map[string]string, error) {

@@ -45,6 +45,8 @@ type fakeEngine struct {
 	nodes     []swarm.Node
 	nodeLists atomic.Int32
 	pings     atomic.Int32
+	// published is the host port each container publishes for 8000/tcp
+	published map[string]string
 }
 
 func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -57,6 +59,15 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasSuffix(r.URL.Path, "/info"):
 		_ = json.NewEncoder(w).Encode(map[string]any{"KernelVersion": f.kernel, "CgroupVersion": "1", "CgroupDriver": "cgroupfs",
 			"Swarm": map[string]any{"NodeID": f.self, "LocalNodeState": "active", "ControlAvailable": true}})
+	case strings.Contains(r.URL.Path, "/containers/") && strings.HasSuffix(r.URL.Path, "/json"):
+		id := strings.TrimSuffix(r.URL.Path[strings.Index(r.URL.Path, "/containers/")+len("/containers/"):], "/json")
+		port, ok := f.published[id]
+		if !ok {
+			http.Error(w, `{"message":"No such container: `+id+`"}`, http.StatusNotFound)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"Id": id, "NetworkSettings": map[string]any{
+			"Ports": map[string]any{"8000/tcp": []map[string]string{{"HostIp": "0.0.0.0", "HostPort": port}}}}})
 	case strings.HasSuffix(r.URL.Path, "/nodes"):
 		f.nodeLists.Add(1)
 		_ = json.NewEncoder(w).Encode(f.nodes)
@@ -228,5 +239,29 @@ func TestFactsFromEveryEngine(t *testing.T) {
 	_, err = (&Engine{Client: down.Manager(), Engines: down}).Facts(ctx)
 	if err == nil || !strings.Contains(err.Error(), "sw-worker1") || !strings.Contains(err.Error(), "10.81.0.21:"+port) {
 		t.Errorf("Facts with worker1's engine down: %v; want it named with its address", err)
+	}
+}
+
+// After a manager's election, a task's record can lack its port status
+// while its container still publishes the port: the port is read from the
+// container on its node's engine, and a container publishing none is an
+// error naming the node.
+func TestContainerHostPortAskedOfTheTasksNode(t *testing.T) {
+	manager := &fakeEngine{self: "m1", nodes: []swarm.Node{
+		node("m1", "sw-server1", "10.81.0.11", swarm.NodeStateReady),
+		node("w1", "sw-worker1", "10.81.0.21", swarm.NodeStateReady),
+	}}
+	w1 := &fakeEngine{published: map[string]string{"c-front": "32775"}}
+	n, _, _ := engines(t, manager, map[string]*fakeEngine{"10.81.0.21": w1})
+	a := &Engine{Client: n.Manager(), Engines: n}
+	task := func(container string) swarm.Task {
+		return swarm.Task{ID: "t1", NodeID: "w1", Status: swarm.TaskStatus{State: swarm.TaskStateRunning, ContainerStatus: &swarm.ContainerStatus{ContainerID: container}}}
+	}
+	if got, err := a.containerHostPort(context.Background(), task("c-front"), 8000); err != nil || got != 32775 {
+		t.Errorf("the front end's container: port %d, %v; want 32775", got, err)
+	}
+	w1.published["c-none"] = ""
+	if _, err := a.containerHostPort(context.Background(), task("c-none"), 8000); err == nil || !strings.Contains(err.Error(), "on node sw-worker1 publishes none") {
+		t.Errorf("a container publishing nothing: %v", err)
 	}
 }
