@@ -98,6 +98,10 @@ nodes-status:
 nodes-images +images:
     cluster/nodes.sh push-images "$@"
 
+# Start emulated nodes a node fault left stopped (an interrupted sweep's), with their agents, as the fault's end would, e.g. `just nodes-revive obn-worker2`
+nodes-revive +nodes:
+    cluster/nodes.sh revive "$@"
+
 # Remove every emulated node, its volume, the obn-nodes network and the nodes' cgroups; safe to repeat
 nodes-down:
     cluster/nodes.sh down
