@@ -125,8 +125,8 @@ type Settings struct {
 type upstreamSet struct {
 	settings Settings
 
-	mu     sync.Mutex
-	pools  []*rpc.Client
+	mu sync.Mutex
+	// byName are the clients made for each upstream service
 	byName map[string][]*rpc.Client
 }
 
@@ -155,7 +155,6 @@ func (u *upstreamSet) pool(name string) (*rpc.Client, error) {
 	client := rpc.NewClient(addr, opts)
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.pools = append(u.pools, client)
 	if u.byName == nil {
 		u.byName = map[string][]*rpc.Client{}
 	}
@@ -164,8 +163,12 @@ func (u *upstreamSet) pool(name string) (*rpc.Client, error) {
 }
 
 func (u *upstreamSet) Close() {
-	for _, pool := range u.pools {
-		pool.Close()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, clients := range u.byName {
+		for _, c := range clients {
+			c.Close()
+		}
 	}
 }
 
@@ -402,13 +405,13 @@ func (r *Running) Wait(ctx context.Context) error {
 	}
 }
 
-// Stop stops every service and closes storage and upstream clients.
 // SetUpstream points this process's clients of upstream service name at
 // addr (comma-separated replicas) from their next call on, keeping the
 // connections to replicas still listed; false when the process calls no
 // such service.
 func (r *Running) SetUpstream(name, addr string) bool { return r.upstream.set(name, addr) }
 
+// Stop stops every service and closes storage and upstream clients.
 func (r *Running) Stop() {
 	r.cancel()
 	r.upstream.Close()
