@@ -155,26 +155,29 @@ func (nf *nodeFault) run(ctx context.Context) error {
 	// a killed node with no duration comes back after the step (recovery
 	// may have come sooner: the node stays down all the same); later
 	// steps need the cluster whole
+	revive := context.WithoutCancel(ctx)
+	cancelled := false
 	if wait := time.Until(nf.end); wait > 0 && sleepCtx(ctx, wait) != nil {
 		// interrupted: whatever runs next on this cluster needs it whole,
-		// so the node comes back all the same, as a partition heals
-		revive, cancel := context.WithTimeout(context.WithoutCancel(ctx), reviveOnCancel)
+		// so the node comes back all the same (bounded), as a partition heals
+		var cancel context.CancelFunc
+		revive, cancel = context.WithTimeout(revive, reviveOnCancel)
 		defer cancel()
-		if err := nf.ctl.Revive(revive, target.Name); err != nil {
-			rec.RestoreError = fmt.Sprintf("the step was cancelled and node %s could not be started again: %v (start it: cluster/nodes.sh revive %s)", target.Name, err, target.Name)
-			return nil
-		}
-		s := time.Since(rec.At).Seconds()
-		rec.RestoredSeconds = &s
-		rec.RestoreError = "the step was cancelled; node " + target.Name + " was started again"
-		return nil
+		cancelled = true
 	}
-	if err := nf.ctl.Revive(context.WithoutCancel(ctx), target.Name); err != nil {
+	if err := nf.ctl.Revive(revive, target.Name); err != nil {
 		rec.RestoreError = "after the step: " + err.Error()
+		if cancelled {
+			rec.RestoreError = fmt.Sprintf("the step was cancelled and node %s could not be started again: %v (start it: just nodes-revive %s)", target.Name, err, target.Name)
+		}
 		return nil
 	}
 	s := time.Since(rec.At).Seconds()
 	rec.RestoredSeconds = &s
+	if cancelled {
+		rec.RestoreError = "the step was cancelled; node " + target.Name + " was started again"
+		return nil
+	}
 	if len(planes) > 0 {
 		// the next step submits jobs: a revived sole server must lead again first
 		nf.waitLeader(context.WithoutCancel(ctx), planes[0], time.Minute)

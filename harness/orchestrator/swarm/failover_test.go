@@ -6,25 +6,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/orchbench/orchbench/harness/testutil"
 )
 
-// listenOn listens on ip at port ("0": any), failing the test otherwise.
+// listenOn listens on ip at port ("0": any) and accepts until the test
+// ends, failing the test when it cannot listen.
 func listenOn(t *testing.T, ip, port string) net.Listener {
 	t.Helper()
 	l, err := net.Listen("tcp", net.JoinHostPort(ip, port))
 	if err != nil {
 		t.Fatalf("listen on %s: %v", ip, err)
 	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	testutil.Hold(t, l, nil)
 	return l
 }
 
