@@ -188,13 +188,16 @@ pack-check *packs: build
 # All tests: unit tests, then the integration tests on a real embedded cluster, then one multi-node test (test-nodes-ci); a test missing what it needs fails here, never skips
 test: tools test-unit test-integration test-nodes-ci
 
-# The multi-node test of CI (TestNodesKillNodeSweep; test-nodes runs it too): an emulated nodes=3 servers=1 brought up, Taewa pushed through the client node's registry, one sweep step with a worker killed under load (its record: recovery, errors during the fault; the next step valid), down leaving nothing; about 3.5 minutes; needs the images test-integration builds (NODES_NAME and NODES_SUBNET choose the cluster, as for nodes-up)
+# The multi-node test of CI (TestNodesKillNodeSweep; test-nodes runs it too): an emulated nodes=3 servers=1 brought up, Taewa pushed through the client node's registry, one sweep step with a worker killed under load (its record: recovery, errors during the fault; the next step valid), down leaving nothing; about 3.5 minutes; needs the images test-integration builds (its cluster is obci on 10.85.0.0/24 unless NODES_NAME and NODES_SUBNET say otherwise)
 test-nodes-ci:
     #!/usr/bin/env bash
     # the integration tests stop the project's dockerd when they end and
     # the nodes run on it: start it if none answers, and stop only that one
     # (a running embedded cluster keeps its own)
     set -euo pipefail
+    # a cluster of its own name and subnet, so that a user's nodes (obn,
+    # 10.77.0.0/24) running beside it are neither refused nor removed
+    export NODES_NAME=${NODES_NAME:-obci} NODES_SUBNET=${NODES_SUBNET:-10.85.0.0/24}
     started=no
     if ! docker info >/dev/null 2>&1; then cluster/dockerd.sh up; started=yes; fi
     trap 'cluster/nodes.sh down >/dev/null 2>&1 || true; if [ $started = yes ]; then cluster/dockerd.sh down; fi' EXIT

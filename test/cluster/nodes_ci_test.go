@@ -35,9 +35,7 @@ const killNodeSpec = "test/cluster/testdata/kill-node-sweep.hcl"
 func TestNodesKillNodeSweep(t *testing.T) {
 	images := []string{taewaImage, "orchbench/orchbench:local", "orchbench/pause:local"}
 	requireNodeHost(t, "just images taewa orchbench pause", images...)
-	if out := dockerOut(t, "ps", "-aq", "--filter", "label=orchbench.nodes="+clusterName); out != "" {
-		t.Fatalf("nodes of %s exist before the test (NODES_NAME=%s just nodes-down first): %s", clusterName, clusterName, out)
-	}
+	requireNoNodes(t)
 	bin := buildStatic(t)
 	down := false
 	t.Cleanup(func() {

@@ -52,9 +52,7 @@ func TestNodesKubernetes(t *testing.T) {
 	if _, err := fmt.Sscanf(envOr("NODES_K8S_SHAPE", "4/3"), "%d/%d", &n, &s); err != nil || n < 4 {
 		t.Fatalf("NODES_K8S_SHAPE=%s: nodes/servers with nodes >= 4 is needed (3 workers: one is killed, two keep the spread)", os.Getenv("NODES_K8S_SHAPE"))
 	}
-	if out := dockerOut(t, "ps", "-aq", "--filter", "label=orchbench.nodes="+clusterName); out != "" {
-		t.Fatalf("nodes of %s exist before the test, which kills one (NODES_NAME=%s just nodes-down first): %s", clusterName, clusterName, out)
-	}
+	requireNoNodes(t)
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, node := range append(append([]string{}, servers[:s]...), append(workers[:n-1], client)...) {

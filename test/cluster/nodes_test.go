@@ -25,9 +25,7 @@ import (
 //	go test -tags multinode -count=1 -timeout 20m -v -run TestNodes ./test/cluster/
 func TestNodesUpJobLeaderLossDown(t *testing.T) {
 	requireNodeHost(t, "just images taewa", taewaImage)
-	if out := dockerOut(t, "ps", "-aq", "--filter", "label=orchbench.nodes="+clusterName); out != "" {
-		t.Fatalf("nodes exist before the test (just nodes-down first): %s", out)
-	}
+	requireNoNodes(t)
 	t.Cleanup(func() {
 		if !t.Failed() {
 			return
@@ -135,6 +133,28 @@ func nodeAddr(node string) string {
 }
 
 // dockerOut runs the project's docker CLI and returns its trimmed output.
+// requireNoNodes is the start of a test that brings its own cluster up
+// and down: a running node of NODES_NAME is someone's cluster (a sweep, a
+// second test) and stops the test; nodes that exist but none running are
+// what an earlier run left when its machine stopped under it (a CI
+// machine made from a disk image taken mid-run held six), removed here
+// before up, which would refuse them.
+func requireNoNodes(t *testing.T) {
+	t.Helper()
+	if running := dockerOut(t, "ps", "-q", "--filter", "label=orchbench.nodes="+clusterName); running != "" {
+		t.Fatalf("nodes of %s run before the test (NODES_NAME=%s just nodes-down first, or another NODES_NAME and NODES_SUBNET): %s",
+			clusterName, clusterName, strings.Join(strings.Fields(running), " "))
+	}
+	left := dockerOut(t, "ps", "-aq", "--filter", "label=orchbench.nodes="+clusterName)
+	if left == "" {
+		return
+	}
+	if r := runScript(t, nil, "nodes.sh", "down"); r.err != nil {
+		t.Fatalf("nodes of %s left stopped by an earlier run (%s); nodes.sh down: %v\n%s%s", clusterName, strings.Join(strings.Fields(left), " "), r.err, r.stdout, r.stderr)
+	}
+	t.Logf("removed %d stopped nodes of %s left by an earlier run", len(strings.Fields(left)), clusterName)
+}
+
 func dockerOut(t *testing.T, args ...string) string {
 	t.Helper()
 	out, err := dockerTry(args...)
