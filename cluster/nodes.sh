@@ -323,7 +323,9 @@ load_images() {
 # node) drives the nodes: Nomad and Consul through the client node's own
 # agents, which forward to whichever server leads (so a killed server never
 # cuts the harness off, docs/faults.md), the Swarm API at the first running
-# manager, images from the client node's registry. Only addresses on the
+# manager, images from the client node's registry, and NODES_NAME, by which
+# a sweep knows the nodes it may kill and builds its images on the
+# project's dockerd rather than on that manager. Only addresses on the
 # nodes' private network; the harness reaches each other node's engine at
 # the same port from the Swarm API's node list (docs/cluster.md).
 node_env() {
@@ -336,6 +338,7 @@ node_env() {
     || die "$server's dockerd is not an active swarm manager (nodes.sh status)"
   cat <<ENV
 # the nodes of $cluster_name ($subnet), through $server
+export NODES_NAME=$cluster_name
 export DOCKER_HOST=tcp://$addr:$engine_port
 export NOMAD_ADDR=http://$client_addr:4646
 export CONSUL_HTTP_ADDR=http://$client_addr:8500

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,10 +130,15 @@ func killNodeSweepEnv(t *testing.T) []string {
 	if len(env) == 0 {
 		t.Fatalf("nodes.sh env exported nothing:\n%s", r.stdout)
 	}
-	local := "http://" + nodeAddr(client)
 	// NODES_NAME names the machines the sweep's node faults act on; unset,
-	// the sweep would take the single node and refuse them
-	return append(env, "NOMAD_ADDR="+local+":4646", "CONSUL_HTTP_ADDR="+local+":8500", "NODES_NAME="+clusterName)
+	// the sweep would take the single node and refuse them, and build its
+	// images on the Swarm manager (a sweep after `eval "$(cluster/nodes.sh
+	// env)"` once did: every step invalid, no image)
+	if !slices.Contains(env, "NODES_NAME="+clusterName) {
+		t.Fatalf("nodes.sh env does not export NODES_NAME=%s:\n%s", clusterName, r.stdout)
+	}
+	local := "http://" + nodeAddr(client)
+	return append(env, "NOMAD_ADDR="+local+":4646", "CONSUL_HTTP_ADDR="+local+":8500")
 }
 
 // checkKillNodeSweep holds the archive to the fault's record and to the
