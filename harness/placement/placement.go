@@ -120,6 +120,19 @@ func onFrontend() *api.Constraint {
 	return &api.Constraint{LTarget: MetaAttr(NodeFrontend), Operand: operandNot, RTarget: "false"}
 }
 
+// roomForFrontend is a soft preference of the front end's companions for
+// the other workers. The front end cannot move off its worker, and Nomad's
+// bin packing fills the fullest node first: a social network's services
+// once took all of worker 1's memory before its front end was placed, and
+// the deployment stayed pending ("memory exhausted on 1 node"). A
+// preference, not a constraint, so that a cluster with no room elsewhere
+// still places them there. Kubernetes and Swarm spread by load already;
+// their translations ignore it and say so.
+func roomForFrontend() *api.Affinity {
+	weight := int8(-100)
+	return &api.Affinity{LTarget: MetaAttr(NodeFrontend), Operand: "=", RTarget: "true", Weight: &weight}
+}
+
 func oneSpreadPerNode() *api.Constraint {
 	return &api.Constraint{Operand: api.ConstraintDistinctHosts, RTarget: "true"}
 }
@@ -137,7 +150,8 @@ func SwarmNotOn(key, value string) string { return "node.labels." + key + "!=" +
 // Apply adds the mode's constraints to every group of the jobs and records
 // the mode in each job's meta. The front end, the group serving the
 // measured service of a job with other groups too, stays on its worker
-// whatever the mode; a job of one group is the front end and its own back
+// whatever the mode, and the job's other groups prefer the other workers
+// unless packed there; a job of one group is the front end and its own back
 // end, and follows the mode.
 func Apply(jobs []*api.Job, mode Mode) error {
 	if _, err := Parse(string(mode)); err != nil {
@@ -155,6 +169,9 @@ func Apply(jobs []*api.Job, mode Mode) error {
 				g.Constraints = append(g.Constraints, onFrontend())
 			case mode == Spread:
 				g.Constraints = append(g.Constraints, oneSpreadPerNode())
+			}
+			if front != "" && *g.Name != front && mode != Packed {
+				g.Affinities = append(g.Affinities, roomForFrontend())
 			}
 		}
 		if job.Meta == nil {

@@ -52,6 +52,16 @@ func TestApply(t *testing.T) {
 				t.Errorf("%s, %d groups, group %s: %q, want %q", c.mode, len(c.job.TaskGroups), *g.Name, got, want)
 			}
 		}
+		for _, g := range c.job.TaskGroups {
+			// the front end's companions leave its worker room unless
+			// packed onto it (a job of one group has no companions)
+			wantAway := len(c.job.TaskGroups) > 1 && *g.Name != "front" && c.mode != Packed
+			away := len(g.Affinities) == 1 && g.Affinities[0].LTarget == "${meta.orchbench.frontend}" &&
+				g.Affinities[0].Operand == "=" && g.Affinities[0].RTarget == "true" && *g.Affinities[0].Weight < 0
+			if away != wantAway || (!wantAway && len(g.Affinities) > 0) {
+				t.Errorf("%s, %d groups, group %s: affinities %+v; want one away from the front end's worker: %v", c.mode, len(c.job.TaskGroups), *g.Name, g.Affinities, wantAway)
+			}
+		}
 		if c.job.Meta[MetaKey] != string(c.mode) {
 			t.Errorf("%s: job meta %s = %q", c.mode, MetaKey, c.job.Meta[MetaKey])
 		}

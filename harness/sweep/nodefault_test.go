@@ -93,6 +93,8 @@ type fakeOrch struct {
 	images []string
 	// frontOn are the nodes of the measured entry, service "front"
 	frontOn []string
+	// unplaced is what the health wait says it cannot place, "" for nothing
+	unplaced string
 }
 
 func (o *fakeOrch) Name() string { return "nomad" }
@@ -118,6 +120,11 @@ func (o *fakeOrch) Endpoints(_ context.Context, _ *orchestrator.Deployment, serv
 	return eps, nil
 }
 func (o *fakeOrch) WaitHealthy(context.Context, *orchestrator.Deployment, time.Duration) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.unplaced != "" {
+		return errors.New("cannot be placed: " + o.unplaced)
+	}
 	return nil
 }
 func (o *fakeOrch) Deploy(_ context.Context, w orchestrator.Workload) (*orchestrator.Deployment, error) {
@@ -270,12 +277,14 @@ func TestKillNodeWithNoRoomIsNotRecovered(t *testing.T) {
 	// the orchestrator notices the loss only later, as Nomad does after the
 	// node's heartbeat expires; the instance then has nowhere to go
 	m.onKill = func(n string) { time.AfterFunc(50*time.Millisecond, func() { o.drop(n) }) }
+	// and the scheduler says why, which the note must carry
+	o.unplaced = "group web: 1 unplaced (memory exhausted on 1 node(s))"
 	rec := runFake(t, m, o, experiment.Fault{Kind: orchestrator.FaultKillNode}, 300*time.Millisecond)
 	if rec.AllHealthySeconds != nil {
 		t.Fatalf("recovery %.2f s reported where no instance could move", *rec.AllHealthySeconds)
 	}
-	if rec.AllHealthyNote != "1 of 2 instances running" {
-		t.Errorf("note %q", rec.AllHealthyNote)
+	if want := "1 of 2 instances running; cannot be placed: " + o.unplaced; rec.AllHealthyNote != want {
+		t.Errorf("note %q, want %q", rec.AllHealthyNote, want)
 	}
 	if !strings.Contains(rec.NodeRecovery(), "not recovered before the step ended: 1 of 2 instances running") {
 		t.Errorf("reads %q", rec.NodeRecovery())

@@ -66,7 +66,7 @@ func (nf *nodeFault) watchRecovery(ctx context.Context, hit nodes.Node, want int
 		}
 		last = why
 		if time.Now().After(nf.end) || sleepCtx(ctx, watchPoll) != nil {
-			nf.rec.AllHealthyNote = last
+			nf.rec.AllHealthyNote = last + nf.whyShort(ctx, want)
 			return
 		}
 	}
@@ -96,6 +96,23 @@ func (nf *nodeFault) allHealthy(ctx context.Context, hitNode string, hitAway boo
 		return false, "not healthy: " + err.Error()
 	}
 	return true, ""
+}
+
+// whyShort asks the orchestrator, once, why instances are missing when
+// the step ends short of them: its health wait names what it could not
+// place and why ("memory exhausted on 2 nodes"), which a count alone does
+// not (Nomad once ended three kill-node steps at 24 of 27 unexplained).
+// Looked at only then, so that the watch's one-second polls stay quick.
+func (nf *nodeFault) whyShort(ctx context.Context, want int) string {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if ins, err := nf.o.Instances(ctx, nf.app); err != nil || len(ins) >= want {
+		return ""
+	}
+	if err := nf.o.WaitHealthy(ctx, nf.app, time.Second); err != nil {
+		return "; " + err.Error()
+	}
+	return ""
 }
 
 // probeJobName is the job a kill-leader submits to see whether the cluster
