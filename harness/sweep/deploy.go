@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/hashicorp/nomad/api"
@@ -175,45 +176,59 @@ func (r *Runner) deploymentKeys() []string {
 	return keys
 }
 
-// stopFinished stops a configuration's deployment once no step left to run
-// needs it: its reservation would keep the next configuration from being
+// stopFinished stops a configuration's deployment unless the next step to
+// run uses it: its reservation would keep the next configuration from being
 // placed on a small node, and its idle tasks would share the machine with
-// the next measurement. A later configuration that renders the same job (a
-// spec whose app blocks share one deployment on purpose, such as a fault
-// and the check after it) keeps it running.
+// the next measurement. The next step uses it when it is a later step of
+// the same configuration, or renders one of its jobs (a spec whose app
+// blocks share one deployment on purpose, such as a fault and the check
+// after it). Only the next step counts: a deployment kept for a step
+// further on would run beside whatever deploys in between (a resumed HA
+// sweep kept the social network's horizontal variant for a later fault,
+// and the baseline deployed next beside it found every worker's memory
+// taken).
 func (r *Runner) stopFinished(ctx context.Context, config string, rest []experiment.Step, done map[string]bool) {
 	d, ok := r.deployments[config]
 	if !ok || r.Keep {
 		return
 	}
-	mine := map[string]bool{}
-	for _, j := range d.jobs {
-		mine[j.Job] = true
-	}
-	for _, st := range rest {
-		// a step that redeploys (deploy = "per-step") replaces whatever runs,
-		// so it needs nothing kept running for it
-		if done[st.ID] || st.Redeploy {
-			continue
-		}
-		if st.Configuration() == config {
-			return
-		}
-		if r.Orchestrators[st.Orchestrator] != d.orch {
-			continue
-		}
-		ids, err := r.renderedJobIDs(ctx, st)
-		if err != nil {
-			return // the step will report it; keeping a deployment is the safe side
-		}
-		for _, id := range ids {
-			if mine[id] {
-				return
-			}
-		}
+	if next, ok := firstToRun(rest, done); ok && r.needs(ctx, next, config, d) {
+		return
 	}
 	r.stop(d)
 	delete(r.deployments, config)
+}
+
+// firstToRun is the first step of rest not settled already.
+func firstToRun(rest []experiment.Step, done map[string]bool) (experiment.Step, bool) {
+	for _, st := range rest {
+		if !done[st.ID] {
+			return st, true
+		}
+	}
+	return experiment.Step{}, false
+}
+
+// needs reports whether step st runs on deployment d of configuration
+// config rather than beside or instead of it.
+func (r *Runner) needs(ctx context.Context, st experiment.Step, config string, d *deployment) bool {
+	if st.Configuration() == config {
+		// deploy = "per-step" redeploys every step: nothing to keep for it
+		return !st.Redeploy
+	}
+	if r.Orchestrators[st.Orchestrator] != d.orch {
+		return false // deploy stops deployments on other orchestrators
+	}
+	ids, err := r.renderedJobIDs(ctx, st)
+	if err != nil {
+		return true // the step will report it; keeping a deployment is the safe side
+	}
+	for _, j := range d.jobs {
+		if slices.Contains(ids, j.Job) {
+			return true
+		}
+	}
+	return false
 }
 
 // renderedJobIDs are the job IDs a step's configuration deploys.

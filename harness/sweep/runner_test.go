@@ -45,8 +45,12 @@ func TestFinishedConfigurationIsStopped(t *testing.T) {
 	if len(o.stopped) != 0 {
 		t.Fatalf("stopped %v while b renders the same job", o.stopped)
 	}
+	// a step further on renders a's job, but b deploys its own in between:
+	// kept, a would run beside b (a resumed HA sweep found every worker's
+	// memory taken that way)
 	r.jobIDs["b-nomad-baseline"] = []string{"b"}
-	r.stopFinished(ctx, "a-nomad-baseline", rest, map[string]bool{"a2": true})
+	r.jobIDs["d-nomad-baseline"] = []string{"a"}
+	r.stopFinished(ctx, "a-nomad-baseline", append(rest, step("d1", "d")), map[string]bool{"a2": true})
 	if len(o.stopped) != 1 || o.stopped[0] != "a" || r.deployments["a-nomad-baseline"] != nil {
 		t.Fatalf("stopped %v, deployments %v", o.stopped, r.deployments)
 	}
