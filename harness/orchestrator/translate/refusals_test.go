@@ -46,6 +46,9 @@ func refusals() []refusal {
 		{"template tag filter", func(j *api.Job) {
 			task(j).Templates = []*api.Template{{Envvars: tt.Ptr(true), EmbeddedTmpl: tt.Ptr(`A={{ range service "v1.taewa" }}{{ .Address }}{{ end }}`)}}
 		}, "a tag filter is not supported"},
+		{"template string outside a comparison", func(j *api.Job) {
+			task(j).Templates = []*api.Template{{Envvars: tt.Ptr(true), EmbeddedTmpl: tt.Ptr(`A={{ range service "taewa" }}{{ .Address }}{{ "x" }}{{ end }}`)}}
+		}, `string "x" is only allowed as a service name or compared with eq/ne`},
 		{"template other field", func(j *api.Job) {
 			task(j).Templates = []*api.Template{{Envvars: tt.Ptr(true), EmbeddedTmpl: tt.Ptr(`A={{ range service "taewa" }}{{ .Tags }}{{ end }}`)}}
 		}, "field .Tags is not supported"},

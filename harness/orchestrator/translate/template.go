@@ -12,7 +12,7 @@ import (
 // is KEY=value. A plain value passes through. A value with template actions
 // must look up exactly one service of this job (`service "NAME"` or
 // `service "NAME|any"`, in range/with/index/if actions over .Address and
-// .Port): everything from the first action to the last becomes NAME:<port>,
+// .Port, filtered by .Checks if need be): everything from the first action to the last becomes NAME:<port>,
 // the DNS name on the job's network that stands for every replica, with
 // the text before and after kept. Anything else is refused, naming the
 // stanza. Values are literal, as Nomad keeps them.
@@ -96,9 +96,24 @@ var templateWords = map[string]bool{
 	"range": true, "with": true, "if": true, "else": true, "end": true,
 	"index": true, "service": true, "len": true, "not": true, "and": true, "or": true,
 	"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true,
+	"true": true, "false": true,
 }
 
-var templateFields = map[string]bool{".": true, ".Address": true, ".Port": true}
+// templateFields are an instance's address and port, and what a filter
+// over the instances may read: its checks (the node's serfHealth among
+// them), their IDs and states.
+var templateFields = map[string]bool{".": true, ".Address": true, ".Port": true, ".Checks": true, ".CheckID": true, ".Status": true}
+
+// comparedTo reports whether the string at toks[i] is an operand of eq or
+// ne: `eq .CheckID "serfHealth"`, `eq "passing" .Status`.
+func comparedTo(toks []string, i int) bool {
+	for _, back := range []int{1, 2} {
+		if i >= back && (toks[i-back] == "eq" || toks[i-back] == "ne") {
+			return true
+		}
+	}
+	return false
+}
 
 // serviceLookup checks that the actions in s only look up one service and
 // returns its name.
@@ -125,9 +140,13 @@ func serviceLookup(s, ld, rd string) (string, error) {
 				if i+1 >= len(toks) || !strings.HasPrefix(toks[i+1], `"`) {
 					return "", fmt.Errorf("service without a quoted name in %q", action)
 				}
+			case strings.HasPrefix(tok, `"`) && comparedTo(toks, i):
+				// a value an instance's fields are compared with (the
+				// node's health check, "serfHealth"): a filter over the
+				// instances, which one DNS name stands for alike
 			case strings.HasPrefix(tok, `"`):
 				if i == 0 || toks[i-1] != "service" {
-					return "", fmt.Errorf("string %s is only allowed as a service name, in %q", tok, action)
+					return "", fmt.Errorf("string %s is only allowed as a service name or compared with eq/ne, in %q", tok, action)
 				}
 				n, err := serviceName(strings.Trim(tok, `"`))
 				if err != nil {
@@ -139,11 +158,11 @@ func serviceLookup(s, ld, rd string) (string, error) {
 				name = n
 			case strings.HasPrefix(tok, "$"):
 				if field := tok[strings.IndexByte(tok+".", '.'):]; field != "" && !templateFields[field] {
-					return "", fmt.Errorf("field %s is not supported (only .Address and .Port), in %q", field, action)
+					return "", fmt.Errorf("field %s is not supported (only .Address, .Port and the checks), in %q", field, action)
 				}
 			case strings.HasPrefix(tok, "."):
 				if !templateFields[tok] {
-					return "", fmt.Errorf("field %s is not supported (only .Address and .Port), in %q", tok, action)
+					return "", fmt.Errorf("field %s is not supported (only .Address, .Port and the checks), in %q", tok, action)
 				}
 			case isNumber(tok), tok == ":=", tok == "=", tok == ",", tok == "(", tok == ")", tok == "-", tok == "|":
 			case templateWords[tok]:

@@ -160,3 +160,14 @@
 [[- $_ = set . "limit_cores" (ternary 0 $cores (eq $variant "unlimited")) -]]
 [[- end -]]
 
+[[- /* An upstream's instances from Consul, comma-separated, for a task's
+  upstreams template: every instance registered, healthy or not (a failing
+  check must not move the callers), except those on a node Consul holds
+  failed (its serfHealth not passing). A dead worker's instances stay
+  registered until its agent returns: listed, they kept the callers dialing
+  them after a kill-node, up to 69 % of a step's requests failing, and the
+  dataset unreadable after it. first: the first such instance only (a
+  store's URI). 127.0.0.1:1, which refuses, when there is none. */ -]]
+[[- define "social_network.instances" -]]
+{{ $n := 0 }}{{ range $s := service "[[ .svc ]]|any" }}{{ $up := true }}{{ range $s.Checks }}{{ if and (eq .CheckID "serfHealth") (ne .Status "passing") }}{{ $up = false }}{{ end }}{{ end }}{{ if [[ if .first ]]and $up (not $n)[[ else ]]$up[[ end ]] }}[[ if not .first ]]{{ if $n }},{{ end }}[[ end ]]{{ $n = 1 }}{{ $s.Address }}:{{ $s.Port }}{{ end }}{{ end }}{{ if not $n }}127.0.0.1:1{{ end }}
+[[- end -]]

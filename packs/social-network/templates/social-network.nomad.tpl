@@ -282,8 +282,9 @@ EOT
 [[- if $needs ]]
 
       # Upstream addresses from Consul, every registered instance (healthy
-      # or not, so a health blip does not move the callers), comma-
-      # separated: the service spreads calls over them. user and
+      # or not, so a health blip does not move the callers) but those on a
+      # failed node (social_network.instances), comma-separated: the
+      # service spreads calls over them. user and
       # social-graph call each other, so no start order exists: an upstream
       # not registered yet renders as an unreachable placeholder. Nomad
       # changes nothing when the file does (noop): the service watches it
@@ -306,9 +307,9 @@ UPSTREAMS_FILE=/local/upstreams.env
 [[- range $up := $needs ]]
 [[- $svc := printf "%s-%s" $job (ternary "ferretdb" $up (eq $up "mongodb")) ]]
 [[- if eq $up "mongodb" ]]
-MONGODB_URI=mongodb://{{ with service "[[ $svc ]]|any" }}{{ with index . 0 }}{{ .Address }}:{{ .Port }}{{ end }}{{ else }}127.0.0.1:1{{ end }}/
+MONGODB_URI=mongodb://[[ template "social_network.instances" (dict "svc" $svc "first" true) ]]/
 [[- else ]]
-[[ printf "%s_ADDR" ($up | replace "-" "_" | upper) ]]={{ range $i, $s := service "[[ $svc ]]|any" }}{{ if $i }},{{ end }}{{ $s.Address }}:{{ $s.Port }}{{ else }}127.0.0.1:1{{ end }}
+[[ printf "%s_ADDR" ($up | replace "-" "_" | upper) ]]=[[ template "social_network.instances" (dict "svc" $svc "first" false) ]]
 [[- end ]]
 [[- end ]]
 EOT

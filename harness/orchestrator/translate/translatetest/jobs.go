@@ -81,9 +81,11 @@ func SocialNetwork() *api.Job {
 	}
 	capped := map[string]string{"orchbench_cores": "1", "orchbench_memory_mib": "512", "orchbench_cpu_mode": "quota"}
 	shares := map[string]string{"orchbench_cores": "0", "orchbench_memory_mib": "512", "orchbench_cpu_mode": "shares"}
-	upstreams := `USER_ADDR={{ range $i, $s := service "sn-user|any" }}{{ if $i }},{{ end }}{{ $s.Address }}:{{ $s.Port }}{{ else }}127.0.0.1:1{{ end }}
+	// USER_ADDR and MONGODB_URI as the social network's pack renders them
+	// (instances of failed nodes left out), REDIS_ADDR as it once did
+	upstreams := `USER_ADDR={{ $n := 0 }}{{ range $s := service "sn-user|any" }}{{ $up := true }}{{ range $s.Checks }}{{ if and (eq .CheckID "serfHealth") (ne .Status "passing") }}{{ $up = false }}{{ end }}{{ end }}{{ if $up }}{{ if $n }},{{ end }}{{ $n = 1 }}{{ $s.Address }}:{{ $s.Port }}{{ end }}{{ end }}{{ if not $n }}127.0.0.1:1{{ end }}
 REDIS_ADDR={{ range $i, $s := service "sn-redis|any" }}{{ if $i }},{{ end }}{{ $s.Address }}:{{ $s.Port }}{{ else }}127.0.0.1:1{{ end }}
-MONGODB_URI=mongodb://{{ with service "sn-ferretdb|any" }}{{ with index . 0 }}{{ .Address }}:{{ .Port }}{{ end }}{{ else }}127.0.0.1:1{{ end }}/
+MONGODB_URI=mongodb://{{ $n := 0 }}{{ range $s := service "sn-ferretdb|any" }}{{ $up := true }}{{ range $s.Checks }}{{ if and (eq .CheckID "serfHealth") (ne .Status "passing") }}{{ $up = false }}{{ end }}{{ end }}{{ if and $up (not $n) }}{{ $n = 1 }}{{ $s.Address }}:{{ $s.Port }}{{ end }}{{ end }}{{ if not $n }}127.0.0.1:1{{ end }}/
 PLAIN=value
 `
 	return &api.Job{
