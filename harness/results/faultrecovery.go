@@ -59,7 +59,8 @@ type FaultRecoveryRow struct {
 	HarnessCutOff []string
 }
 
-// WindowTotal is requests and errors summed over one window of several steps.
+// WindowTotal is requests and errors summed over one window of several
+// steps: every request that ended in it, failed or not, and the failed.
 type WindowTotal struct {
 	Requests, Errors int64
 	// Steps counts the steps that had this window.
@@ -67,7 +68,10 @@ type WindowTotal struct {
 }
 
 func (w *WindowTotal) add(f FaultWindow) {
-	w.Requests += f.Requests
+	// a window's Requests are the answered ones only: the ratio's
+	// denominator adds the failed (the HA sweep's report once read "366 of
+	// 57 (642 %)")
+	w.Requests += f.Requests + f.Errors
 	w.Errors += f.Errors
 	w.Steps++
 }

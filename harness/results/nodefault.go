@@ -36,7 +36,10 @@ type FaultWindow struct {
 	Name        string  `json:"name"`
 	FromSeconds float64 `json:"from_seconds"`
 	ToSeconds   float64 `json:"to_seconds"`
-	Requests    int64   `json:"requests"`
+	// Requests are those answered without error (the series' completed);
+	// the failed are Errors, apart: all that ended in the window is their
+	// sum.
+	Requests int64 `json:"requests"`
 	// Errors are socket errors and 4xx/5xx answers, as the load series
 	// counts them (timeouts among them; the step's own counts split them).
 	Errors int64 `json:"errors"`
