@@ -18,6 +18,11 @@ type TaskEvidence struct {
 	Before, After Fingerprint
 	BeforeErr     error
 	AfterErr      error
+	// LostEarlier are the instances earlier steps' node faults took down,
+	// each with its step. A revived node's agent reports their end late,
+	// into a later step: seen as "taewa/taewa exited (exit code 255) at
+	// -0.0 s", which broke the step after a kill-node.
+	LostEarlier map[string]string
 }
 
 // TaskVerdict is the task-events gate's verdict: the gate, every event
@@ -40,7 +45,7 @@ func TaskEventsGate(step string, ev TaskEvidence, measuredFrom time.Time, fault 
 	g := results.Gate{Name: TaskEvents}
 	var unplanned []string
 	if ev.EventsErr == nil {
-		v.Events, v.Recovery, unplanned = attributeEvents(ev.Events, measuredFrom, fault)
+		v.Events, v.Recovery, unplanned = attributeEvents(ev.Events, measuredFrom, fault, lateReports(ev))
 	}
 	var fpErr string
 	switch {
@@ -88,7 +93,20 @@ func TaskEventsGate(step string, ev TaskEvidence, measuredFrom time.Time, fault 
 	switch {
 	case ev.EventsErr != nil:
 	case len(v.Events) > 0:
-		notes = append(notes, fmt.Sprintf("%d events, all of the injected fault", len(v.Events)))
+		late := 0
+		for _, e := range v.Events {
+			if e.Cause == results.CauseEarlierNodeFault {
+				late++
+			}
+		}
+		switch {
+		case late == len(v.Events):
+			notes = append(notes, fmt.Sprintf("%d events, all late reports of instances an earlier step's node fault took down", late))
+		case late > 0:
+			notes = append(notes, fmt.Sprintf("%d events: %d of the injected fault, %d late reports of instances an earlier step's node fault took down", len(v.Events), len(v.Events)-late, late))
+		default:
+			notes = append(notes, fmt.Sprintf("%d events, all of the injected fault", len(v.Events)))
+		}
 	default:
 		notes = append(notes, "no task started, stopped or restarted during the load")
 	}
@@ -110,10 +128,12 @@ func TaskEventsGate(step string, ev TaskEvidence, measuredFrom time.Time, fault 
 // one. Events of other groups after a fault are not the fault's either: a
 // cascade of restarts is something the application did, and is reported
 // as such.
-func attributeEvents(events []orchestrator.TaskEvent, measuredFrom time.Time, fault *results.FaultRecord) (judged []results.StepEvent, recovery *float64, unplanned []string) {
+func attributeEvents(events []orchestrator.TaskEvent, measuredFrom time.Time, fault *results.FaultRecord, late func(orchestrator.TaskEvent) bool) (judged []results.StepEvent, recovery *float64, unplanned []string) {
 	for _, e := range events {
 		se := results.StepEvent{TaskEvent: e, Seconds: e.At.Sub(measuredFrom).Seconds(), Cause: results.CauseUnplanned}
-		if fault != nil && faultCauses(fault, e) {
+		if late(e) {
+			se.Cause = results.CauseEarlierNodeFault
+		} else if fault != nil && faultCauses(fault, e) {
 			se.Cause = results.CauseInjected
 			if e.Kind == orchestrator.EventStarted && recovery == nil {
 				seconds := e.At.Sub(fault.At).Seconds()
@@ -126,6 +146,28 @@ func attributeEvents(events []orchestrator.TaskEvent, measuredFrom time.Time, fa
 		judged = append(judged, se)
 	}
 	return judged, recovery, unplanned
+}
+
+// lateReports tells the late report of an instance an earlier node fault
+// took down: an end (exited, stopped, failed) of an instance in
+// LostEarlier that was not running when this step's load began. An
+// instance that was, such as one a partition left in place, is judged as
+// any other: its end is this step's.
+func lateReports(ev TaskEvidence) func(orchestrator.TaskEvent) bool {
+	running := map[string]bool{}
+	for k := range ev.Before {
+		running[k.ID] = true
+	}
+	return func(e orchestrator.TaskEvent) bool {
+		if _, lost := ev.LostEarlier[e.Instance]; !lost || running[e.Instance] {
+			return false
+		}
+		switch e.Kind {
+		case orchestrator.EventExited, orchestrator.EventStopped, orchestrator.EventFailed:
+			return true
+		}
+		return false
+	}
 }
 
 // faultCauses reports whether the injected fault explains the event.

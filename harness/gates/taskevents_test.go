@@ -29,6 +29,30 @@ func TestTaskEventsJudged(t *testing.T) {
 		return &results.FaultRecord{Kind: orchestrator.FaultKillTask, Service: "sn-redis", At: at(10), Hit: orchestrator.FaultHit{Instance: "a1", Group: "redis"}}
 	}
 
+	t.Run("an instance an earlier node fault took down, reported late, is that fault's", func(t *testing.T) {
+		// the revived worker's agent tells of the lost instance's end as the
+		// next step's load begins; it ran nowhere when the step began
+		late := ev(-0.0, orchestrator.EventExited, "taewa", "old1")
+		lost := map[string]string{"old1": "kill-node-rep1"}
+		v := TaskEventsGate("s2", TaskEvidence{Events: []orchestrator.TaskEvent{late}, Before: steady, After: steady, LostEarlier: lost}, start, nil)
+		if !v.Gate.Passed || !strings.Contains(v.Gate.Detail, "late reports of instances an earlier step's node fault took down") || v.Events[0].Cause != results.CauseEarlierNodeFault {
+			t.Errorf("gate %+v, events %+v: want passed, the event the earlier fault's", v.Gate, v.Events)
+		}
+		// the deliberately wrong setups: the same event with no earlier
+		// fault, and an instance the fault left running (a partition) that
+		// ends now, both break the step
+		if v := TaskEventsGate("s2", TaskEvidence{Events: []orchestrator.TaskEvent{late}, Before: steady, After: steady}, start, nil); !v.Gate.Breaks {
+			t.Errorf("with no earlier fault: gate %+v, want broken", v.Gate)
+		}
+		stillThere := Fingerprint{{"a1", "redis"}: {ID: "a1", Group: "redis", Task: "redis"}, {"old1", "taewa"}: {ID: "old1", Group: "taewa", Task: "taewa"}}
+		if v := TaskEventsGate("s2", TaskEvidence{Events: []orchestrator.TaskEvent{late}, Before: stillThere, After: stillThere, LostEarlier: lost}, start, nil); !v.Gate.Breaks {
+			t.Errorf("an instance running when the step began: gate %+v, want broken", v.Gate)
+		}
+		// a start of a lost instance is never a late report
+		if v := TaskEventsGate("s2", TaskEvidence{Events: []orchestrator.TaskEvent{ev(1, orchestrator.EventStarted, "taewa", "old1")}, Before: steady, After: steady, LostEarlier: lost}, start, nil); !v.Gate.Breaks {
+			t.Errorf("a start: gate %+v, want broken", v.Gate)
+		}
+	})
 	t.Run("no events pass", func(t *testing.T) {
 		_, g := judgeEvents(nil, start, nil)
 		if !g.Passed || g.Breaks || g.Detail != "no task started, stopped or restarted during the load; the 1 instances kept their IDs and restart counts" {

@@ -71,6 +71,9 @@ func (f FaultRecord) Recovery() string {
 const (
 	CauseInjected  = "injected fault"
 	CauseUnplanned = "not injected"
+	// CauseEarlierNodeFault: the late report of an instance an earlier
+	// step's node fault took down (its node's agent, back, tells of it).
+	CauseEarlierNodeFault = "an earlier step's node fault"
 )
 
 // StepEvent is a task event during a step's load, archived in the step's

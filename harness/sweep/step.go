@@ -289,9 +289,18 @@ func (r *Runner) eventsGate(ctx context.Context, sr *results.StepResult, dep *de
 	if res != nil && !res.Start.IsZero() {
 		measuredFrom = res.Start
 	}
+	tasks.LostEarlier = r.lostWithNode
 	v := gates.TaskEventsGate(step, tasks, measuredFrom, fault)
 	if len(v.Events) > 0 {
 		sr.Metadata["task_events"] = v.Events
+	}
+	if fault != nil && fault.Node != nil && fault.Error == "" && (fault.Kind.KillsNode() || fault.Kind == orchestrator.FaultPartitionNode) {
+		if r.lostWithNode == nil {
+			r.lostWithNode = map[string]string{}
+		}
+		for _, h := range fault.OnNode {
+			r.lostWithNode[h.Instance] = step
+		}
 	}
 	if fault != nil && fault.RecoverySeconds == nil {
 		fault.RecoverySeconds = v.Recovery
