@@ -18,11 +18,11 @@ type TaskEvidence struct {
 	Before, After Fingerprint
 	BeforeErr     error
 	AfterErr      error
-	// LostEarlier are the instances earlier steps' node faults took down,
-	// each with its step. A revived node's agent reports their end late,
-	// into a later step: seen as "taewa/taewa exited (exit code 255) at
-	// -0.0 s", which broke the step after a kill-node.
-	LostEarlier map[string]string
+	// LostEarlier are the instances earlier steps' node faults took down.
+	// A revived node's agent reports their end late, into a later step:
+	// seen as "taewa/taewa exited (exit code 255) at -0.0 s", which broke
+	// the step after a kill-node.
+	LostEarlier map[string]bool
 }
 
 // TaskVerdict is the task-events gate's verdict: the gate, every event
@@ -159,7 +159,7 @@ func lateReports(ev TaskEvidence) func(orchestrator.TaskEvent) bool {
 		running[k.ID] = true
 	}
 	return func(e orchestrator.TaskEvent) bool {
-		if _, lost := ev.LostEarlier[e.Instance]; !lost || running[e.Instance] {
+		if !ev.LostEarlier[e.Instance] || running[e.Instance] {
 			return false
 		}
 		switch e.Kind {

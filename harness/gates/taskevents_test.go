@@ -33,7 +33,7 @@ func TestTaskEventsJudged(t *testing.T) {
 		// the revived worker's agent tells of the lost instance's end as the
 		// next step's load begins; it ran nowhere when the step began
 		late := ev(-0.0, orchestrator.EventExited, "taewa", "old1")
-		lost := map[string]string{"old1": "kill-node-rep1"}
+		lost := map[string]bool{"old1": true}
 		v := TaskEventsGate("s2", TaskEvidence{Events: []orchestrator.TaskEvent{late}, Before: steady, After: steady, LostEarlier: lost}, start, nil)
 		if !v.Gate.Passed || !strings.Contains(v.Gate.Detail, "late reports of instances an earlier step's node fault took down") || v.Events[0].Cause != results.CauseEarlierNodeFault {
 			t.Errorf("gate %+v, events %+v: want passed, the event the earlier fault's", v.Gate, v.Events)

@@ -55,7 +55,7 @@ func (nf *nodeFault) watchLeaders(ctx context.Context) <-chan []results.LeaderCh
 // node is checked apart.
 func (nf *nodeFault) watchRecovery(ctx context.Context, hit nodes.Node, want int) {
 	name := hit.NameIn(nf.o.Name())
-	nodeAway := nf.fault.Kind.KillsNode() || nf.fault.Kind == orchestrator.FaultPartitionNode
+	nodeAway := takesNodeAway(nf.fault.Kind)
 	var last string
 	for {
 		ok, why := nf.allHealthy(ctx, name, nodeAway && nf.restoredAt() == nil, want)

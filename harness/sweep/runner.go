@@ -85,10 +85,10 @@ type Runner struct {
 	lowest lowestLevels
 	// setupSpent is the time setup hooks took, kept out of the ETA.
 	setupSpent time.Duration
-	// lostWithNode are the instances node faults took down, each with its
-	// step: their end is reported late, when the node's agent is back
+	// lostWithNode are the instances node faults took down: their end is
+	// reported late, when the node's agent is back
 	// (gates.TaskEvidence.LostEarlier).
-	lostWithNode map[string]string
+	lostWithNode map[string]bool
 }
 
 // Summary is what a finished sweep says about itself.
@@ -118,7 +118,7 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 	r.deployments = map[string]*deployment{}
 	r.capacity = map[string]orchestrator.Capacity{}
 	r.jobIDs = map[string][]string{}
-	r.lostWithNode = map[string]string{}
+	r.lostWithNode = map[string]bool{}
 	r.facts = map[string]orchestrator.Facts{}
 	r.lowest = lowestLevels{}
 	archived, err := r.Archive.CompletedSteps(rec.ID)

@@ -294,12 +294,9 @@ func (r *Runner) eventsGate(ctx context.Context, sr *results.StepResult, dep *de
 	if len(v.Events) > 0 {
 		sr.Metadata["task_events"] = v.Events
 	}
-	if fault != nil && fault.Node != nil && fault.Error == "" && (fault.Kind.KillsNode() || fault.Kind == orchestrator.FaultPartitionNode) {
-		if r.lostWithNode == nil {
-			r.lostWithNode = map[string]string{}
-		}
+	if fault != nil && fault.Node != nil && fault.Error == "" && takesNodeAway(fault.Kind) {
 		for _, h := range fault.OnNode {
-			r.lostWithNode[h.Instance] = step
+			r.lostWithNode[h.Instance] = true
 		}
 	}
 	if fault != nil && fault.RecoverySeconds == nil {
