@@ -18,6 +18,8 @@
 #                Debian's OpenJDK 17 JRE on base
 #   node      an emulated cluster node (cluster/nodes.sh): base plus Debian's docker.io,
 #             iptables, iproute2, procps and curl; Nomad and Consul are bind-mounted at run time
+#   host      an emulated host for `just remote-up` (cluster/hosts.sh): base plus systemd as
+#             PID 1, sshd and sudo; nothing of orchbench's, as a fresh Debian machine
 # Debian packages an image adds to the base are downloaded on the host (apt
 # resolves them against the base's own dpkg status) and installed with dpkg
 # in the build, so no build needs a registry; they are cached by the base
@@ -365,6 +367,35 @@ build_node() {
   say "node: built $tag"
 }
 
+# systemd (PID 1 is /lib/systemd/systemd itself: systemd-sysv only links
+# /sbin/init to it, and dpkg -i of both at once fails on its pre-dependency)
+# and sshd are what hashi-up needs of a host (it refuses one
+# without systemd); unzip unpacks the packages it uploads; iptables and
+# iproute2 are what Docker needs once remote-up installs it.
+host_debs=(systemd dbus openssh-server sudo unzip iproute2 iptables procps curl ca-certificates)
+
+# build_host: the image of cluster/hosts.sh's emulated hosts.
+build_host() {
+  build_base
+  local tag debs_tag ctx
+  tag="orchbench/host:$({ printf '%s\n' "$(base_tag)" "${host_debs[@]}"; content_hash cluster/images/host; } | sha256sum | cut -c1-12)"
+  if have "$tag"; then say "host: $tag is up to date"; tag_latest "$tag"; return; fi
+  debs_tag="orchbench/host-debs:$(printf '%s\n' "$(base_tag)" "${host_debs[@]}" | sha256sum | cut -c1-12)"
+  # openssh-server's and dbus' maintainer scripts would start their daemons
+  deb_image host "$debs_tag" \
+    "printf '#!/bin/sh\\nexit 101\\n' >/usr/sbin/policy-rc.d && chmod 0755 /usr/sbin/policy-rc.d && trap 'rm -f /usr/sbin/policy-rc.d' EXIT" \
+    "${host_debs[@]}"
+  ctx=$(mktemp -d); cp "$root/cluster/images/host/setup.sh" "$ctx/"
+  # systemd stops on SIGRTMIN+3, not on docker's SIGTERM
+  build_ctx host "$tag" "FROM $debs_tag
+COPY setup.sh /tmp/setup.sh
+RUN sh /tmp/setup.sh && rm /tmp/setup.sh
+ENV container=docker
+STOPSIGNAL SIGRTMIN+3
+CMD [\"/lib/systemd/systemd\"]" "$ctx"
+  rm -rf "$ctx"
+}
+
 jre_tag() { echo "orchbench/jre:$(printf '%s\n' "$(base_tag)" "${jre_debs[@]}" | sha256sum | cut -c1-12)"; }
 
 build_jre() {
@@ -453,7 +484,8 @@ for t in "${targets[@]}"; do
     books-kotlin) build_books_kotlin ;;
     books) build_postgres; build_books_node; build_books_kotlin ;;
     node) build_node ;;
-    *) say "unknown image '$t' (known: pause base taewa riwai raupi apache orchbench dsb fortio locust postgres books-node books-kotlin books node)"; exit 2 ;;
+    host) build_host ;;
+    *) say "unknown image '$t' (known: pause base taewa riwai raupi apache orchbench dsb fortio locust postgres books-node books-kotlin books node host)"; exit 2 ;;
   esac
 done
 # Both tags: the content-hash one, and the one packs and jobs name (local),
