@@ -19,6 +19,7 @@ require (
 	github.com/yuin/gopher-lua v1.1.1
 	github.com/zclconf/go-cty v1.16.4
 	go.mongodb.org/mongo-driver v1.17.10
+	golang.org/x/crypto v0.38.0
 	golang.org/x/sys v0.33.0
 	k8s.io/api v0.34.1
 	k8s.io/apimachinery v0.34.1
@@ -114,7 +115,6 @@ require (
 	go.uber.org/atomic v1.11.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
-	golang.org/x/crypto v0.38.0 // indirect
 	golang.org/x/exp v0.0.0-20250506013437-ce4c2cf36ca6 // indirect
 	golang.org/x/net v0.40.0 // indirect
 	golang.org/x/oauth2 v0.30.0 // indirect

@@ -11,12 +11,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/consulhttp"
 	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/placement"
@@ -73,23 +72,18 @@ func New(nomadAddr, consulAddr string) (*Orchestrator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nomad: %w", err)
 	}
-	return &Orchestrator{Client: c, ConsulAddr: ConsulAddr(consulAddr), HTTP: &http.Client{Timeout: 10 * time.Second}}, nil
+	// Consul's token, CA and client certificate from the environment, as
+	// for Nomad (a remote cluster's, docs/remote.md)
+	hc, err := consulhttp.Client(10 * time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("consul: %w", err)
+	}
+	return &Orchestrator{Client: c, ConsulAddr: ConsulAddr(consulAddr), HTTP: hc}, nil
 }
 
 // ConsulAddr is the Consul HTTP address to use: addr, else CONSUL_HTTP_ADDR,
 // else the embedded cluster's, with a scheme and no trailing slash.
-func ConsulAddr(addr string) string {
-	if addr == "" {
-		addr = os.Getenv("CONSUL_HTTP_ADDR")
-	}
-	if addr == "" {
-		addr = "http://127.0.0.1:8500"
-	}
-	if !strings.Contains(addr, "://") {
-		addr = "http://" + addr
-	}
-	return strings.TrimRight(addr, "/")
-}
+func ConsulAddr(addr string) string { return consulhttp.Addr(addr) }
 
 var _ orchestrator.Orchestrator = (*Orchestrator)(nil)
 
