@@ -162,6 +162,8 @@ type upper struct {
 	known   *knownHosts
 	facts   map[string]Facts
 	secrets *Secrets
+	docker  DockerPKI
+	debsMu  sync.Mutex
 	out     io.Writer
 	mu      sync.Mutex
 	changed []string

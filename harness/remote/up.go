@@ -19,7 +19,9 @@ type Options struct {
 	Bin string
 	// ConsulVersion and NomadVersion are the pinned versions (v1.22.3).
 	ConsulVersion, NomadVersion string
-	Out                         io.Writer
+	// Cache holds downloaded Debian packages (default ~/.cache/orchbench).
+	Cache string
+	Out   io.Writer
 }
 
 // HashiUp is the hashi-up binary's path.
@@ -71,7 +73,20 @@ func Up(ctx context.Context, inv *Inventory, opts Options) (*Summary, error) {
 			return nil, err
 		}
 	}
+	u.docker = DockerPKI{Dir: filepath.Join(inv.StateDir, "tls", "docker")}
+	if err := u.docker.ensure(inv); err != nil {
+		return nil, err
+	}
 	others := append(append([]Host{}, inv.Workers()...), inv.Clients()...)
+	registry := net.JoinHostPort(inv.Clients()[0].Address, registryPort)
+
+	// Docker first: the Nomad clients fingerprint its driver when they start
+	if err := u.installDocker(ctx, registry); err != nil {
+		return nil, err
+	}
+	if err := u.formSwarm(ctx); err != nil {
+		return nil, err
+	}
 
 	// Consul: the servers first, so that clients join a cluster with a
 	// leader; then the ACL objects whose secrets the agents already carry.
@@ -110,7 +125,6 @@ func Up(ctx context.Context, inv *Inventory, opts Options) (*Summary, error) {
 	}
 
 	// Nomad: servers, their leader and ACLs, then the clients.
-	registry := net.JoinHostPort(inv.Clients()[0].Address, "5000")
 	renderNomad := func(h agentHost) string { return nomadConfig(inv, h, u.secrets, registry) }
 	if err := u.installAgents(ctx, nomad, inv.Servers(), renderNomad); err != nil {
 		return nil, err
