@@ -10,6 +10,9 @@
 #   hosts.sh inventory    the path of the inventory up wrote (an HCL file remote-up reads)
 #   hosts.sh status       every host, its address and whether sshd answers
 #   hosts.sh down         removes every host, its volumes, the network, its cgroups and keys
+# host_cpus (HOST_CPUS, default 1: the demo's vertical variant asks half a
+# core, and a host refuses a task above its own budget) and host_memory
+# (HOST_MEMORY, default 2560m) are each host's budget.
 # HOSTS_SUBNET (default 10.88.0.0/24) is the hosts' network; its key pair and
 # the inventory are kept in .state/hosts/$HOSTS_NAME.
 set -euo pipefail
@@ -29,7 +32,7 @@ cgroup_root=$name-hosts
 subnet=${HOSTS_SUBNET:-10.88.0.0/24}
 prefix=${subnet%.0/24}
 state="$root/.state/hosts/$name"
-host_cpus=${HOST_CPUS:-0.5}
+host_cpus=${HOST_CPUS:-1}
 host_memory=${HOST_MEMORY:-2560m}
 
 existing() { docker ps -a --filter "label=$label" --format '{{.Names}}' | sort; }

@@ -9,6 +9,8 @@
 # `node_probe_binary` (NODE_PROBE_BIN, default .tools/bin/orchbench: the
 # node probe's program, a path on the nodes) and `node_probe_sum`
 # (NODE_PROBE_SUM, default the checksum of .tools/bin/orchbench).
+# JOBS_VAR_FILE, when set, is one more variable file, read last: a remote
+# cluster's (orchbench remote up) datacenter and probe token file.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/.tools/bin"
@@ -38,6 +40,7 @@ YML
 probe_sum=${NODE_PROBE_SUM:-$( { sha256sum "$bin/orchbench" 2>/dev/null || echo none; } | cut -c1-12)}
 levant_vars=(-var-file="$root/jobs/cluster.vars.yml" -var-file="$out/versions.yml" -var "root=$root"
   -var "node_probe_binary=${NODE_PROBE_BIN:-$bin/orchbench}" -var "node_probe_sum=$probe_sum")
+[ -z "${JOBS_VAR_FILE:-}" ] || levant_vars+=(-var-file="$JOBS_VAR_FILE")
 
 render() { # render NAME: .state/jobs/NAME.nomad.hcl
   local name=$1 tpl="$root/jobs/$1.nomad.tpl"

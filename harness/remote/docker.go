@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 )
 
@@ -128,34 +127,18 @@ func (u *upper) installDocker(ctx context.Context, registry string) error {
 			return &HostError{Host: h, Step: "docker", Err: err}
 		}
 		defer c.Close()
-		paths := make([]string, 0, len(files))
-		for p := range files {
-			paths = append(paths, p)
-		}
-		sort.Strings(paths)
-		have, active, err := remoteSums(c, "docker", paths)
+		changedConfig, active, err := syncFiles(c, "docker", asHostFiles(files))
 		if err != nil {
-			return &HostError{Host: h, Step: "docker", Err: err}
-		}
-		changedConfig := false
-		for _, p := range paths {
-			if have[p] == sum(files[p]) {
-				continue
-			}
-			mode := os.FileMode(0o644)
-			if strings.HasSuffix(p, "key.pem") || strings.HasSuffix(p, ".key") {
-				mode = 0o600
-			}
-			if err := c.Write(p, files[p], mode); err != nil {
-				return &HostError{Host: h, Step: "docker config", Err: err}
-			}
-			changedConfig = true
+			return &HostError{Host: h, Step: "docker config", Err: err}
 		}
 		if !u.facts[h.Name].Docker {
 			if err := u.installDebs(ctx, c, h); err != nil {
 				return &HostError{Host: h, Step: "docker install", Err: err}
 			}
 			u.report(h, "docker", "installed (Debian's "+strings.Join(dockerPackages, ", ")+")")
+			u.mu.Lock()
+			u.dockerNew[h.Name] = true
+			u.mu.Unlock()
 			active = false
 		}
 		if changedConfig || !active {
@@ -214,6 +197,9 @@ func (u *upper) installDebs(ctx context.Context, c *Conn, h Host) error {
 	}
 	_, err = c.Run(`set -e
 d=/var/cache/orchbench/debs; rm -rf "$d"; mkdir -p "$d"; tar -x -C "$d"
+# what remote down purges again: only what was not on the host before
+mkdir -p /var/lib/orchbench
+for f in "$d"/*.deb; do dpkg-deb -f "$f" Package; done >/var/lib/orchbench/installed-packages
 DEBIAN_FRONTEND=noninteractive dpkg -i "$d"/*.deb >/var/log/orchbench-docker-install.log 2>&1 || { tail -n 15 /var/log/orchbench-docker-install.log >&2; exit 1; }
 rm -rf "$d"`, &buf)
 	return err

@@ -4,6 +4,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -11,6 +12,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -176,4 +178,21 @@ func mustMarshalEC(k *ecdsa.PrivateKey) []byte {
 
 func writePEM(path, typ string, der []byte) error {
 	return os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600)
+}
+
+// httpClient speaks TLS to the cluster's engines and registry as the
+// harness: their CA trusted, its client certificate shown.
+func (p DockerPKI) httpClient() (*http.Client, error) {
+	pair, err := tls.LoadX509KeyPair(filepath.Join(p.CertPath(), "cert.pem"), filepath.Join(p.CertPath(), "key.pem"))
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(p.CA())
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(b)
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}}}, nil
 }

@@ -134,6 +134,18 @@ func (u *upper) installAgents(ctx context.Context, p product, hosts []Host, rend
 		if err != nil {
 			return &HostError{Host: h, Step: p.name, Err: err}
 		}
+		if ok && p.name == "nomad" && u.dockerNew[h.Name] {
+			// its drivers and CNI plugins are fingerprinted when it starts
+			if c, err := Dial(ctx, h, u.known, dialTimeout); err == nil {
+				_, err = c.Run("systemctl restart nomad", nil)
+				c.Close()
+				if err != nil {
+					return &HostError{Host: h, Step: p.name, Err: err}
+				}
+				u.report(h, p.name, "restarted (Docker and the CNI plugins are new)")
+				return nil
+			}
+		}
 		if ok {
 			u.report(h, p.name, "unchanged")
 			return nil
@@ -164,9 +176,11 @@ type upper struct {
 	secrets *Secrets
 	docker  DockerPKI
 	debsMu  sync.Mutex
-	out     io.Writer
-	mu      sync.Mutex
-	changed []string
+	// dockerNew names the hosts Docker was installed on in this run
+	dockerNew map[string]bool
+	out       io.Writer
+	mu        sync.Mutex
+	changed   []string
 }
 
 func (u *upper) agentHost(h Host) agentHost {

@@ -26,6 +26,8 @@ type Secrets struct {
 	ConsulAgent, ConsulNomad string
 	// ConsulHarness and NomadHarness are the harness's scoped tokens.
 	ConsulHarness, NomadHarness string
+	// Probe is the token the node probes want (ORCHBENCH_PROBE_TOKEN_FILE).
+	Probe string
 }
 
 // secretFiles name each secret's file.
@@ -41,6 +43,7 @@ var secretFiles = []struct {
 	{"consul-agent.token", func(s *Secrets) *string { return &s.ConsulAgent }, uuid},
 	{"consul-nomad.token", func(s *Secrets) *string { return &s.ConsulNomad }, uuid},
 	{"consul-harness.token", func(s *Secrets) *string { return &s.ConsulHarness }, uuid},
+	{"probe.token", func(s *Secrets) *string { return &s.Probe }, uuid},
 	// Nomad makes a token's secret itself: written once the token exists
 	{"nomad-harness.token", func(s *Secrets) *string { return &s.NomadHarness }, nil},
 }

@@ -19,6 +19,10 @@ type Options struct {
 	Bin string
 	// ConsulVersion and NomadVersion are the pinned versions (v1.22.3).
 	ConsulVersion, NomadVersion string
+	// Root is the checkout (cluster/jobs.sh, jobs/).
+	Root string
+	// Orchbench is the binary the node probes run (.tools/bin/orchbench).
+	Orchbench string
 	// Cache holds downloaded Debian packages (default ~/.cache/orchbench).
 	Cache string
 	Out   io.Writer
@@ -54,7 +58,7 @@ func Up(ctx context.Context, inv *Inventory, opts Options) (*Summary, error) {
 	if err := os.MkdirAll(inv.StateDir, 0o700); err != nil {
 		return nil, err
 	}
-	u := &upper{opts: opts, inv: inv, known: newKnownHosts(inv), out: opts.Out}
+	u := &upper{opts: opts, inv: inv, known: newKnownHosts(inv), out: opts.Out, dockerNew: map[string]bool{}}
 	fmt.Fprintf(u.out, "[remote] preflight: %d hosts of %s\n", len(inv.Hosts), inv.Path)
 	facts, err := Preflight(ctx, inv, u.known)
 	if err != nil {
@@ -85,6 +89,9 @@ func Up(ctx context.Context, inv *Inventory, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	if err := u.formSwarm(ctx); err != nil {
+		return nil, err
+	}
+	if err := u.startRegistry(ctx, registry); err != nil {
 		return nil, err
 	}
 
@@ -175,7 +182,14 @@ func Up(ctx context.Context, inv *Inventory, opts Options) (*Summary, error) {
 	}); err != nil {
 		return nil, err
 	}
-	env, err := writeEnv(inv, u.secrets, consul.pki, nomad.pki)
+	nomadEnv := []string{
+		"NOMAD_ADDR=https://" + net.JoinHostPort(server.Address, "4646"),
+		"NOMAD_CACERT=" + nomad.pki.CA(), "NOMAD_TOKEN=" + u.secrets.NomadHarness,
+	}
+	if err := u.deployProbes(ctx, nomadEnv); err != nil {
+		return nil, err
+	}
+	env, err := writeEnv(inv, u.secrets, consul.pki, nomad.pki, u.docker)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +200,7 @@ func Up(ctx context.Context, inv *Inventory, opts Options) (*Summary, error) {
 // the harness's scoped tokens (never the management ones): Nomad and
 // Consul through the client host's agents, as on the emulated nodes, so
 // that a lost server never cuts the harness off.
-func writeEnv(inv *Inventory, s *Secrets, consul, nomad PKI) (string, error) {
+func writeEnv(inv *Inventory, s *Secrets, consul, nomad PKI, docker DockerPKI) (string, error) {
 	abs := func(p string) string {
 		if a, err := filepath.Abs(p); err == nil {
 			return a
@@ -205,6 +219,13 @@ func writeEnv(inv *Inventory, s *Secrets, consul, nomad PKI) (string, error) {
 	fmt.Fprintf(&b, "export CONSUL_CLIENT_CERT=%s\n", abs(consul.Cert(CLIName)))
 	fmt.Fprintf(&b, "export CONSUL_CLIENT_KEY=%s\n", abs(consul.Key(CLIName)))
 	fmt.Fprintf(&b, "export CONSUL_HTTP_TOKEN=%s\n", s.ConsulHarness)
+	// Swarm through the first server's engine (the harness reaches every
+	// other node's at the same port, with the same certificate)
+	fmt.Fprintf(&b, "export DOCKER_HOST=tcp://%s\n", net.JoinHostPort(inv.Servers()[0].Address, dockerPort))
+	fmt.Fprintf(&b, "export DOCKER_TLS_VERIFY=1\n")
+	fmt.Fprintf(&b, "export DOCKER_CERT_PATH=%s\n", abs(docker.CertPath()))
+	fmt.Fprintf(&b, "export ORCHBENCH_REGISTRY=%s\n", net.JoinHostPort(client.Address, registryPort))
+	fmt.Fprintf(&b, "export ORCHBENCH_PROBE_TOKEN_FILE=%s\n", abs(s.Path("probe.token")))
 	path := filepath.Join(inv.StateDir, "env")
 	return path, os.WriteFile(path, []byte(b.String()), 0o600)
 }

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	var inventory, bin, consulVersion, nomadVersion string
+	var inventory, bin, consulVersion, nomadVersion, orchbenchBin string
 	root := &cobra.Command{
 		Use:   "remote",
 		Short: "Bring Consul, Nomad and Docker up on your own hosts over SSH (docs/remote.md)",
@@ -59,7 +59,7 @@ changed; a second run changes nothing and says so.`,
 			if err != nil {
 				return err
 			}
-			sum, err := remote.Up(cmd.Context(), inv, remote.Options{Bin: bin, ConsulVersion: consulVersion, NomadVersion: nomadVersion, Out: os.Stdout})
+			sum, err := remote.Up(cmd.Context(), inv, remote.Options{Bin: bin, ConsulVersion: consulVersion, NomadVersion: nomadVersion, Root: ".", Orchbench: orchbenchBin, Out: os.Stdout})
 			if err != nil {
 				return err
 			}
@@ -101,6 +101,20 @@ changed; a second run changes nothing and says so.`,
 			return remote.Down(cmd.Context(), inv, os.Stdout)
 		},
 	}
+	images := &cobra.Command{
+		Use:     "images IMAGE...",
+		Short:   "Push images from this machine's dockerd to the registry on the client host, where every host pulls them",
+		Example: "  orchbench remote images -i hosts.hcl orchbench/taewa:local orchbench/orchbench:local",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			inv, err := load()
+			if err != nil {
+				return err
+			}
+			return remote.PushImages(cmd.Context(), inv, args, os.Stdout)
+		},
+	}
+	up.Flags().StringVar(&orchbenchBin, "orchbench", ".tools/bin/orchbench", "the orchbench `binary` the node probes run on the hosts")
 	root.PersistentFlags().StringVar(&bin, "bin", ".tools/bin", "the `dir` of the pinned consul, nomad and hashi-up")
 	root.PersistentFlags().StringVar(&consulVersion, "consul-version", os.Getenv("CONSUL_VERSION"), "the pinned Consul version (cluster/versions.env)")
 	root.PersistentFlags().StringVar(&nomadVersion, "nomad-version", os.Getenv("NOMAD_VERSION"), "the pinned Nomad version (cluster/versions.env)")
@@ -109,6 +123,6 @@ changed; a second run changes nothing and says so.`,
 		cobra.OnFinalize(stop)
 		cmd.SetContext(ctx)
 	}
-	root.AddCommand(check, up, env, down)
+	root.AddCommand(check, up, env, images, down)
 	rootCmd.AddCommand(root)
 }
