@@ -9,8 +9,10 @@ export GOFLAGS := "-mod=mod"
 export GOTOOLCHAIN := "local"
 # the machine's Go module proxy (GOPROXY, else `go env GOPROXY`), never direct
 export GOPROXY := `cluster/registries.sh goproxy`
-export NOMAD_ADDR := "http://127.0.0.1:4646"
-export CONSUL_HTTP_ADDR := "http://127.0.0.1:8500"
+# the embedded cluster's addresses unless the user points elsewhere (a
+# remote cluster's exports, `eval "$(just remote-env FILE)"`)
+export NOMAD_ADDR := env("NOMAD_ADDR", "http://127.0.0.1:4646")
+export CONSUL_HTTP_ADDR := env("CONSUL_HTTP_ADDR", "http://127.0.0.1:8500")
 export PATH := justfile_directory() + "/.tools/bin:" + env("PATH")
 
 # List the recipes (this manual)
@@ -77,8 +79,9 @@ jobs *names:
 
 # Show what runs: the emulated nodes of NODES_NAME when up (as nodes-status: every node's role, address, agents and leaders; fails when one is missing), and the embedded cluster's agents, node, members, jobs, VictoriaMetrics, VictoriaLogs, node agent and web UIs when it runs or nothing else does
 cluster-status:
-    @if cluster/nodes.sh present; then cluster/nodes.sh status; fi
-    @if ! cluster/nodes.sh present || cluster/embedded.sh running; then cluster/embedded.sh status; fi
+    @if [ "$NOMAD_ADDR" != http://127.0.0.1:4646 ]; then cluster/remote-status.sh; exit; fi; \
+      if cluster/nodes.sh present; then cluster/nodes.sh status; fi; \
+      if ! cluster/nodes.sh present || cluster/embedded.sh running; then cluster/embedded.sh status; fi
 
 # Stop everything the cluster recipes started: the emulated nodes of NODES_NAME when up (as nodes-down), Kubernetes when up, and every job, agent and daemon of the embedded cluster; --purge also removes .state/
 cluster-down *flags:
@@ -185,8 +188,8 @@ consul *args:
 pack-check *packs: build
     .tools/bin/orchbench pack check --nomad .tools/bin/nomad {{packs}}
 
-# All tests: unit tests, then the integration tests on a real embedded cluster, then one multi-node test (test-nodes-ci); a test missing what it needs fails here, never skips
-test: tools test-unit test-integration test-nodes-ci
+# All tests: unit tests, then the integration tests on a real embedded cluster, then one multi-node test (test-nodes-ci) and the remote cluster on emulated hosts (test-remote); a test missing what it needs fails here, never skips
+test: tools test-unit test-integration test-nodes-ci test-remote
 
 # The multi-node test of CI (TestNodesKillNodeSweep; test-nodes runs it too): an emulated nodes=3 servers=1 brought up, Taewa pushed through the client node's registry, one sweep step with a worker killed under load (its record: recovery, errors during the fault; the next step valid), down leaving nothing; about 3.5 minutes; needs the images test-integration builds (its cluster is obci on 10.85.0.0/24 unless NODES_NAME and NODES_SUBNET say otherwise)
 test-nodes-ci:
@@ -203,11 +206,49 @@ test-nodes-ci:
     trap 'cluster/nodes.sh down >/dev/null 2>&1 || true; if [ $started = yes ]; then cluster/dockerd.sh down; fi' EXIT
     ORCHBENCH_TEST_STRICT=1 go test -tags multinode -count=1 -timeout 20m -v -run '^TestNodesKillNodeSweep$' ./test/cluster/
 
+# Your own hosts: install the pinned Consul and Nomad with hashi-up over SSH (TLS, gossip encryption, ACLs; secrets kept in .state/remote/ on this machine, 0600), Debian's Docker and a swarm, the registry and the node probes, on the hosts `inventory` names (cluster/inventory.example.hcl; docs/remote.md); every host is checked before any is changed, and a second run changes nothing and says so
+remote-up inventory: tools build
+    source cluster/versions.env && .tools/bin/orchbench remote up -i {{inventory}} --consul-version "$CONSUL_VERSION" --nomad-version "$NOMAD_VERSION"
+
+# Check every host of `inventory` (SSH address, key, passwordless sudo, systemd, Debian) without changing any
+remote-check inventory: build
+    .tools/bin/orchbench remote check -i {{inventory}}
+
+# Print the exports that point orchbench, nomad, consul and docker at the remote cluster with the harness's scoped tokens: `eval "$(just remote-env FILE)"`, then `just cluster-status` or `just sweep`
+remote-env inventory: build
+    @.tools/bin/orchbench remote env -i {{inventory}}
+
+# Push images from this machine's dockerd to the remote cluster's registry (on its client host), e.g. `just remote-images hosts.hcl orchbench/taewa:local orchbench/orchbench:local orchbench/pause:local`
+remote-images inventory +images: build
+    .tools/bin/orchbench remote images -i "$@"
+
+# Remove from every host of `inventory` what remote-up installed (agents, Docker when it installed it, the swarm, the registry, the probe), then this machine's secrets of it
+remote-down inventory: build
+    .tools/bin/orchbench remote down -i {{inventory}}
+
+# Emulated hosts to try remote-up on: `hosts` containers of plain Debian with systemd and sshd (servers, workers and a client; default 5 3) on 10.88.0.0/24, a key pair and an inventory in .state/hosts/obh/ (`cluster/hosts.sh inventory` prints its path)
+hosts-up *shape:
+    cluster/hosts.sh up "$@"
+
+# Remove the emulated hosts, their volumes, network, cgroups and key pair
+hosts-down:
+    cluster/hosts.sh down
+
+# The remote cluster end to end on emulated hosts (TestRemote*): hosts up, remote-up, a second run that changes nothing, anonymous requests refused, a short sweep on Nomad and Swarm with every gate, remote-down, hosts down; and a wrong key on one host that stops remote-up before any host changes; about 6 minutes; needs `just images taewa orchbench pause`
+test-remote: build
+    #!/usr/bin/env bash
+    set -euo pipefail
+    export HOSTS_NAME=${HOSTS_NAME:-obhci} HOSTS_SUBNET=${HOSTS_SUBNET:-10.87.0.0/24}
+    started=no
+    if ! docker info >/dev/null 2>&1; then cluster/dockerd.sh up; started=yes; fi
+    trap 'cluster/hosts.sh down >/dev/null 2>&1 || true; if [ $started = yes ]; then cluster/dockerd.sh down; fi' EXIT
+    ORCHBENCH_TEST_STRICT=1 go test -tags remote -count=1 -timeout 30m -v ./test/remote/
+
 # Go, Node and Python unit tests (no cluster; needs `just tools` for VictoriaMetrics, redis and memcached; Riwai's and Raupi's packages come from cluster/vendor.sh)
 test-unit:
     test -z "$(gofmt -l harness deathstarbench apps test 2>/dev/null)" || { echo "gofmt needed:"; gofmt -l harness deathstarbench apps test; exit 1; }
     go vet ./...
-    go vet -tags integration,e2e,multinode ./test/... ./deathstarbench/...
+    go vet -tags integration,e2e,multinode,remote ./test/... ./deathstarbench/...
     ORCHBENCH_TEST_STRICT=1 go test ./...
     {{just_executable()}} --justfile {{justfile()}} fuzz
     node --test apps/taewa

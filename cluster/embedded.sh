@@ -11,6 +11,8 @@ state="$root/.state"
 pids="$state/pids"
 logs="$state/logs"
 export NOMAD_ADDR=http://127.0.0.1:4646 CONSUL_HTTP_ADDR=http://127.0.0.1:8500
+# a remote cluster's credentials in the shell are not this cluster's
+unset NOMAD_TOKEN NOMAD_CACERT NOMAD_CLIENT_CERT NOMAD_CLIENT_KEY CONSUL_HTTP_TOKEN CONSUL_HTTP_SSL CONSUL_CACERT CONSUL_CLIENT_CERT CONSUL_CLIENT_KEY
 say() { printf '[cluster] %s\n' "$*"; }
 die() { say "$*"; exit 1; }
 # shellcheck source=lib.sh

@@ -1,0 +1,29 @@
+# The remote cluster's short sweep (TestRemoteUpSweepDown): Taewa's
+# baseline at two rates on Nomad and Swarm, every gate on, on the hosts
+# `orchbench remote up` made.
+sweep "remote-quick" {
+  description   = "Taewa baseline on a remote cluster, Nomad and Swarm"
+  seed          = 7
+  repetitions   = 1
+  deploy        = "per-configuration"
+  warmup        = "2s"
+  duration      = "6s"
+  cooldown      = "1s"
+  orchestrators = ["nomad", "swarm"]
+
+  app "taewa" {
+    pack         = "taewa"
+    variants     = ["baseline"]
+    vars         = { resource_scale = 0.25, difficulty = 100000 }
+    rates        = [40, 80]
+    threads      = 2
+    connections  = 8
+    distribution = "exp"
+  }
+
+  slo {
+    p99_ms             = 250
+    min_achieved_ratio = 0.95
+    max_error_ratio    = 0.01
+  }
+}
