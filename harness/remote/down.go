@@ -43,6 +43,8 @@ else
 fi
 rm -rf /etc/orchbench /opt/orchbench /var/lib/orchbench
 systemctl daemon-reload
+# units that were stopped hard would stay listed as failed
+systemctl reset-failed >/dev/null 2>&1
 true`
 
 // Down removes what Up installed from every host it can reach, then this
