@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -22,73 +21,38 @@ type product struct {
 	dir     string // its configuration directory on a host
 }
 
-// agentFiles are the files a host's agent is made of, remote path to
-// local path: what a second run compares to decide nothing changed.
-func (p product) agentFiles(h Host, config string) map[string]string {
-	return map[string]string{
-		"/usr/local/bin/" + p.name:        p.bin,
-		p.dir + "/" + p.name + ".hcl":     config,
+// configFiles are the agent's configuration and certificates on a host.
+// remote up writes them itself, over its SSH connection whose host key
+// it checked: hashi-up, which does not check host keys, carries only the
+// public binary and writes the systemd unit.
+func (p product) configFiles(h Host, config string) (map[string]hostFile, error) {
+	files := map[string]hostFile{p.dir + "/" + p.name + ".hcl": {[]byte(config), 0o640}}
+	for remote, local := range map[string]string{
 		p.dir + "/ca.pem":                 p.pki.CA(),
 		p.dir + "/" + h.Name + ".pem":     p.pki.Cert(h.Name),
 		p.dir + "/" + h.Name + "-key.pem": p.pki.Key(h.Name),
-	}
-}
-
-// upToDate says whether every file of the agent on the host has the sum
-// of its local copy and the service runs.
-func upToDate(c *Conn, service string, files map[string]string) (bool, error) {
-	remote := make([]string, 0, len(files))
-	for r := range files {
-		remote = append(remote, r)
-	}
-	sort.Strings(remote)
-	script := "for f in"
-	for _, r := range remote {
-		script += " " + shellQuote(r)
-	}
-	script += `; do [ -f "$f" ] && sha256sum "$f"; done; echo "active=$(systemctl is-active ` + service + `)"`
-	out, err := c.Run(script, nil)
-	if err != nil {
-		return false, err
-	}
-	have := map[string]string{}
-	active := false
-	for _, line := range strings.Split(out, "\n") {
-		if line == "active=active" {
-			active = true
-		}
-		if sum, path, ok := strings.Cut(line, "  "); ok {
-			have[path] = sum
-		}
-	}
-	if !active {
-		return false, nil
-	}
-	for r, l := range files {
-		sum, err := fileSum(l)
+	} {
+		b, err := os.ReadFile(local)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
-		if have[r] != sum {
-			return false, nil
-		}
+		files[remote] = hostFile{b, secretMode(remote)}
 	}
-	return true, nil
+	return files, nil
 }
 
-// hashiUp installs p on h with hashi-up: the pinned binary as its package
-// (no host downloads anything), our configuration and the host's
-// certificates; hashi-up writes the systemd unit and restarts the agent
-// when something changed.
-func (u *upper) hashiUp(ctx context.Context, p product, h Host, config string) error {
+// hashiUp installs p's binary and systemd unit on h with hashi-up: the
+// pinned binary as its package (no host downloads anything), the
+// configuration left as remote up wrote it; hashi-up starts the agent, or
+// restarts it when the binary changed.
+func (u *upper) hashiUp(ctx context.Context, p product, h Host) error {
 	pkg, err := zipPackage(p.bin, filepath.Join(u.inv.StateDir, "packages"))
 	if err != nil {
 		return err
 	}
 	args := []string{p.name, "install",
 		"--ssh-target-addr", h.SSHAddr(), "--ssh-target-user", h.User, "--ssh-target-key", h.Key,
-		"--version", p.version, "--package", pkg, "--config-file", config,
-		"--file", p.pki.CA(), "--file", p.pki.Cert(h.Name), "--file", p.pki.Key(h.Name)}
+		"--version", p.version, "--package", pkg, "--skip-config"}
 	logPath := filepath.Join(u.inv.StateDir, "logs", h.Name+"-"+p.name+".log")
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
 		return err
@@ -112,48 +76,66 @@ func lastLines(s string, n int) string {
 	return "    " + strings.Join(lines, "\n    ")
 }
 
-// installAgents brings p up on hosts at once, each only when its files or
-// its service differ from what it should be.
+// installAgents brings p up on hosts at once: the configuration written
+// where it differs, the binary installed with hashi-up where it differs
+// or no unit exists, the agent restarted when only its configuration
+// changed; nothing when all is as it should be.
 func (u *upper) installAgents(ctx context.Context, p product, hosts []Host, render func(agentHost) string) error {
+	binSum, err := fileSum(p.bin)
+	if err != nil {
+		return err
+	}
 	return eachHost(hosts, func(h Host) error {
-		ah := u.agentHost(h)
-		cfgDir := filepath.Join(u.inv.StateDir, "hosts", h.Name)
-		if err := os.MkdirAll(cfgDir, 0o700); err != nil {
-			return err
-		}
-		cfg := filepath.Join(cfgDir, p.name+".hcl")
-		if err := os.WriteFile(cfg, []byte(render(ah)), 0o600); err != nil {
+		files, err := p.configFiles(h, render(u.agentHost(h)))
+		if err != nil {
 			return err
 		}
 		c, err := Dial(ctx, h, u.known, dialTimeout)
 		if err != nil {
 			return &HostError{Host: h, Step: p.name, Err: err}
 		}
-		ok, err := upToDate(c, p.name, p.agentFiles(h, cfg))
-		c.Close()
+		defer c.Close()
+		changedConfig, active, err := syncFiles(c, p.name, files)
+		if err != nil {
+			return &HostError{Host: h, Step: p.name + " configuration", Err: err}
+		}
+		if changedConfig && p.name == "consul" {
+			// the agent runs as the user hashi-up makes, and reads these
+			if _, err := c.Run("if id consul >/dev/null 2>&1; then chown -R consul:consul "+p.dir+"; fi", nil); err != nil {
+				return &HostError{Host: h, Step: p.name + " configuration", Err: err}
+			}
+		}
+		binPath, unitPath := "/usr/local/bin/"+p.name, "/etc/systemd/system/"+p.name+".service"
+		have, _, err := remoteSums(c, p.name, []string{binPath, unitPath})
 		if err != nil {
 			return &HostError{Host: h, Step: p.name, Err: err}
 		}
-		if ok && p.name == "nomad" && u.dockerNew[h.Name] {
-			// its drivers and CNI plugins are fingerprinted when it starts
-			if c, err := Dial(ctx, h, u.known, dialTimeout); err == nil {
-				_, err = c.Run("systemctl restart nomad", nil)
-				c.Close()
-				if err != nil {
+		switch {
+		case have[binPath] != binSum || have[unitPath] == "":
+			if err := u.hashiUp(ctx, p, h); err != nil {
+				return &HostError{Host: h, Step: p.name, Err: err}
+			}
+			if changedConfig && have[binPath] == binSum {
+				// hashi-up restarts only for a new binary
+				if _, err := c.Run("systemctl restart "+p.name, nil); err != nil {
 					return &HostError{Host: h, Step: p.name, Err: err}
 				}
-				u.report(h, p.name, "restarted (Docker and the CNI plugins are new)")
-				return nil
 			}
-		}
-		if ok {
+			u.report(h, p.name, "installed")
+		case changedConfig || !active:
+			if _, err := c.Run("systemctl restart "+p.name, nil); err != nil {
+				return &HostError{Host: h, Step: p.name, Err: err}
+			}
+			u.report(h, p.name, "configuration written, restarted")
+		case p.name == "nomad" && u.dockerNew[h.Name]:
+			// its drivers and CNI plugins are fingerprinted when it starts
+			if _, err := c.Run("systemctl restart nomad", nil); err != nil {
+				return &HostError{Host: h, Step: p.name, Err: err}
+			}
+			u.report(h, p.name, "restarted (Docker and the CNI plugins are new)")
+		default:
 			u.report(h, p.name, "unchanged")
-			return nil
 		}
-		if err := u.hashiUp(ctx, p, h, cfg); err != nil {
-			return &HostError{Host: h, Step: p.name, Err: err}
-		}
-		u.report(h, p.name, "installed")
 		return nil
 	})
 }

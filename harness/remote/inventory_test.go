@@ -150,3 +150,21 @@ host "a" {
 		})
 	}
 }
+
+// The example a user copies parses, once its key exists.
+func TestInventoryExampleParses(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "cluster", "inventory.example.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	key := writeKey(t, dir)
+	src = []byte(strings.ReplaceAll(string(src), "~/.ssh/id_ed25519", key))
+	inv, err := ParseInventory(src, filepath.Join(dir, "lab.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inv.Servers()) != 3 || len(inv.Workers()) != 2 || len(inv.Clients()) != 1 || inv.Clients()[0].User != "admin" {
+		t.Errorf("parsed %+v", inv.Hosts)
+	}
+}

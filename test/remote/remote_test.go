@@ -227,6 +227,20 @@ func TestRemoteUpSweepDown(t *testing.T) {
 		t.Fatalf("a second remote up changed something (or failed: %v)", err)
 	}
 
+	// drift on one host (a hand edit) is put back, and only there
+	drifted := hostsName() + "-worker1"
+	if out, err := onHost(drifted, "echo '# edited by hand' >>/etc/nomad.d/nomad.hcl"); err != nil {
+		t.Fatalf("editing %s: %v %s", drifted, err, out)
+	}
+	out, err = remoteCmd(t, inv, nil, "up")
+	t.Logf("remote up after a hand edit on %s:\n%s", drifted, out)
+	if err != nil || !regexp.MustCompile(drifted+` +nomad +configuration written, restarted`).MatchString(out) || strings.Count(out, "configuration written") != 1 {
+		t.Errorf("the hand edit on %s was not put back there alone (%v)", drifted, err)
+	}
+	if out, _ := onHost(drifted, "grep -c 'edited by hand' /etc/nomad.d/nomad.hcl"); strings.TrimSpace(out) != "0" {
+		t.Errorf("%s keeps the hand edit", drifted)
+	}
+
 	envOut, err := remoteCmd(t, inv, nil, "env")
 	if err != nil {
 		t.Fatalf("remote env: %v\n%s", err, envOut)
