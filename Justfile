@@ -234,7 +234,7 @@ hosts-up *shape:
 hosts-down:
     cluster/hosts.sh down
 
-# The remote cluster end to end on emulated hosts (TestRemote*): hosts up, remote-up, a second run that changes nothing, anonymous requests refused, a short sweep on Nomad and Swarm with every gate, remote-down, hosts down; and a wrong key on one host that stops remote-up before any host changes; about 6 minutes; needs `just images taewa orchbench pause`
+# The remote cluster end to end on emulated hosts (TestRemote*): hosts up, remote-up, a second run that changes nothing, anonymous requests refused, a short sweep on Nomad and Swarm with every gate, remote-down, hosts down; and a wrong key on one host that stops remote-up before any host changes; about 4 minutes (builds the images it needs when missing)
 test-remote: build
     #!/usr/bin/env bash
     set -euo pipefail
@@ -242,6 +242,7 @@ test-remote: build
     started=no
     if ! docker info >/dev/null 2>&1; then cluster/dockerd.sh up; started=yes; fi
     trap 'cluster/hosts.sh down >/dev/null 2>&1 || true; if [ $started = yes ]; then cluster/dockerd.sh down; fi' EXIT
+    cluster/images.sh host taewa orchbench pause
     ORCHBENCH_TEST_STRICT=1 go test -tags remote -count=1 -timeout 30m -v ./test/remote/
 
 # Go, Node and Python unit tests (no cluster; needs `just tools` for VictoriaMetrics, redis and memcached; Riwai's and Raupi's packages come from cluster/vendor.sh)

@@ -74,7 +74,8 @@ write_inventory() {
   local i
   {
     printf '# The emulated hosts of cluster/hosts.sh (%s): an inventory for just remote-up.\n' "$subnet"
-    printf 'datacenter = "dc1"\n\nssh {\n  user = "debian"\n  key  = "%s"\n}\n' "$state/id_ed25519"
+    # remote up's secrets for these hosts live and go with them
+    printf 'datacenter = "dc1"\nstate_dir  = "%s"\n\nssh {\n  user = "debian"\n  key  = "%s"\n}\n' "$state/remote" "$state/id_ed25519"
     for i in "${!names[@]}"; do
       printf '\nhost "%s" {\n  address = "%s"\n  role    = "%s"\n}\n' "${names[$i]}" "${addrs[$i]}" "${roles[$i]}"
     done

@@ -27,6 +27,12 @@ import (
 var images = []string{"orchbench/taewa:local", "orchbench/orchbench:local", "orchbench/pause:local"}
 
 func TestMain(m *testing.M) {
+	// a run killed half-way leaves its hosts (and their secrets, in the
+	// hosts' state directory): these tests' hosts are theirs alone
+	if out, err := script("hosts.sh", "down"); err != nil {
+		os.Stderr.WriteString("hosts.sh down: " + err.Error() + "\n" + out)
+		os.Exit(1)
+	}
 	code := m.Run()
 	// the hosts are shared by the tests of this file: down once, at the end
 	if out, err := script("hosts.sh", "down"); err != nil {
@@ -365,6 +371,9 @@ func checkSecurity(t *testing.T, inv string, env map[string]string) {
 	// the secrets: 0600 files in a 0700 directory, the management tokens
 	// never in the exports
 	state := filepath.Dir(filepath.Dir(env["ORCHBENCH_PROBE_TOKEN_FILE"]))
+	if want := filepath.Join(repoRoot(), ".state", "hosts", hostsName(), "remote"); state != want {
+		t.Errorf("the secrets are in %s, want the inventory's state_dir %s", state, want)
+	}
 	for _, f := range []string{"secrets/nomad-management.token", "secrets/consul-management.token", "secrets/consul-gossip.key", "tls/consul/ca-key.pem", "tls/nomad/ca-key.pem", "tls/docker/ca-key.pem"} {
 		st, err := os.Stat(filepath.Join(state, f))
 		if err != nil || st.Mode().Perm() != 0o600 {
