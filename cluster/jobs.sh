@@ -10,11 +10,14 @@
 # node probe's program, a path on the nodes) and `node_probe_sum`
 # (NODE_PROBE_SUM, default the checksum of .tools/bin/orchbench).
 # JOBS_VAR_FILE, when set, is one more variable file, read last: a remote
-# cluster's (orchbench remote up) datacenter and probe token file.
+# cluster's (orchbench remote up) datacenter, probe token and `remote`
+# block; JOBS_ROOT (default this checkout) is `root`, where the jobs' hosts
+# hold the programs (/opt/orchbench on a remote cluster's); JOBS_OUT (default
+# .state/jobs) where the rendered files go.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/.tools/bin"
-out="$root/.state/jobs"
+out="${JOBS_OUT:-$root/.state/jobs}"
 say() { printf '[jobs] %s\n' "$*"; }
 die() { say "$*"; exit 1; }
 # shellcheck source=versions.env
@@ -38,7 +41,7 @@ YML
 # the probe's job carries its binary's checksum, so that a new binary is a
 # new job version and its allocations restart with it
 probe_sum=${NODE_PROBE_SUM:-$( { sha256sum "$bin/orchbench" 2>/dev/null || echo none; } | cut -c1-12)}
-levant_vars=(-var-file="$root/jobs/cluster.vars.yml" -var-file="$out/versions.yml" -var "root=$root"
+levant_vars=(-var-file="$root/jobs/cluster.vars.yml" -var-file="$out/versions.yml" -var "root=${JOBS_ROOT:-$root}"
   -var "node_probe_binary=${NODE_PROBE_BIN:-$bin/orchbench}" -var "node_probe_sum=$probe_sum")
 [ -z "${JOBS_VAR_FILE:-}" ] || levant_vars+=(-var-file="$JOBS_VAR_FILE")
 

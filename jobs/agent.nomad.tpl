@@ -54,15 +54,32 @@ job "orchbench-agent" {
 
       config {
         command = "[[ .root ]]/.tools/bin/otelcol-orchbench"
+[[- if .remote.enabled ]]
+        # the remote sinks' address, CA and password over the defaults (collector config files merge)
+        args    = ["--config=[[ .root ]]/cluster/otelcol/agent.yaml", "--config=[[ .remote.agent_config ]]"]
+[[- else ]]
         args    = ["--config=[[ .root ]]/cluster/otelcol/agent.yaml"]
+[[- end ]]
       }
 
       env {
+[[- if .remote.enabled ]]
+        NOMAD_DATA_DIR       = "[[ .remote.nomad_data_dir ]]"
+        # the host's own agent, whose certificate names its address
+        NOMAD_ADDR           = "https://${attr.unique.network.ip-address}:4646"
+        NOMAD_CACERT         = "[[ .remote.nomad_ca ]]"
+        NOMAD_TOKEN_FILE     = "[[ .remote.nomad_token_file ]]"
+        VICTORIALOGS_URL     = "https://[[ .remote.address ]]:[[ .victorialogs.port ]]"
+        VICTORIAMETRICS_URL  = "https://[[ .remote.address ]]:[[ .victoriametrics.port ]]"
+[[- else ]]
         NOMAD_DATA_DIR       = "[[ .root ]]/.state/nomad/data"
         NOMAD_ADDR           = "http://127.0.0.1:4646"
+        NOMAD_CACERT         = ""
+        NOMAD_TOKEN_FILE     = ""
         NODE_NAME            = "${node.unique.name}"
         VICTORIALOGS_URL     = "http://127.0.0.1:[[ .victorialogs.port ]]"
         VICTORIAMETRICS_URL  = "http://127.0.0.1:[[ .victoriametrics.port ]]"
+[[- end ]]
         OTELCOL_STORAGE_DIR  = "[[ .root ]]/[[ .agent.data_dir ]]"
         OTELCOL_METRICS_HOST = "127.0.0.1"
         OTELCOL_METRICS_PORT = "[[ .agent.telemetry_port ]]"

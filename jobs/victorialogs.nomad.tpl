@@ -12,6 +12,12 @@ job "victorialogs" {
   }
 
   group "victorialogs" {
+[[- if .remote.enabled ]]
+    constraint {
+      attribute = "${node.class}"
+      value     = "client"
+    }
+[[- end ]]
     network {
       port "http" {
         static = [[ .victorialogs.port ]]
@@ -23,11 +29,19 @@ job "victorialogs" {
       name     = "victorialogs"
       port     = "http"
       provider = "consul"
+[[- if .remote.enabled ]]
+      tags     = ["orchbench", "logs"]
+[[- else ]]
       tags     = ["orchbench", "metrics", "logs"]
+[[- end ]]
 
       check {
         type     = "http"
         path     = "/health"
+[[- if .remote.enabled ]]
+        protocol        = "https"
+        tls_skip_verify = true
+[[- end ]]
         interval = "2s"
         timeout  = "1s"
       }
@@ -46,7 +60,13 @@ job "victorialogs" {
       config {
         command = "[[ .root ]]/.tools/bin/victoria-logs"
         args = [
+[[- if .remote.enabled ]]
+          "-httpListenAddr=[[ .remote.address ]]:[[ .victorialogs.port ]]",
+          "-tls", "-tlsCertFile=[[ .remote.tls_cert ]]", "-tlsKeyFile=[[ .remote.tls_key ]]",
+          "-httpAuth.username=orchbench", "-httpAuth.password=file://[[ .remote.password_file ]]",
+[[- else ]]
           "-httpListenAddr=127.0.0.1:[[ .victorialogs.port ]]",
+[[- end ]]
           "-storageDataPath=[[ .root ]]/[[ .victorialogs.data_dir ]]",
           "-retentionPeriod=[[ .victorialogs.retention ]]",
         ]

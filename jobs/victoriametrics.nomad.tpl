@@ -12,6 +12,13 @@ job "victoriametrics" {
   }
 
   group "victoriametrics" {
+[[- if .remote.enabled ]]
+    # on the client host, whose address it listens on
+    constraint {
+      attribute = "${node.class}"
+      value     = "client"
+    }
+[[- end ]]
     network {
       port "http" {
         static = [[ .victoriametrics.port ]]
@@ -22,11 +29,20 @@ job "victoriametrics" {
       name     = "victoriametrics"
       port     = "http"
       provider = "consul"
+[[- if .remote.enabled ]]
+      # its /metrics wants the password: not scraped as a service
+      tags     = ["orchbench"]
+[[- else ]]
       tags     = ["orchbench", "metrics"]
+[[- end ]]
 
       check {
         type     = "http"
         path     = "/health"
+[[- if .remote.enabled ]]
+        protocol        = "https"
+        tls_skip_verify = true
+[[- end ]]
         interval = "2s"
         timeout  = "1s"
       }
@@ -45,7 +61,13 @@ job "victoriametrics" {
       config {
         command = "[[ .root ]]/.tools/bin/victoria-metrics"
         args = [
+[[- if .remote.enabled ]]
+          "-httpListenAddr=[[ .remote.address ]]:[[ .victoriametrics.port ]]",
+          "-tls", "-tlsCertFile=[[ .remote.tls_cert ]]", "-tlsKeyFile=[[ .remote.tls_key ]]",
+          "-httpAuth.username=orchbench", "-httpAuth.password=file://[[ .remote.password_file ]]",
+[[- else ]]
           "-httpListenAddr=127.0.0.1:[[ .victoriametrics.port ]]",
+[[- end ]]
           "-storageDataPath=[[ .root ]]/[[ .victoriametrics.data_dir ]]",
           "-retentionPeriod=[[ .victoriametrics.retention ]]",
           "-promscrape.config=${NOMAD_TASK_DIR}/scrape.yml",
@@ -66,6 +88,51 @@ job "victoriametrics" {
           global:
             scrape_interval: [[ .victoriametrics.scrape_interval ]]
           scrape_configs:
+[[- if .remote.enabled ]]
+            # a remote cluster: every API with TLS and a read-only token
+            - job_name: nomad
+              metrics_path: /v1/metrics
+              params: { format: [prometheus] }
+              scheme: https
+              tls_config: { ca_file: [[ .remote.nomad_ca ]] }
+              bearer_token_file: [[ .remote.nomad_token_file ]]
+              consul_sd_configs:
+                - server: 127.0.0.1:8500
+                  services: [nomad-client, nomad]
+                  bearer_token_file: [[ .remote.consul_token_file ]]
+              relabel_configs:
+                # Nomad registers RPC and serf too: its metrics are on the http port
+                - source_labels: [__meta_consul_service_port]
+                  regex: "4646"
+                  action: keep
+            - job_name: consul
+              metrics_path: /v1/agent/metrics
+              params: { format: [prometheus] }
+              scheme: https
+              tls_config:
+                ca_file: [[ .remote.consul_ca ]]
+                cert_file: [[ .remote.consul_cert ]]
+                key_file: [[ .remote.consul_key ]]
+              bearer_token_file: [[ .remote.consul_token_file ]]
+              consul_sd_configs:
+                - server: 127.0.0.1:8500
+                  services: [consul]
+                  bearer_token_file: [[ .remote.consul_token_file ]]
+              relabel_configs:
+                - source_labels: [__meta_consul_address]
+                  target_label: __address__
+                  replacement: "$1:8501"
+            - job_name: consul-services
+              consul_sd_configs:
+                - server: 127.0.0.1:8500
+                  bearer_token_file: [[ .remote.consul_token_file ]]
+              relabel_configs:
+                - source_labels: [__meta_consul_tags]
+                  regex: ".*,metrics,.*"
+                  action: keep
+                - source_labels: [__meta_consul_service]
+                  target_label: service
+[[- else ]]
             # the Nomad agent (server and client in one) registers itself in Consul
             - job_name: nomad
               metrics_path: /v1/metrics
@@ -104,6 +171,7 @@ job "victoriametrics" {
                   action: keep
                 - source_labels: [__meta_nomad_service]
                   target_label: service
+[[- end ]]
           YAML
       }
 

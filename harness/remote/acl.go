@@ -25,6 +25,19 @@ node_prefix "" { policy = "read" }
 service_prefix "" { policy = "read" }
 key_prefix "orchbench/" { policy = "write" }
 operator = "read"`
+	// VictoriaMetrics' scrapes and the node agent's allocation lookups
+	consulMetricsRules = `agent_prefix "" { policy = "read" }
+node_prefix "" { policy = "read" }
+service_prefix "" { policy = "read" }`
+	nomadMetricsRules = `namespace "*" {
+  policy = "read"
+}
+node {
+  policy = "read"
+}
+agent {
+  policy = "read"
+}`
 	nomadHarnessRules = `namespace "*" {
   policy = "write"
 }
@@ -63,6 +76,7 @@ func consulACL(ctx context.Context, mgmt *apiClient, s *Secrets) (changed bool, 
 		{"orchbench-agent", s.ConsulAgent, consulAgentRules, "every Consul agent's own token"},
 		{"orchbench-nomad", s.ConsulNomad, consulNomadRules, "the Nomad agents' token for Consul"},
 		{"orchbench-harness", s.ConsulHarness, consulHarnessRules, "the orchbench harness"},
+		{"orchbench-metrics", s.ConsulMetrics, consulMetricsRules, "VictoriaMetrics' scrapes (read only)"},
 	} {
 		c, err := consulEnsurePolicy(ctx, mgmt, consulPolicy{Name: p.name, Description: "orchbench remote: " + p.desc, Rules: p.rules})
 		if err != nil {
@@ -132,22 +146,42 @@ func nomadACL(ctx context.Context, anon *apiClient, s *Secrets) (changed bool, e
 		}
 		changed = true
 	}
+	for _, t := range []struct {
+		name, rules, desc string
+		secret            string
+		set               func(string) error
+	}{
+		{"orchbench-harness", nomadHarnessRules, "the orchbench harness", s.NomadHarness, s.setNomadHarness},
+		{"orchbench-metrics", nomadMetricsRules, "the node agents' allocation lookups (read only)", s.NomadMetrics, s.setNomadMetrics},
+	} {
+		c, err := nomadEnsureToken(ctx, anon, mgmt, t.name, t.rules, "orchbench remote: "+t.desc, t.secret, t.set)
+		if err != nil {
+			return changed, err
+		}
+		changed = changed || c
+	}
+	return changed, nil
+}
+
+// nomadEnsureToken writes the policy name and a client token of it; a
+// token already made (its secret kept here) that still works is kept.
+func nomadEnsureToken(ctx context.Context, anon, mgmt *apiClient, name, rules, desc, secret string, set func(string) error) (changed bool, err error) {
 	type policy struct{ Name, Description, Rules string }
-	want := policy{Name: "orchbench-harness", Description: "orchbench remote: the orchbench harness", Rules: nomadHarnessRules}
+	want := policy{Name: name, Description: desc, Rules: rules}
 	var have policy
 	err = mgmt.do(ctx, "GET", "/v1/acl/policy/"+want.Name, nil, &have)
 	var se *StatusError
 	if err != nil && !(errors.As(err, &se) && se.Code == 404) {
-		return changed, fmt.Errorf("Nomad policy: %w", err)
+		return false, fmt.Errorf("Nomad policy %s: %w", name, err)
 	}
 	if err != nil || strings.TrimSpace(have.Rules) != strings.TrimSpace(want.Rules) {
 		if err := mgmt.do(ctx, "POST", "/v1/acl/policy/"+want.Name, want, nil); err != nil {
-			return changed, fmt.Errorf("Nomad policy: %w", err)
+			return false, fmt.Errorf("Nomad policy %s: %w", name, err)
 		}
 		changed = true
 	}
-	if s.NomadHarness != "" {
-		if err := anon.with(s.NomadHarness).do(ctx, "GET", "/v1/acl/token/self", nil, nil); err == nil {
+	if secret != "" {
+		if err := anon.with(secret).do(ctx, "GET", "/v1/acl/token/self", nil, nil); err == nil {
 			return changed, nil
 		}
 	}
@@ -157,8 +191,8 @@ func nomadACL(ctx context.Context, anon *apiClient, s *Secrets) (changed bool, e
 		SecretID   string `json:",omitempty"`
 	}
 	var made token
-	if err := mgmt.do(ctx, "POST", "/v1/acl/token", token{Name: "orchbench-harness", Type: "client", Policies: []string{want.Name}}, &made); err != nil {
-		return changed, fmt.Errorf("Nomad token: %w", err)
+	if err := mgmt.do(ctx, "POST", "/v1/acl/token", token{Name: name, Type: "client", Policies: []string{want.Name}}, &made); err != nil {
+		return changed, fmt.Errorf("Nomad token %s: %w", name, err)
 	}
-	return true, s.setNomadHarness(made.SecretID)
+	return true, set(made.SecretID)
 }

@@ -157,7 +157,9 @@ type upper struct {
 	facts   map[string]Facts
 	secrets *Secrets
 	docker  DockerPKI
-	debsMu  sync.Mutex
+	// consulPKI makes VictoriaMetrics' scrape certificate
+	consulPKI PKI
+	debsMu    sync.Mutex
 	// dockerNew names the hosts Docker was installed on in this run
 	dockerNew map[string]bool
 	out       io.Writer

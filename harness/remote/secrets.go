@@ -28,6 +28,10 @@ type Secrets struct {
 	ConsulHarness, NomadHarness string
 	// Probe is the token the node probes want (ORCHBENCH_PROBE_TOKEN_FILE).
 	Probe string
+	// ConsulMetrics and NomadMetrics are read-only tokens for
+	// VictoriaMetrics' scrapes and the node agent's lookups; SinkPassword
+	// guards VictoriaMetrics and VictoriaLogs (user orchbench).
+	ConsulMetrics, NomadMetrics, SinkPassword string
 }
 
 // secretFiles name each secret's file.
@@ -44,6 +48,9 @@ var secretFiles = []struct {
 	{"consul-nomad.token", func(s *Secrets) *string { return &s.ConsulNomad }, uuid},
 	{"consul-harness.token", func(s *Secrets) *string { return &s.ConsulHarness }, uuid},
 	{"probe.token", func(s *Secrets) *string { return &s.Probe }, uuid},
+	{"consul-metrics.token", func(s *Secrets) *string { return &s.ConsulMetrics }, uuid},
+	{"sink.password", func(s *Secrets) *string { return &s.SinkPassword }, uuid},
+	{"nomad-metrics.token", func(s *Secrets) *string { return &s.NomadMetrics }, nil},
 	// Nomad makes a token's secret itself: written once the token exists
 	{"nomad-harness.token", func(s *Secrets) *string { return &s.NomadHarness }, nil},
 }
@@ -86,6 +93,11 @@ func (s *Secrets) Path(file string) string { return filepath.Join(s.dir, file) }
 func (s *Secrets) setNomadHarness(secret string) error {
 	s.NomadHarness = secret
 	return writeSecret(s.Path("nomad-harness.token"), secret)
+}
+
+func (s *Secrets) setNomadMetrics(secret string) error {
+	s.NomadMetrics = secret
+	return writeSecret(s.Path("nomad-metrics.token"), secret)
 }
 
 func writeSecret(path, v string) error {
@@ -151,8 +163,11 @@ func (p PKI) ensure(inv *Inventory) error {
 			return err
 		}
 	}
-	if err := p.ensureCLI(inv); err != nil {
-		return err
+	// the harness's, and VictoriaMetrics' for its scrapes
+	for _, name := range []string{CLIName, MetricsCertName} {
+		if err := p.ensureCLI(inv, name); err != nil {
+			return err
+		}
 	}
 	for _, h := range inv.Hosts {
 		if _, err := os.Stat(p.Cert(h.Name)); err == nil {
@@ -198,8 +213,11 @@ func (p PKI) ensure(inv *Inventory) error {
 // product's HTTPS API shows (Consul's requires one).
 const CLIName = "harness"
 
-func (p PKI) ensureCLI(inv *Inventory) error {
-	if _, err := os.Stat(p.Cert(CLIName)); err == nil {
+// MetricsCertName names the certificate VictoriaMetrics scrapes with.
+const MetricsCertName = "metrics"
+
+func (p PKI) ensureCLI(inv *Inventory, name string) error {
+	if _, err := os.Stat(p.Cert(name)); err == nil {
 		return nil
 	}
 	tmp, err := os.MkdirTemp(p.Dir, "cli-")
@@ -214,10 +232,10 @@ func (p PKI) ensureCLI(inv *Inventory) error {
 	if err := p.run(tmp, args...); err != nil {
 		return err
 	}
-	if err := moveOne(tmp, "-key.pem", p.Key(CLIName)); err != nil {
+	if err := moveOne(tmp, "-key.pem", p.Key(name)); err != nil {
 		return err
 	}
-	return moveOne(tmp, ".pem", p.Cert(CLIName))
+	return moveOne(tmp, ".pem", p.Cert(name))
 }
 
 func (p PKI) run(dir string, args ...string) error {

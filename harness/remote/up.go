@@ -77,6 +77,7 @@ func Up(ctx context.Context, inv *Inventory, opts Options) (*Summary, error) {
 			return nil, err
 		}
 	}
+	u.consulPKI = consul.pki
 	u.docker = DockerPKI{Dir: filepath.Join(inv.StateDir, "tls", "docker")}
 	if err := u.docker.ensure(inv); err != nil {
 		return nil, err
@@ -186,7 +187,7 @@ func Up(ctx context.Context, inv *Inventory, opts Options) (*Summary, error) {
 		"NOMAD_ADDR=https://" + net.JoinHostPort(server.Address, "4646"),
 		"NOMAD_CACERT=" + nomad.pki.CA(), "NOMAD_TOKEN=" + u.secrets.NomadHarness,
 	}
-	if err := u.deployProbes(ctx, nomadEnv); err != nil {
+	if err := u.deployInfra(ctx, nomadEnv); err != nil {
 		return nil, err
 	}
 	env, err := writeEnv(inv, u.secrets, consul.pki, nomad.pki, u.docker)
@@ -226,6 +227,11 @@ func writeEnv(inv *Inventory, s *Secrets, consul, nomad PKI, docker DockerPKI) (
 	fmt.Fprintf(&b, "export DOCKER_CERT_PATH=%s\n", abs(docker.CertPath()))
 	fmt.Fprintf(&b, "export ORCHBENCH_REGISTRY=%s\n", net.JoinHostPort(client.Address, registryPort))
 	fmt.Fprintf(&b, "export ORCHBENCH_PROBE_TOKEN_FILE=%s\n", abs(s.Path("probe.token")))
+	// results pushed to the cluster's VictoriaMetrics (HTTPS, the password);
+	// the report links to its VictoriaLogs
+	fmt.Fprintf(&b, "export ORCHBENCH_VM_URL=https://orchbench:%s@%s\n", s.SinkPassword, net.JoinHostPort(client.Address, vmPort))
+	fmt.Fprintf(&b, "export ORCHBENCH_VM_CACERT=%s\n", abs(docker.CA()))
+	fmt.Fprintf(&b, "export ORCHBENCH_VL_URL=https://%s\n", net.JoinHostPort(client.Address, vlPort))
 	path := filepath.Join(inv.StateDir, "env")
 	return path, os.WriteFile(path, []byte(b.String()), 0o600)
 }

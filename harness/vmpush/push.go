@@ -6,6 +6,8 @@ package vmpush
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,6 +27,33 @@ func VMURL() string {
 		return u
 	}
 	return DefaultVMURL
+}
+
+// CACertEnv names a CA file a VictoriaMetrics behind HTTPS is checked
+// against (a remote cluster's, docs/remote.md); a password rides in the URL
+// (https://user:password@host:8428), which Go's client sends as Basic auth.
+const CACertEnv = "ORCHBENCH_VM_CACERT"
+
+// DefaultClient is the pushes' client: a 30 s timeout, and the CA of
+// ORCHBENCH_VM_CACERT when set.
+func DefaultClient() (*http.Client, error) {
+	c := &http.Client{Timeout: 30 * time.Second}
+	ca := os.Getenv(CACertEnv)
+	if ca == "" {
+		return c, nil
+	}
+	pem, err := os.ReadFile(ca)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", CACertEnv, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s %s: no PEM certificate", CACertEnv, ca)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	c.Transport = tr
+	return c, nil
 }
 
 // Pusher sends step results to VictoriaMetrics' Prometheus import endpoint.
@@ -77,7 +106,10 @@ func PushSweep(ctx context.Context, a results.Archive, sweepID, vmURL string) (i
 func (p Pusher) post(ctx context.Context, body []byte) error {
 	client := p.Client
 	if client == nil {
-		client = &http.Client{Timeout: 30 * time.Second}
+		var err error
+		if client, err = DefaultClient(); err != nil {
+			return err
+		}
 	}
 	attempts := p.Attempts
 	if attempts <= 0 {

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -396,13 +397,17 @@ func sweepOnRemote(t *testing.T, env map[string]string) {
 	t.Helper()
 	dir := t.TempDir()
 	began := time.Now()
-	cmd := exec.Command(orchbench(t), "sweep", "-f", "test/remote/remote-quick.hcl", "--vm", "", "--dir", filepath.Join(dir, "results"), "--reports", filepath.Join(dir, "reports"))
+	// results go to the cluster's VictoriaMetrics, as ORCHBENCH_VM_URL says
+	cmd := exec.Command(orchbench(t), "sweep", "-f", "test/remote/remote-quick.hcl", "--dir", filepath.Join(dir, "results"), "--reports", filepath.Join(dir, "reports"))
 	cmd.Dir = repoRoot()
 	cmd.Env = append(os.Environ(), envList(env)...)
 	out, err := cmd.CombinedOutput()
 	t.Logf("sweep in %.1f s:\n%s", time.Since(began).Seconds(), out)
 	if err != nil {
 		t.Fatalf("sweep: %v", err)
+	}
+	if strings.Contains(string(out), "not pushed") {
+		t.Errorf("results were not pushed to the cluster's VictoriaMetrics (%s)", env["ORCHBENCH_VM_URL"])
 	}
 	summaries, _ := filepath.Glob(filepath.Join(dir, "results", "*", "*", "summary.json"))
 	if len(summaries) != 4 {
@@ -431,6 +436,80 @@ func sweepOnRemote(t *testing.T, env map[string]string) {
 			if g.Name == "limits" && !strings.Contains(g.Detail, "quota: 0.25 cores") {
 				t.Errorf("%s: limits gate %q does not show the quota read through the probe", sum.Step, g.Detail)
 			}
+			if g.Name == "shipping" && sum.Orchestrator == "nomad" && !g.Passed {
+				t.Errorf("%s: shipping gate %q: the node agent should run on the remote Nomad clients", sum.Step, g.Detail)
+			}
 		}
+	}
+	checkSinks(t, env, filepath.Base(filepath.Dir(filepath.Dir(summaries[0]))))
+}
+
+// checkSinks: the cluster's VictoriaMetrics holds the sweep's 4 steps (as
+// pushed), the node agents' host metrics and Nomad's and Consul's own
+// (scraped with TLS and tokens); its VictoriaLogs holds Taewa's lines, each
+// with its Nomad job (the agent's lookups). Anonymous reads are refused.
+func checkSinks(t *testing.T, env map[string]string, sweep string) {
+	t.Helper()
+	b, err := os.ReadFile(env["ORCHBENCH_VM_CACERT"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(b)
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	vm := env["ORCHBENCH_VM_URL"]
+	query := func(base, path string) (string, int) {
+		resp, err := hc.Get(base + path)
+		if err != nil {
+			t.Errorf("GET %s: %v", path, err)
+			return "", 0
+		}
+		defer resp.Body.Close()
+		var body bytes.Buffer
+		body.ReadFrom(resp.Body)
+		return body.String(), resp.StatusCode
+	}
+	// the agents push every 5 s, VictoriaMetrics scrapes every 5 s
+	deadline := time.Now().Add(60 * time.Second)
+	for _, q := range []string{
+		`count(orchbench_step_achieved_rps{sweep="` + sweep + `"})`,
+		`count(count by (host_name) (system_cpu_time_seconds_total))`,
+		`count(up{job="nomad"} == 1)`,
+		`count(up{job="consul"} == 1)`,
+	} {
+		for {
+			body, code := query(vm, "/api/v1/query?query="+url.QueryEscape(q))
+			if code == 200 && strings.Contains(body, `"value":[`) {
+				t.Logf("VictoriaMetrics: %s = %s", q, body[strings.Index(body, `"value":[`):])
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("VictoriaMetrics has no %s: %d %s", q, code, body)
+				break
+			}
+			time.Sleep(2 * time.Second)
+		}
+	}
+	if _, code := query(strings.Replace(vm, "orchbench:", "orchbench:wrong", 1), "/api/v1/query?query=up"); code != http.StatusUnauthorized {
+		t.Errorf("VictoriaMetrics with a wrong password: %d, want 401", code)
+	}
+	// VictoriaLogs: the password of the VictoriaMetrics URL is the sinks' one
+	u, _ := url.Parse(vm)
+	pass, _ := u.User.Password()
+	vl := strings.Replace(env["ORCHBENCH_VL_URL"], "https://", "https://orchbench:"+pass+"@", 1)
+	for {
+		body, code := query(vl, "/select/logsql/query?limit=1&query="+url.QueryEscape(`nomad.job:in("taewa-baseline")`))
+		if code == 200 && strings.Contains(body, "taewa") {
+			t.Logf("VictoriaLogs: a line of Taewa's: %.300s", body)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("VictoriaLogs has no line of job taewa-baseline: %d %.300s", code, body)
+			break
+		}
+		time.Sleep(2 * time.Second)
+	}
+	if _, code := query(env["ORCHBENCH_VL_URL"], "/select/logsql/query?limit=1&query=*"); code != http.StatusUnauthorized {
+		t.Errorf("VictoriaLogs without the password: %d, want 401", code)
 	}
 }

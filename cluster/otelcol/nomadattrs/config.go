@@ -11,8 +11,14 @@ import (
 type Config struct {
 	// Endpoint is Nomad's HTTP API base URL, e.g. http://127.0.0.1:4646.
 	Endpoint string `mapstructure:"endpoint"`
-	// Token is sent as X-Nomad-Token when set (clusters with ACLs).
-	Token string `mapstructure:"token"`
+	// Token is sent as X-Nomad-Token when set (clusters with ACLs);
+	// TokenFile, when set instead, holds it (a remote cluster's agents
+	// read theirs from a root-only file rather than from their job).
+	Token     string `mapstructure:"token"`
+	TokenFile string `mapstructure:"token_file"`
+	// CAFile is the CA an https endpoint's certificate is checked against
+	// (a remote cluster's Nomad CA); empty: the system's.
+	CAFile string `mapstructure:"ca_file"`
 	// Timeout bounds one allocation lookup, so a hung Nomad stalls the
 	// pipeline for at most this long per unknown allocation.
 	Timeout time.Duration `mapstructure:"timeout"`
@@ -52,6 +58,9 @@ func (c *Config) Validate() error {
 	}
 	if c.RetryAfter <= 0 {
 		return fmt.Errorf("retry_after must be > 0, got %s", c.RetryAfter)
+	}
+	if c.Token != "" && c.TokenFile != "" {
+		return errors.New("token and token_file: set one")
 	}
 	if c.PathAttribute == "" {
 		return errors.New("path_attribute must not be empty")

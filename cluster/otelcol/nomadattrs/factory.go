@@ -27,10 +27,11 @@ func NewFactory() processor.Factory {
 
 func createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
 	c := cfg.(*Config)
-	p := &attrsProcessor{
-		pathAttr: c.PathAttribute,
-		resolver: newResolver(c, set.Logger),
+	r, err := newResolver(c, set.Logger)
+	if err != nil {
+		return nil, err
 	}
+	p := &attrsProcessor{pathAttr: c.PathAttribute, resolver: r}
 	// MutatesData: records are moved into new resources.
 	return processorhelper.NewLogs(ctx, set, cfg, next, p.processLogs,
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}))

@@ -88,7 +88,11 @@ func newTestProc(t *testing.T, endpoint string, cacheSize int) *testProc {
 	cfg.CacheSize = cacheSize
 	cfg.Timeout = time.Second
 	tp := &testProc{logs: logs, now: time.Unix(1_000_000, 0)}
-	tp.p = &attrsProcessor{pathAttr: cfg.PathAttribute, resolver: newResolver(cfg, zap.New(core))}
+	r, err := newResolver(cfg, zap.New(core))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp.p = &attrsProcessor{pathAttr: cfg.PathAttribute, resolver: r}
 	tp.p.resolver.now = func() time.Time { return tp.now }
 	return tp
 }

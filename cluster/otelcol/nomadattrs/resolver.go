@@ -3,10 +3,13 @@ package nomadattrs
 import (
 	"container/list"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -47,18 +50,40 @@ type resolver struct {
 	byID  map[string]*list.Element
 }
 
-func newResolver(c *Config, logger *zap.Logger) *resolver {
+// newResolver fails on a token file or a CA it cannot read, so that the
+// collector refuses to start rather than ship without the job names.
+func newResolver(c *Config, logger *zap.Logger) (*resolver, error) {
+	token := c.Token
+	if c.TokenFile != "" {
+		b, err := os.ReadFile(c.TokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("nomadattrs token_file: %w", err)
+		}
+		token = strings.TrimSpace(string(b))
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if c.CAFile != "" {
+		pem, err := os.ReadFile(c.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("nomadattrs ca_file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("nomadattrs ca_file %s: no PEM certificate", c.CAFile)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
 	return &resolver{
 		endpoint:   strings.TrimRight(c.Endpoint, "/"),
-		token:      c.Token,
-		client:     &http.Client{Timeout: c.Timeout},
+		token:      token,
+		client:     &http.Client{Timeout: c.Timeout, Transport: tr},
 		size:       c.CacheSize,
 		retryAfter: c.RetryAfter,
 		logger:     logger,
 		now:        time.Now,
 		order:      list.New(),
 		byID:       map[string]*list.Element{},
-	}
+	}, nil
 }
 
 // lookup returns the allocation's info and whether Nomad gave it. Failures

@@ -73,7 +73,11 @@ func (f *sweepFlags) registerExecution(fl *pflag.FlagSet) {
 	fl.StringVar(&f.dir, "dir", "results", "results archive `directory`")
 	fl.StringVar(&f.reports, "reports", "reports", "report output `directory`")
 	fl.StringVar(&f.vm, "vm", vmpush.VMURL(), "VictoriaMetrics URL to push results to (empty: archive only)")
-	fl.StringVar(&f.logs, "logs", "http://127.0.0.1:9428", "VictoriaLogs URL the node agent ships task logs to (each step's report links to its logs there)")
+	logs := os.Getenv("ORCHBENCH_VL_URL")
+	if logs == "" {
+		logs = "http://127.0.0.1:9428"
+	}
+	fl.StringVar(&f.logs, "logs", logs, "VictoriaLogs URL the node agent ships task logs to (each step's report links to its logs there; default from $ORCHBENCH_VL_URL)")
 	fl.StringVar(&f.loadRunner, "load-runner", "orchestrator", "where load runs: orchestrator (each step's orchestrator's own one-shot job: on Nomad the batch job jobs/loadgen.nomad.hcl) or local (child process here)")
 	fl.StringVar(&f.image, "loadgen-image", orchestrator.DefaultLoadImage, "image of the load generator's one-shot job; a study tool's (runner = \"fortio\") is orchbench/<tool> with the same tag")
 	fl.StringVar(&f.jobPrefix, "load-job-prefix", orchestrator.DefaultLoadJobPrefix, "start of the IDs of the jobs that run a study tool (runner = \"fortio\"); another prefix also renames the generator's job to <prefix>-loadgen")
