@@ -1,6 +1,7 @@
 package swarm
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -54,6 +56,10 @@ type Engine struct {
 // NewEngine connects to the Docker daemon given by host ("" for DOCKER_HOST
 // or the local socket), negotiating the API version.
 func NewEngine(host string) (*Engine, error) {
+	if h := cmp.Or(host, os.Getenv("DOCKER_HOST")); strings.HasPrefix(h, "ssh://") {
+		// the Docker CLI runs ssh for these; this client would not
+		return nil, fmt.Errorf("swarm: DOCKER_HOST=%s: the harness reaches Docker engines over tcp:// with TLS (DOCKER_TLS_VERIFY=1, DOCKER_CERT_PATH), not over SSH; a remote cluster's engines listen so (orchbench remote env, docs/remote.md)", h)
+	}
 	opts := []client.Opt{client.FromEnv}
 	if host != "" {
 		opts = append(opts, client.WithHost(host))
