@@ -76,10 +76,10 @@ job "orchbench-agent" {
         NOMAD_ADDR           = "http://127.0.0.1:4646"
         NOMAD_CACERT         = ""
         NOMAD_TOKEN_FILE     = ""
-        NODE_NAME            = "${node.unique.name}"
         VICTORIALOGS_URL     = "http://127.0.0.1:[[ .victorialogs.port ]]"
         VICTORIAMETRICS_URL  = "http://127.0.0.1:[[ .victoriametrics.port ]]"
 [[- end ]]
+        NODE_NAME            = "${node.unique.name}"
         OTELCOL_STORAGE_DIR  = "[[ .root ]]/[[ .agent.data_dir ]]"
         OTELCOL_METRICS_HOST = "127.0.0.1"
         OTELCOL_METRICS_PORT = "[[ .agent.telemetry_port ]]"

@@ -153,6 +153,15 @@ consul {
   address = "127.0.0.1:8500"
   token   = %q
 }
+
+# what VictoriaMetrics scrapes (/v1/metrics?format=prometheus), as on the
+# embedded cluster
+telemetry {
+  prometheus_metrics         = true
+  publish_allocation_metrics = true
+  publish_node_metrics       = true
+  disable_hostname           = true
+}
 `, inv.Datacenter, h.Name, h.Address, h.Address, h.Address, h.Address,
 		nomadConfigDir, nomadConfigDir, h.Name, nomadConfigDir, h.Name, s.ConsulNomad)
 	if h.Role == RoleServer {

@@ -162,7 +162,7 @@ remote:
   password_file: %s
   nomad_ca: %s/ca.pem
   nomad_token_file: %s
-  nomad_data_dir: /opt/nomad/data
+  nomad_data_dir: /opt/nomad
   consul_ca: %s/ca.pem
   consul_cert: /etc/orchbench/consul-metrics.pem
   consul_key: /etc/orchbench/consul-metrics-key.pem
@@ -234,6 +234,9 @@ func (u *upper) deployInfra(ctx context.Context, nomadEnv []string) error {
 	}); err != nil {
 		return err
 	}
+	if err := u.waitAgents(ctx, clients); err != nil {
+		return err
+	}
 	// VictoriaMetrics and VictoriaLogs: TLS under the Docker CA, the password
 	tls, err := u.docker.httpClient()
 	if err != nil {
@@ -259,4 +262,53 @@ func (u *upper) deployInfra(ctx context.Context, nomadEnv []string) error {
 		}
 	}
 	return nil
+}
+
+// waitAgents waits until the node agent runs on every Nomad client host:
+// levant does not follow a system job's allocations, and an agent that
+// fails to start would leave every step's shipping gate failing.
+func (u *upper) waitAgents(ctx context.Context, clients []Host) error {
+	type alloc struct {
+		NodeName, ClientStatus string
+		TaskStates             map[string]struct {
+			State  string
+			Events []struct{ DisplayMessage string }
+		}
+	}
+	var last []alloc
+	err := waitFor(ctx, 90*time.Second, "node agents", func() error {
+		if err := u.nomadAPI.do(ctx, "GET", "/v1/job/orchbench-agent/allocations", nil, &last); err != nil {
+			return err
+		}
+		running := map[string]bool{}
+		for _, a := range last {
+			if a.ClientStatus == "running" {
+				running[a.NodeName] = true
+			}
+		}
+		for _, h := range clients {
+			if !running[h.Name] {
+				return fmt.Errorf("not running on %s", h.Name)
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		return nil
+	}
+	// name each host whose agent is not running, with its task's last event
+	var why []string
+	for _, a := range last {
+		if a.ClientStatus == "running" {
+			continue
+		}
+		for _, ts := range a.TaskStates {
+			msg := ""
+			if n := len(ts.Events); n > 0 {
+				msg = ts.Events[n-1].DisplayMessage
+			}
+			why = append(why, fmt.Sprintf("%s: %s, %s", a.NodeName, a.ClientStatus, msg))
+		}
+	}
+	return fmt.Errorf("node agent (nomad job status orchbench-agent; nomad alloc logs -stderr ALLOC): %w; %s", err, strings.Join(why, "; "))
 }

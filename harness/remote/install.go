@@ -80,12 +80,20 @@ func lastLines(s string, n int) string {
 // where it differs, the binary installed with hashi-up where it differs
 // or no unit exists, the agent restarted when only its configuration
 // changed; nothing when all is as it should be.
-func (u *upper) installAgents(ctx context.Context, p product, hosts []Host, render func(agentHost) string) error {
+//
+// Servers go one at a time, each waited for (settle) before the next
+// restarts: a raft of three keeps its quorum through a configuration
+// change. settle is nil for the other hosts, which go all at once.
+func (u *upper) installAgents(ctx context.Context, p product, hosts []Host, render func(agentHost) string, settle func(Host) error) error {
 	binSum, err := fileSum(p.bin)
 	if err != nil {
 		return err
 	}
-	return eachHost(hosts, func(h Host) error {
+	each := eachHost
+	if settle != nil {
+		each = oneHostAtATime
+	}
+	return each(hosts, func(h Host) error {
 		files, err := p.configFiles(h, render(u.agentHost(h)))
 		if err != nil {
 			return err
@@ -127,6 +135,11 @@ func (u *upper) installAgents(ctx context.Context, p product, hosts []Host, rend
 				return &HostError{Host: h, Step: p.name, Err: err}
 			}
 			u.report(h, p.name, "configuration written, restarted")
+			if settle != nil {
+				if err := settle(h); err != nil {
+					return &HostError{Host: h, Step: p.name + " back in its raft", Err: err}
+				}
+			}
 		case p.name == "nomad" && u.dockerNew[h.Name]:
 			// its drivers and CNI plugins are fingerprinted when it starts
 			if _, err := c.Run("systemctl restart nomad", nil); err != nil {
@@ -159,7 +172,9 @@ type upper struct {
 	docker  DockerPKI
 	// consulPKI makes VictoriaMetrics' scrape certificate
 	consulPKI PKI
-	debsMu    sync.Mutex
+	// nomadAPI reaches the first server with the harness's token
+	nomadAPI *apiClient
+	debsMu   sync.Mutex
 	// dockerNew names the hosts Docker was installed on in this run
 	dockerNew map[string]bool
 	out       io.Writer

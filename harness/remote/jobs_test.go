@@ -33,7 +33,7 @@ func TestRemoteJobsRenderAndValidate(t *testing.T) {
 		"victoriametrics": {`-httpListenAddr=client.lab.example:8428`, `-tls`, `-httpAuth.password=file:///etc/orchbench/sink.password`,
 			`/opt/orchbench/.tools/bin/victoria-metrics`, `bearer_token_file: /etc/orchbench/nomad-metrics.token`, `replacement: "$1:8501"`, `value     = "client"`},
 		"victorialogs": {`-httpListenAddr=client.lab.example:9428`, `-tlsCertFile=/etc/docker/orchbench/cert.pem`},
-		"agent":        {`--config=/etc/orchbench/agent-remote.yaml`, `NOMAD_ADDR           = "https://${attr.unique.network.ip-address}:4646"`, `NOMAD_DATA_DIR       = "/opt/nomad/data"`},
+		"agent":        {`--config=/etc/orchbench/agent-remote.yaml`, `NOMAD_ADDR           = "https://${attr.unique.network.ip-address}:4646"`, `NOMAD_DATA_DIR       = "/opt/nomad"`, `NODE_NAME            = "${node.unique.name}"`},
 		"node-probe":   {`"--token-file", "/etc/orchbench/probe.token"`},
 	}
 	for job, needles := range want {

@@ -49,6 +49,21 @@ func (es HostErrors) Error() string {
 	return b.String()
 }
 
+// oneHostAtATime runs f on each host in turn and stops at the first
+// failure: the servers of a raft, which must not all restart at once.
+func oneHostAtATime(hosts []Host, f func(Host) error) error {
+	for _, h := range hosts {
+		if err := f(h); err != nil {
+			var he *HostError
+			if !errors.As(err, &he) {
+				he = &HostError{Host: h, Err: err}
+			}
+			return HostErrors{he}
+		}
+	}
+	return nil
+}
+
 // eachHost runs f on every host at once and gathers the failures.
 func eachHost(hosts []Host, f func(Host) error) error {
 	var mu sync.Mutex

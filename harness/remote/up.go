@@ -99,15 +99,32 @@ func Up(ctx context.Context, inv *Inventory, opts Options) (*Summary, error) {
 	// Consul: the servers first, so that clients join a cluster with a
 	// leader; then the ACL objects whose secrets the agents already carry.
 	renderConsul := func(h agentHost) string { return consulConfig(inv, h, u.secrets) }
-	if err := u.installAgents(ctx, consul, inv.Servers(), renderConsul); err != nil {
-		return nil, err
-	}
-	if err := u.installAgents(ctx, consul, others, renderConsul); err != nil {
-		return nil, err
-	}
 	server := inv.Servers()[0]
 	consulAPI, err := newAPIClient("https://"+net.JoinHostPort(server.Address, "8501"), consul.pki, "X-Consul-Token", u.secrets.ConsulManagement)
 	if err != nil {
+		return nil, err
+	}
+	// a restarted server is back when its own API names a leader again
+	settle := func(api *apiClient, port string) func(Host) error {
+		return func(h Host) error {
+			at := *api
+			at.base = "https://" + net.JoinHostPort(h.Address, port)
+			return waitFor(ctx, 60*time.Second, h.Name+" sees a leader", func() error {
+				var leader string
+				if err := at.do(ctx, "GET", "/v1/status/leader", nil, &leader); err != nil {
+					return err
+				}
+				if leader == "" {
+					return fmt.Errorf("no leader yet")
+				}
+				return nil
+			})
+		}
+	}
+	if err := u.installAgents(ctx, consul, inv.Servers(), renderConsul, settle(consulAPI, "8501")); err != nil {
+		return nil, err
+	}
+	if err := u.installAgents(ctx, consul, others, renderConsul, nil); err != nil {
 		return nil, err
 	}
 	if err := waitFor(ctx, 90*time.Second, "Consul leader", func() error {
@@ -134,11 +151,11 @@ func Up(ctx context.Context, inv *Inventory, opts Options) (*Summary, error) {
 
 	// Nomad: servers, their leader and ACLs, then the clients.
 	renderNomad := func(h agentHost) string { return nomadConfig(inv, h, u.secrets, registry) }
-	if err := u.installAgents(ctx, nomad, inv.Servers(), renderNomad); err != nil {
-		return nil, err
-	}
 	nomadAPI, err := newAPIClient("https://"+net.JoinHostPort(server.Address, "4646"), nomad.pki, "X-Nomad-Token", "")
 	if err != nil {
+		return nil, err
+	}
+	if err := u.installAgents(ctx, nomad, inv.Servers(), renderNomad, settle(nomadAPI, "4646")); err != nil {
 		return nil, err
 	}
 	if err := waitFor(ctx, 90*time.Second, "Nomad leader", func() error {
@@ -162,7 +179,7 @@ func Up(ctx context.Context, inv *Inventory, opts Options) (*Summary, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("%s: %w", server, err)
 	}
-	if err := u.installAgents(ctx, nomad, others, renderNomad); err != nil {
+	if err := u.installAgents(ctx, nomad, others, renderNomad, nil); err != nil {
 		return nil, err
 	}
 	if err := waitFor(ctx, 120*time.Second, fmt.Sprintf("%d Nomad clients ready", len(others)), func() error {
@@ -187,6 +204,7 @@ func Up(ctx context.Context, inv *Inventory, opts Options) (*Summary, error) {
 		"NOMAD_ADDR=https://" + net.JoinHostPort(server.Address, "4646"),
 		"NOMAD_CACERT=" + nomad.pki.CA(), "NOMAD_TOKEN=" + u.secrets.NomadHarness,
 	}
+	u.nomadAPI = nomadAPI.with(u.secrets.NomadHarness)
 	if err := u.deployInfra(ctx, nomadEnv); err != nil {
 		return nil, err
 	}
