@@ -206,25 +206,25 @@ test-nodes-ci:
     trap 'cluster/nodes.sh down >/dev/null 2>&1 || true; if [ $started = yes ]; then cluster/dockerd.sh down; fi' EXIT
     ORCHBENCH_TEST_STRICT=1 go test -tags multinode -count=1 -timeout 20m -v -run '^TestNodesKillNodeSweep$' ./test/cluster/
 
-# Your own hosts: install the pinned Consul and Nomad with hashi-up over SSH (TLS, gossip encryption, ACLs; secrets kept in .state/remote/ on this machine, 0600), Debian's Docker and a swarm, the registry and the node probes, on the hosts `inventory` names (cluster/inventory.example.hcl; docs/remote.md); every host is checked before any is changed, and a second run changes nothing and says so
+# Your own hosts (`just remote-up lab.hcl`, or `inventory=lab.hcl`): install the pinned Consul and Nomad with hashi-up over SSH (TLS, gossip encryption, ACLs; secrets kept in .state/remote/ on this machine, 0600), Debian's Docker and a swarm, the registry and the node probes, on the hosts `inventory` names (cluster/inventory.example.hcl; docs/remote.md); every host is checked before any is changed, and a second run changes nothing and says so
 remote-up inventory: tools build
-    source cluster/versions.env && .tools/bin/orchbench remote up -i {{inventory}} --consul-version "$CONSUL_VERSION" --nomad-version "$NOMAD_VERSION"
+    source cluster/versions.env && .tools/bin/orchbench remote up -i "${1#inventory=}" --consul-version "$CONSUL_VERSION" --nomad-version "$NOMAD_VERSION"
 
 # Check every host of `inventory` (SSH address, key, passwordless sudo, systemd, Debian) without changing any
 remote-check inventory: build
-    .tools/bin/orchbench remote check -i {{inventory}}
+    .tools/bin/orchbench remote check -i "${1#inventory=}"
 
 # Print the exports that point orchbench, nomad, consul and docker at the remote cluster with the harness's scoped tokens: `eval "$(just remote-env FILE)"`, then `just cluster-status` or `just sweep`
 remote-env inventory: build
-    @.tools/bin/orchbench remote env -i {{inventory}}
+    @.tools/bin/orchbench remote env -i "${1#inventory=}"
 
 # Push images from this machine's dockerd to the remote cluster's registry (on its client host), e.g. `just remote-images hosts.hcl orchbench/taewa:local orchbench/orchbench:local orchbench/pause:local`
 remote-images inventory +images: build
-    .tools/bin/orchbench remote images -i "$@"
+    .tools/bin/orchbench remote images -i "${1#inventory=}" "${@:2}"
 
 # Remove from every host of `inventory` what remote-up installed (agents, Docker when it installed it, the swarm, the registry, the probe), then this machine's secrets of it
 remote-down inventory: build
-    .tools/bin/orchbench remote down -i {{inventory}}
+    .tools/bin/orchbench remote down -i "${1#inventory=}"
 
 # Emulated hosts to try remote-up on: `hosts` containers of plain Debian with systemd and sshd (servers, workers and a client; default 5 3) on 10.88.0.0/24, a key pair and an inventory in .state/hosts/obh/ (`cluster/hosts.sh inventory` prints its path)
 hosts-up *shape:
