@@ -50,16 +50,11 @@ topology() {
 run_host() {
   local host=$1 role=$2 addr=$3
   docker volume create --label "$label" "$host-docker" >/dev/null
-  # The flags of an emulated node (cluster/nodes.sh, RECIPE): every
-  # capability but CAP_SYS_RESOURCE, the cgroup tree writable so that the
-  # host's systemd and, later, its dockerd make their cgroups under the
-  # host's own; tmpfs where systemd expects them; /var/lib/docker on a
-  # volume (overlay2 cannot sit on overlay2).
-  docker run -d --name "$host" --hostname "$host" \
+  # A machine's flags (lib.sh), so that the host's systemd and, later, its
+  # dockerd make their cgroups under the host's own; tmpfs where systemd
+  # expects them; /var/lib/docker on a volume (overlay2 cannot sit on overlay2).
+  run_machine "$host" \
     --label "$label" --label "orchbench.host.role=$role" \
-    --cap-add ALL --cap-drop SYS_RESOURCE \
-    --security-opt seccomp=unconfined --security-opt apparmor=unconfined --security-opt systempaths=unconfined \
-    --device /dev/net/tun -v /sys/fs/cgroup:/sys/fs/cgroup:rw --cgroupns host \
     --tmpfs /run --tmpfs /run/lock --tmpfs /tmp:exec \
     --cgroup-parent "/$cgroup_root" --cpus "$host_cpus" --memory "$host_memory" \
     --network "$network" --ip "$addr" -v "$host-docker:/var/lib/docker" \

@@ -36,3 +36,18 @@ stop_pidfile() {
   kill -9 "$pid" 2>/dev/null || true
   rm -f "$file"
 }
+
+# run_machine NAME DOCKER-RUN-ARGS...: starts a container that stands for a
+# machine (an emulated node, nodes.sh; an emulated host, hosts.sh): every
+# capability but CAP_SYS_RESOURCE (which this machine withholds, so
+# --privileged fails), no seccomp/AppArmor and unmasked /proc, what a
+# dockerd, iptables and overlay networking need inside; the cgroup tree the
+# host's, writable, so that the machine's runtimes make their tasks'
+# cgroups under its own.
+run_machine() {
+  local name=$1; shift
+  docker run -d --name "$name" --hostname "$name" \
+    --cap-add ALL --cap-drop SYS_RESOURCE \
+    --security-opt seccomp=unconfined --security-opt apparmor=unconfined --security-opt systempaths=unconfined \
+    --device /dev/net/tun -v /sys/fs/cgroup:/sys/fs/cgroup:rw --cgroupns host "$@"
+}

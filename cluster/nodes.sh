@@ -183,17 +183,11 @@ run_node() {
   if [ "$k8s" = 1 ]; then
     local m; while read -r m; do extra+=("$m"); done < <(k8s_mounts "$node")
   fi
-  # Every capability but CAP_SYS_RESOURCE (which this machine withholds, so
-  # --privileged fails), no seccomp/AppArmor and unmasked /proc: what a
-  # dockerd, iptables and overlay networking need inside. The cgroup tree is
-  # the host's, writable, so that the node's dockerd and Nomad can make
+  # A machine's flags (lib.sh), so that the node's dockerd and Nomad make
   # their tasks' cgroups under the node's own. /var/lib/docker on a volume:
   # overlay2 cannot sit on overlay2. --init reaps what the agents leave.
-  docker run -d --name "$node" --hostname "$node" --init \
+  run_machine "$node" --init \
     --label "$label" --label "orchbench.node.role=$role" \
-    --cap-add ALL --cap-drop SYS_RESOURCE \
-    --security-opt seccomp=unconfined --security-opt apparmor=unconfined --security-opt systempaths=unconfined \
-    --device /dev/net/tun -v /sys/fs/cgroup:/sys/fs/cgroup:rw --cgroupns host \
     --cgroup-parent "/$cgroup_root" --cpus "$node_cpus" --memory "$node_memory" \
     --network "$network" --ip "$addr" -v "$node-docker:/var/lib/docker" \
     -v "$bin/nomad:/opt/obn/bin/nomad:ro" -v "$bin/consul:/opt/obn/bin/consul:ro" "${extra[@]}" \

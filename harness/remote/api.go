@@ -32,10 +32,11 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("HTTP %d: %s", e.Code, strings.TrimSpace(e.Body))
 }
 
-// newAPIClient trusts pki's CA and shows the harness's certificate.
-func newAPIClient(base string, pki PKI, header, token string) (*apiClient, error) {
-	caFile := pki.CA()
-	pair, err := tls.LoadX509KeyPair(pki.Cert(CLIName), pki.Key(CLIName))
+// mutualTLS trusts the CA in caFile and shows the certificate pair:
+// the harness's side of every API of the cluster (Consul's, Nomad's,
+// the Docker engines' and the registry's).
+func mutualTLS(caFile, certFile, keyFile string) (*http.Transport, error) {
+	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
 		return nil, err
 	}
@@ -47,10 +48,36 @@ func newAPIClient(base string, pki PKI, header, token string) (*apiClient, error
 	if !pool.AppendCertsFromPEM(pem) {
 		return nil, fmt.Errorf("%s: no certificate", caFile)
 	}
-	return &apiClient{base: base, token: token, header: header, http: &http.Client{
-		Timeout:   15 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}},
-	}}, nil
+	return &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}}, nil
+}
+
+// newAPIClient trusts pki's CA and shows the harness's certificate.
+func newAPIClient(base string, pki PKI, header, token string) (*apiClient, error) {
+	tr, err := mutualTLS(pki.CA(), pki.Cert(CLIName), pki.Key(CLIName))
+	if err != nil {
+		return nil, err
+	}
+	return &apiClient{base: base, token: token, header: header, http: &http.Client{Timeout: 15 * time.Second, Transport: tr}}, nil
+}
+
+// at is the same client speaking to another agent of the product.
+func (c *apiClient) at(base string) *apiClient {
+	cc := *c
+	cc.base = base
+	return &cc
+}
+
+// leaderKnown fails until the agent names a raft leader (Consul and Nomad
+// answer /v1/status/leader alike).
+func (c *apiClient) leaderKnown(ctx context.Context) error {
+	var leader string
+	if err := c.do(ctx, "GET", "/v1/status/leader", nil, &leader); err != nil {
+		return err
+	}
+	if leader == "" {
+		return fmt.Errorf("no leader yet")
+	}
+	return nil
 }
 
 func (c *apiClient) with(token string) *apiClient {

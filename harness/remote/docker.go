@@ -55,19 +55,11 @@ ExecStart=/usr/sbin/dockerd --containerd=/run/containerd/containerd.sock
 
 // dockerFiles are a host's Docker configuration, remote path to content.
 func (u *upper) dockerFiles(h Host, registry string) (map[string][]byte, error) {
-	read := func(p string) ([]byte, error) { return os.ReadFile(p) }
-	ca, err := read(u.docker.CA())
+	pem, err := readAll(map[string]string{"ca": u.docker.CA(), "cert": u.docker.Cert(h.Name), "key": u.docker.Key(h.Name)}, 0)
 	if err != nil {
 		return nil, err
 	}
-	cert, err := read(u.docker.Cert(h.Name))
-	if err != nil {
-		return nil, err
-	}
-	key, err := read(u.docker.Key(h.Name))
-	if err != nil {
-		return nil, err
-	}
+	ca, cert, key := pem["ca"].data, pem["cert"].data, pem["key"].data
 	daemon, err := dockerDaemonConfig(h)
 	if err != nil {
 		return nil, err

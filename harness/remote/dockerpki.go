@@ -4,7 +4,6 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -183,16 +182,10 @@ func writePEM(path, typ string, der []byte) error {
 // httpClient speaks TLS to the cluster's engines and registry as the
 // harness: their CA trusted, its client certificate shown.
 func (p DockerPKI) httpClient() (*http.Client, error) {
-	pair, err := tls.LoadX509KeyPair(filepath.Join(p.CertPath(), "cert.pem"), filepath.Join(p.CertPath(), "key.pem"))
+	dir := p.CertPath()
+	tr, err := mutualTLS(filepath.Join(dir, "ca.pem"), filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem"))
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(p.CA())
-	if err != nil {
-		return nil, err
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(b)
-	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}}}, nil
+	return &http.Client{Timeout: 10 * time.Second, Transport: tr}, nil
 }

@@ -73,11 +73,3 @@ func Down(ctx context.Context, inv *Inventory, out io.Writer) error {
 	fmt.Fprintf(out, "[remote] removed %s\n", inv.StateDir)
 	return nil
 }
-
-// Check runs the preflight alone.
-func Check(ctx context.Context, inv *Inventory) (map[string]Facts, error) {
-	if err := os.MkdirAll(inv.StateDir, 0o700); err != nil {
-		return nil, err
-	}
-	return Preflight(ctx, inv, newKnownHosts(inv))
-}

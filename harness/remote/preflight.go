@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -22,7 +23,6 @@ type Facts struct {
 	MemoryLimitMiB int
 	CPUs           int
 	Systemd        bool
-	Sudo           bool
 }
 
 // HostError is one host's failure, named.
@@ -104,7 +104,6 @@ echo "arch=$(uname -m)"
 command -v dockerd >/dev/null && echo docker=yes || echo docker=no
 echo "cpus=$(nproc)"
 awk '/^MemTotal:/ {print "memory_mib=" int($2/1024)}' /proc/meminfo
-echo uid=$(id -u)
 # the host's memory budget when it is a container or a slice with a limit
 cg=$(awk -F: '$2 == "memory" {print $3}' /proc/1/cgroup)
 if [ -n "$cg" ] && [ -r "/sys/fs/cgroup/memory$cg/memory.limit_in_bytes" ]; then echo "memory_limit=$(cat "/sys/fs/cgroup/memory$cg/memory.limit_in_bytes")"
@@ -178,8 +177,6 @@ func parseFacts(out string) Facts {
 			if _, err := fmt.Sscan(v, &limit); err == nil {
 				f.MemoryLimitMiB = int(limit >> 20)
 			}
-		case "uid":
-			f.Sudo = v == "0"
 		}
 	}
 	return f
@@ -191,3 +188,11 @@ func newKnownHosts(inv *Inventory) *knownHosts {
 }
 
 func ipLike(s string) bool { return net.ParseIP(s) != nil }
+
+// Check runs the preflight alone.
+func Check(ctx context.Context, inv *Inventory) (map[string]Facts, error) {
+	if err := os.MkdirAll(inv.StateDir, 0o700); err != nil {
+		return nil, err
+	}
+	return Preflight(ctx, inv, newKnownHosts(inv))
+}

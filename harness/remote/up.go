@@ -107,18 +107,8 @@ func Up(ctx context.Context, inv *Inventory, opts Options) (*Summary, error) {
 	// a restarted server is back when its own API names a leader again
 	settle := func(api *apiClient, port string) func(Host) error {
 		return func(h Host) error {
-			at := *api
-			at.base = "https://" + net.JoinHostPort(h.Address, port)
-			return waitFor(ctx, 60*time.Second, h.Name+" sees a leader", func() error {
-				var leader string
-				if err := at.do(ctx, "GET", "/v1/status/leader", nil, &leader); err != nil {
-					return err
-				}
-				if leader == "" {
-					return fmt.Errorf("no leader yet")
-				}
-				return nil
-			})
+			own := api.at("https://" + net.JoinHostPort(h.Address, port))
+			return waitFor(ctx, 60*time.Second, h.Name+" sees a leader", func() error { return own.leaderKnown(ctx) })
 		}
 	}
 	if err := u.installAgents(ctx, consul, inv.Servers(), renderConsul, settle(consulAPI, "8501")); err != nil {
@@ -127,16 +117,7 @@ func Up(ctx context.Context, inv *Inventory, opts Options) (*Summary, error) {
 	if err := u.installAgents(ctx, consul, others, renderConsul, nil); err != nil {
 		return nil, err
 	}
-	if err := waitFor(ctx, 90*time.Second, "Consul leader", func() error {
-		var leader string
-		if err := consulAPI.do(ctx, "GET", "/v1/status/leader", nil, &leader); err != nil {
-			return err
-		}
-		if leader == "" {
-			return fmt.Errorf("no leader yet")
-		}
-		return nil
-	}); err != nil {
+	if err := waitFor(ctx, 90*time.Second, "Consul leader", func() error { return consulAPI.leaderKnown(ctx) }); err != nil {
 		return nil, fmt.Errorf("%s: %w", server, err)
 	}
 	if err := waitFor(ctx, 60*time.Second, "Consul ACLs", func() error {
@@ -158,16 +139,7 @@ func Up(ctx context.Context, inv *Inventory, opts Options) (*Summary, error) {
 	if err := u.installAgents(ctx, nomad, inv.Servers(), renderNomad, settle(nomadAPI, "4646")); err != nil {
 		return nil, err
 	}
-	if err := waitFor(ctx, 90*time.Second, "Nomad leader", func() error {
-		var leader string
-		if err := nomadAPI.do(ctx, "GET", "/v1/status/leader", nil, &leader); err != nil {
-			return err
-		}
-		if leader == "" {
-			return fmt.Errorf("no leader yet")
-		}
-		return nil
-	}); err != nil {
+	if err := waitFor(ctx, 90*time.Second, "Nomad leader", func() error { return nomadAPI.leaderKnown(ctx) }); err != nil {
 		return nil, fmt.Errorf("%s: %w", server, err)
 	}
 	if err := waitFor(ctx, 60*time.Second, "Nomad ACLs", func() error {

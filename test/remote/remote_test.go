@@ -253,7 +253,7 @@ func TestRemoteUpSweepDown(t *testing.T) {
 		t.Fatalf("remote env: %v\n%s", err, envOut)
 	}
 	env := exports(envOut)
-	checkSecurity(t, inv, env)
+	checkSecurity(t, env)
 
 	nomad := exec.Command(filepath.Join(repoRoot(), ".tools", "bin", "nomad"), "server", "members")
 	nomad.Env = append(os.Environ(), envList(env)...)
@@ -309,7 +309,7 @@ func envList(env map[string]string) []string {
 
 // checkSecurity: nothing of the cluster answers an anonymous request, and
 // the secrets stay on this machine, readable by its user only.
-func checkSecurity(t *testing.T, inv string, env map[string]string) {
+func checkSecurity(t *testing.T, env map[string]string) {
 	t.Helper()
 	server := strings.TrimPrefix(strings.TrimSuffix(env["DOCKER_HOST"], ":2376"), "tcp://")
 	pool := func(path string) *x509.CertPool {
@@ -388,7 +388,6 @@ func checkSecurity(t *testing.T, inv string, env map[string]string) {
 	if env["NOMAD_TOKEN"] == "" || env["NOMAD_TOKEN"] == strings.TrimSpace(string(mgmt)) {
 		t.Errorf("the exports carry no token, or the management one: NOMAD_TOKEN=%q", env["NOMAD_TOKEN"])
 	}
-	_ = inv
 }
 
 // sweepOnRemote runs the short sweep on Nomad and Swarm: every step valid,
