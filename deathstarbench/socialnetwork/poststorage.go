@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/internal/rpc"
-	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 )
 

@@ -16,7 +16,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/internal/rpc"
-	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 )
 

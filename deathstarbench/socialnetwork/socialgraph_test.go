@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 )
 
 // pausedGet is a collection whose next Get of one key reads the document,

@@ -9,7 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/mongo"
 
-	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 )
 
 // storageSet hands out storage clients, shared between services running in

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 )
 

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 )
 

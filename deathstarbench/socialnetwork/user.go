@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/store"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 )
 

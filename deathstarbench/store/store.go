@@ -1,4 +1,4 @@
-// Package store holds the storage tiers of the social network behind small
+// Package store holds the storage tiers of the DeathStarBench ports behind small
 // interfaces: a key-value cache (memcached, or Redis strings), sorted
 // timelines (Redis sorted sets) and document collections (MongoDB or
 // FerretDB). Each has an in-memory implementation for tests and for running
