@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,7 @@ func newLuaState() *lua.LState {
 		RegistryMaxSize:     luaRegistryMax,
 	})
 	openRandom(L)
+	openToString(L)
 	L.PreloadModule("socket", socketModule)
 	return L
 }
@@ -126,6 +128,39 @@ func openRandom(L *lua.LState) {
 		L.Push(lua.LNumber(lo + math.Floor(r*(hi-lo+1))))
 		return 1
 	}))
+}
+
+// openToString makes tostring print numbers as LuaJIT does, with C's
+// "%.14g": gopher-lua prints Go's shortest round-trip form, so a script's
+// tostring(38.0235 + (24 - 240.5) / 1000) read 37.806999999999995 where
+// wrk2 sends 37.807. Other values keep gopher-lua's tostring. (The ..
+// operator on a fractional number still gives the long form; gopher-lua
+// offers no hook for it.)
+func openToString(L *lua.LState) {
+	orig, ok := L.GetGlobal("tostring").(*lua.LFunction)
+	if !ok || !orig.IsG {
+		return
+	}
+	L.SetGlobal("tostring", L.NewFunction(func(L *lua.LState) int {
+		if n, ok := L.Get(1).(lua.LNumber); ok {
+			L.Push(lua.LString(luaJITNumber(float64(n))))
+			return 1
+		}
+		return orig.GFunction(L)
+	}))
+}
+
+// luaJITNumber is LuaJIT's text of a number: "%.14g", and nan, inf, -inf.
+func luaJITNumber(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "nan"
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(x, 'g', 14, 64)
 }
 
 // socketModule is the part of LuaSocket that wrk scripts use. Built for
