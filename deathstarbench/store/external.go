@@ -269,6 +269,15 @@ func (m *MongoCollection) FindEqual(ctx context.Context, field string, value any
 	return cursor.All(ctx, out)
 }
 
+// All implements Collection.
+func (m *MongoCollection) All(ctx context.Context, out any) error {
+	cursor, err := m.coll.Find(ctx, bson.D{})
+	if err != nil {
+		return err
+	}
+	return cursor.All(ctx, out)
+}
+
 // AddToSet implements Collection.
 func (m *MongoCollection) AddToSet(ctx context.Context, id, field string, value int64) error {
 	_, err := m.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}},

@@ -227,21 +227,33 @@ func (c *MemoryCollection) Delete(_ context.Context, id string) error {
 
 // FindEqual implements Collection by scanning, as FerretDB's SQLite backend does.
 func (c *MemoryCollection) FindEqual(_ context.Context, field string, value any, out any) error {
-	slice := reflect.ValueOf(out)
-	if slice.Kind() != reflect.Pointer || slice.Elem().Kind() != reflect.Slice {
-		return fmt.Errorf("FindEqual wants a pointer to a slice, got %T", out)
-	}
 	wantDoc, err := bson.Marshal(bson.D{{Key: "v", Value: value}})
 	if err != nil {
 		return err
 	}
 	want := bson.Raw(wantDoc).Lookup("v")
+	return c.decodeMatching(out, func(raw bson.Raw) bool {
+		got, err := raw.LookupErr(field)
+		return err == nil && got.Type == want.Type && bytes.Equal(got.Value, want.Value)
+	})
+}
 
+// All implements Collection.
+func (c *MemoryCollection) All(_ context.Context, out any) error {
+	return c.decodeMatching(out, func(bson.Raw) bool { return true })
+}
+
+// decodeMatching decodes the documents match accepts into out, a pointer
+// to a slice.
+func (c *MemoryCollection) decodeMatching(out any, match func(bson.Raw) bool) error {
+	slice := reflect.ValueOf(out)
+	if slice.Kind() != reflect.Pointer || slice.Elem().Kind() != reflect.Slice {
+		return fmt.Errorf("want a pointer to a slice, got %T", out)
+	}
 	c.mu.RLock()
 	var matches []bson.Raw
 	for _, raw := range c.docs {
-		got, err := raw.LookupErr(field)
-		if err == nil && got.Type == want.Type && bytes.Equal(got.Value, want.Value) {
+		if match(raw) {
 			matches = append(matches, raw)
 		}
 	}

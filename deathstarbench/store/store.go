@@ -68,6 +68,9 @@ type Collection interface {
 	// FindEqual decodes every document whose field equals value into out,
 	// a pointer to a slice.
 	FindEqual(ctx context.Context, field string, value any, out any) error
+	// All decodes every document into out, a pointer to a slice, in no
+	// particular order.
+	All(ctx context.Context, out any) error
 	// AddToSet adds value to the integer array field of document id unless
 	// present, creating the document if missing.
 	AddToSet(ctx context.Context, id, field string, value int64) error

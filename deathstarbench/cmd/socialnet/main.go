@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/orchbench/orchbench/deathstarbench/internal/gctune"
+	"github.com/orchbench/orchbench/deathstarbench/internal/upstreams"
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork"
 )
 
@@ -130,7 +131,7 @@ func run(args []string) error {
 	defer running.Stop()
 	if *upstreamsFile != "" {
 		go func() {
-			if err := watchUpstreams(ctx, *upstreamsFile, upstreamsPollInterval, logger, upstreamSetter(running), execSelf); err != nil {
+			if err := upstreams.Watch(ctx, *upstreamsFile, upstreams.PollInterval, logger, upstreamSetter(running), upstreams.ExecSelf); err != nil {
 				logger.Error("cannot start again with the new upstream addresses", "error", err)
 				os.Exit(1)
 			}
@@ -172,4 +173,17 @@ func envDuration(name string, fallback time.Duration) time.Duration {
 		return value
 	}
 	return fallback
+}
+
+// upstreamSetter applies a changed <SERVICE>_ADDR to the running services'
+// clients of that service; any other variable is not an upstream's.
+func upstreamSetter(running *socialnetwork.Running) func(key, value string) bool {
+	return func(key, value string) bool {
+		for _, name := range socialnetwork.ServiceNames() {
+			if socialnetwork.AddrEnv(name) == key {
+				return running.SetUpstream(name, value)
+			}
+		}
+		return false
+	}
 }

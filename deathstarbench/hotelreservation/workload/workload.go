@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/orchbench/orchbench/deathstarbench/hotelreservation/dataset"
 	"github.com/orchbench/orchbench/harness/loadgen"
 )
 
@@ -32,11 +33,11 @@ const (
 // The population the script draws from and the service's seed creates.
 const (
 	// Users is the number of accounts, UserPrefix+"0" to UserPrefix+"500".
-	Users = 501
+	Users = dataset.Users
 	// UserPrefix starts every user name.
-	UserPrefix = "Cornell_"
+	UserPrefix = dataset.UserPrefix
 	// Hotels is the number of hotels, IDs 1..Hotels.
-	Hotels = 80
+	Hotels = dataset.Hotels
 )
 
 // Ranges of the drawn parameters, as in the script.
@@ -140,11 +141,11 @@ func Location(rng *rand.Rand) (lat, lon string) {
 	return luaNumber(la), luaNumber(lo)
 }
 
-// Username is the name of user n: UserPrefix followed by n.
-func Username(n int) string { return UserPrefix + strconv.Itoa(n) }
+// Username is the name of user n, as the services seed it.
+func Username(n int) string { return dataset.Username(n) }
 
-// Password is user n's password: n in decimal, ten times over.
-func Password(n int) string { return strings.Repeat(strconv.Itoa(n), 10) }
+// Password is user n's password, as the services seed it.
+func Password(n int) string { return dataset.Password(n) }
 
 // between draws an integer uniformly from lo..hi, both included, as Lua's
 // math.random(lo, hi) does.

@@ -1,4 +1,4 @@
-package main
+package upstreams
 
 import (
 	"context"
@@ -45,7 +45,7 @@ func TestWatchUpstreamsRestartsOnceTheFileChanges(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- watchUpstreams(ctx, path, 10*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)), nil, func(env []string) error {
+		done <- Watch(ctx, path, 10*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)), nil, func(env []string) error {
 			restarted <- env
 			return nil
 		})
@@ -76,7 +76,7 @@ func TestWatchUpstreamsRestartsOnceTheFileChanges(t *testing.T) {
 func TestWatchUpstreamsWithoutAFileWatchesNothing(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
-		done <- watchUpstreams(context.Background(), filepath.Join(t.TempDir(), "none.env"), time.Millisecond,
+		done <- Watch(context.Background(), filepath.Join(t.TempDir(), "none.env"), time.Millisecond,
 			slog.New(slog.NewTextHandler(io.Discard, nil)), nil, func([]string) error { t.Error("restarted"); return nil })
 	}()
 	select {
@@ -106,7 +106,7 @@ func TestWatchUpstreamsAppliesServiceAddressesInPlace(t *testing.T) {
 	restarted := make(chan []string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- watchUpstreams(context.Background(), path, 5*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		done <- Watch(context.Background(), path, 5*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)),
 			func(key, value string) bool {
 				if key != "SOCIAL_GRAPH_ADDR" {
 					return false

@@ -1,4 +1,6 @@
-package main
+// Package upstreams keeps a DeathStarBench service process pointed at its
+// upstreams and stores as the orchestrator renders their addresses.
+package upstreams
 
 import (
 	"bufio"
@@ -12,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/orchbench/orchbench/deathstarbench/socialnetwork"
 )
 
 // The Nomad pack renders a service's upstream addresses from Consul into an
@@ -20,7 +21,7 @@ import (
 // Nomad to restart the task when the file changes. Nomad reads the file's
 // environment when the task starts; when the file changes between its
 // first render and the start, the task runs with the placeholder and is not
-// restarted: seen on a loaded machine, four services of one deployment
+// restarted: seen on a loaded machine, four social network services
 // answered every call with "server selection timeout … 127.0.0.1:1" while
 // their health checks passed. So the process watches the file itself: an
 // upstream service's new addresses are taken in place (its Thrift clients
@@ -28,9 +29,9 @@ import (
 // execute itself again with the file's values (same PID and ports; no
 // restart counted).
 
-// upstreamsPollInterval is how often the file is read: a second at most
+// PollInterval is how often the file is read: a second at most
 // between a late render and the service using it.
-const upstreamsPollInterval = time.Second
+const PollInterval = time.Second
 
 // staleUpstreams returns the variables of envFile whose values differ from
 // env's (KEY=VALUE lines; blank lines and # comments skipped), sorted.
@@ -71,7 +72,7 @@ func withValues(environ []string, values map[string]string) []string {
 	return out
 }
 
-// watchUpstreams polls path until ctx ends. A variable of the file whose
+// Watch polls path until ctx ends. A variable of the file whose
 // value changed since the process started (or since it was last applied)
 // goes to apply, which takes an upstream service's new addresses in place
 // (true) or cannot (false: a store's address, read once at start); when
@@ -83,7 +84,7 @@ func withValues(environ []string, values map[string]string) []string {
 // missing at the start means the orchestrator renders none (the Swarm and
 // Kubernetes translations give DNS names, which do not change): nothing to
 // watch.
-func watchUpstreams(ctx context.Context, path string, every time.Duration, logger *slog.Logger, apply func(key, value string) bool, restart func(env []string) error) error {
+func Watch(ctx context.Context, path string, every time.Duration, logger *slog.Logger, apply func(key, value string) bool, restart func(env []string) error) error {
 	if _, err := os.Stat(path); err != nil {
 		logger.Info("no upstreams file to watch", "file", path, "error", err)
 		return nil
@@ -122,23 +123,10 @@ func watchUpstreams(ctx context.Context, path string, every time.Duration, logge
 	}
 }
 
-// upstreamSetter applies a changed <SERVICE>_ADDR to the running services'
-// clients of that service; any other variable is not an upstream's.
-func upstreamSetter(running *socialnetwork.Running) func(key, value string) bool {
-	return func(key, value string) bool {
-		for _, name := range socialnetwork.ServiceNames() {
-			if socialnetwork.AddrEnv(name) == key {
-				return running.SetUpstream(name, value)
-			}
-		}
-		return false
-	}
-}
-
-// execSelf replaces the process with a fresh run of the same binary and
+// ExecSelf replaces the process with a fresh run of the same binary and
 // arguments under env. Its sockets close on exec, so the new run binds the
 // same addresses again.
-func execSelf(env []string) error {
+func ExecSelf(env []string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find own executable: %w", err)
