@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 )
 
 // bulkRecorder counts InsertMany calls and refuses chosen indexes of the

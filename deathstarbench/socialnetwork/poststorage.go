@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/internal/rpc"
-	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 )
 
 // postDoc is a post as stored in mongo, keyed by the decimal post ID.

@@ -16,8 +16,8 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/internal/rpc"
-	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 )
 
 // Service names, as in DeathStarBench (without its "-service" suffix).

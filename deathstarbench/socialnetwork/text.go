@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 )
 
 var (

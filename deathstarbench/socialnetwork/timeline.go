@@ -4,8 +4,8 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 )
 
 func userTimelineKey(userID int64) string { return "user-timeline:" + strconv.FormatInt(userID, 10) }

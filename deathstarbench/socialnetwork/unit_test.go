@@ -12,8 +12,8 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
-	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 )
 
 func TestIDGeneratorUniqueAndOrdered(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 )
 
 // ShortURLPrefix starts every shortened URL, as in DeathStarBench.

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 )
 
 // userRecord is a user as stored in mongo (keyed by username, the lookup

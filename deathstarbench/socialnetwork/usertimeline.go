@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 )
 
 // UserTimelineService implements sn.UserTimelineService as DeathStarBench

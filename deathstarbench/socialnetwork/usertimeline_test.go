@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orchbench/orchbench/deathstarbench/store"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
+	"github.com/orchbench/orchbench/deathstarbench/store"
 )
 
 // echoPosts answers ReadPosts with one post per asked ID, in order.

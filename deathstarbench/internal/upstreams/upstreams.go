@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
 )
 
 // The Nomad pack renders a service's upstream addresses from Consul into an
