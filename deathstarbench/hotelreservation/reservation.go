@@ -92,81 +92,89 @@ func (s *reservationService) lock(hotelID string) func() {
 	return mu.Unlock
 }
 
-// capacity is a hotel's rooms per night; false for a hotel with none on
-// record.
-func (s *reservationService) capacity(ctx context.Context, hotelID string) (int, bool, error) {
-	cached, err := s.cache.GetMulti(ctx, []string{capacityKey(hotelID)})
-	if err == nil {
-		if v, ok := cached[capacityKey(hotelID)]; ok {
-			if n, err := strconv.Atoi(string(v)); err == nil {
-				return n, true, nil
-			}
-		}
-	}
-	var doc capacityDoc
-	switch err := s.capacities.Get(ctx, hotelID, &doc); {
-	case errors.Is(err, store.ErrNotFound):
-		return 0, false, nil
-	case err != nil:
-		return 0, false, err
-	}
-	s.cacheSet(ctx, capacityKey(hotelID), doc.Rooms)
-	return doc.Rooms, true, nil
+// hotelNights is what a check needs of one hotel: its capacity (known
+// false when the hotel has none on record) and the rooms booked on each
+// night of the stay.
+type hotelNights struct {
+	capacity int
+	known    bool
+	booked   []int
 }
 
-// booked is the rooms booked at a hotel on each of nights.
-func (s *reservationService) booked(ctx context.Context, hotelID string, nights []string) ([]int, error) {
-	keys := make([]string, len(nights))
-	for i, night := range nights {
-		keys[i] = nightKey(hotelID, night)
+// fits reports whether rooms more fit on every night.
+func (h hotelNights) fits(rooms int) bool {
+	if !h.known {
+		return false
+	}
+	for _, n := range h.booked {
+		if n+rooms > h.capacity {
+			return false
+		}
+	}
+	return true
+}
+
+// lookup reads the capacity and the nights of every hotel: one memcached
+// read for all of them, as the original's two multi-gets, and the store for
+// what the cache lacks (written back to the cache).
+func (s *reservationService) lookup(ctx context.Context, hotelIDs, nights []string) ([]hotelNights, error) {
+	keys := make([]string, 0, len(hotelIDs)*(1+len(nights)))
+	for _, id := range hotelIDs {
+		keys = append(keys, capacityKey(id))
+		for _, night := range nights {
+			keys = append(keys, nightKey(id, night))
+		}
 	}
 	cached, err := s.cache.GetMulti(ctx, keys)
 	if err != nil {
-		s.logger.Warn("memcached read failed; reading the nights from the store", "error", err)
+		s.logger.Warn("memcached read failed; reading capacities and nights from the store", "error", err)
 		cached = nil
 	}
-	rooms := make([]int, len(nights))
-	for i, night := range nights {
-		if v, ok := cached[keys[i]]; ok {
-			if n, err := strconv.Atoi(string(v)); err == nil {
-				rooms[i] = n
-				continue
-			}
+	fromCache := func(key string) (int, bool) {
+		v, ok := cached[key]
+		if !ok {
+			return 0, false
 		}
-		var doc nightDoc
-		switch err := s.nights.Get(ctx, nightID(hotelID, night), &doc); {
-		case errors.Is(err, store.ErrNotFound):
-		case err != nil:
-			return nil, err
-		}
-		rooms[i] = doc.Rooms
-		s.cacheSet(ctx, keys[i], doc.Rooms)
+		n, err := strconv.Atoi(string(v))
+		return n, err == nil
 	}
-	return rooms, nil
+	out := make([]hotelNights, len(hotelIDs))
+	for i, id := range hotelIDs {
+		h := &out[i]
+		if h.capacity, h.known = fromCache(capacityKey(id)); !h.known {
+			var doc capacityDoc
+			switch err := s.capacities.Get(ctx, id, &doc); {
+			case errors.Is(err, store.ErrNotFound):
+				continue // no capacity on record: nothing fits
+			case err != nil:
+				return nil, err
+			}
+			h.capacity, h.known = doc.Rooms, true
+			s.cacheSet(ctx, capacityKey(id), doc.Rooms)
+		}
+		h.booked = make([]int, len(nights))
+		for j, night := range nights {
+			n, ok := fromCache(nightKey(id, night))
+			if !ok {
+				var doc nightDoc
+				switch err := s.nights.Get(ctx, nightID(id, night), &doc); {
+				case errors.Is(err, store.ErrNotFound):
+				case err != nil:
+					return nil, err
+				}
+				n = doc.Rooms
+				s.cacheSet(ctx, nightKey(id, night), n)
+			}
+			h.booked[j] = n
+		}
+	}
+	return out, nil
 }
 
 func (s *reservationService) cacheSet(ctx context.Context, key string, n int) {
 	if err := s.cache.Set(ctx, key, []byte(strconv.Itoa(n)), 0); err != nil {
 		s.logger.Debug("memcached write failed", "key", key, "error", err)
 	}
-}
-
-// fits reports whether rooms more fit at the hotel on every night.
-func (s *reservationService) fits(ctx context.Context, hotelID string, nights []string, rooms int) (bool, []int, error) {
-	capacity, known, err := s.capacity(ctx, hotelID)
-	if err != nil || !known {
-		return false, nil, err
-	}
-	booked, err := s.booked(ctx, hotelID, nights)
-	if err != nil {
-		return false, nil, err
-	}
-	for _, n := range booked {
-		if n+rooms > capacity {
-			return false, booked, nil
-		}
-	}
-	return true, booked, nil
 }
 
 // MakeReservation books the rooms at the first requested hotel for every
@@ -180,10 +188,11 @@ func (s *reservationService) MakeReservation(ctx context.Context, req *hotelpb.R
 	hotelID, rooms := req.GetHotelIds()[0], int(req.GetRoomNumber())
 	nights, _ := stayNights(req.GetInDate(), req.GetOutDate())
 	defer s.lock(hotelID)()
-	ok, booked, err := s.fits(ctx, hotelID, nights, rooms)
-	if err != nil || !ok {
+	found, err := s.lookup(ctx, []string{hotelID}, nights)
+	if err != nil || !found[0].fits(rooms) {
 		return res, err
 	}
+	booked := found[0].booked
 	if len(nights) > 0 {
 		// The nights first: a crash between the two leaves rooms counted
 		// that no record holds (a room lost), never a record whose rooms
@@ -212,12 +221,13 @@ func (s *reservationService) MakeReservation(ctx context.Context, req *hotelpb.R
 func (s *reservationService) CheckAvailability(ctx context.Context, req *hotelpb.ReservationRequest) (*hotelpb.ReservationResult, error) {
 	res := &hotelpb.ReservationResult{HotelIds: []string{}}
 	nights, _ := stayNights(req.GetInDate(), req.GetOutDate())
-	for _, hotelID := range dedupe(req.GetHotelIds()) {
-		ok, _, err := s.fits(ctx, hotelID, nights, int(req.GetRoomNumber()))
-		if err != nil {
-			return nil, err
-		}
-		if ok {
+	hotelIDs := dedupe(req.GetHotelIds())
+	found, err := s.lookup(ctx, hotelIDs, nights)
+	if err != nil {
+		return nil, err
+	}
+	for i, hotelID := range hotelIDs {
+		if found[i].fits(int(req.GetRoomNumber())) {
 			res.HotelIds = append(res.HotelIds, hotelID)
 		}
 	}
