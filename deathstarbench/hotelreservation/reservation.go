@@ -179,10 +179,12 @@ func (s *reservationService) cacheSet(ctx context.Context, key string, n int) {
 
 // MakeReservation books the rooms at the first requested hotel for every
 // night of the stay, and answers that hotel, or no hotel when a night is
-// full or the hotel unknown.
+// full or the hotel unknown. A negative number of rooms books nothing:
+// the original took it, and the night's count went down, freeing rooms
+// that others had booked.
 func (s *reservationService) MakeReservation(ctx context.Context, req *hotelpb.ReservationRequest) (*hotelpb.ReservationResult, error) {
 	res := &hotelpb.ReservationResult{HotelIds: []string{}}
-	if len(req.GetHotelIds()) == 0 {
+	if len(req.GetHotelIds()) == 0 || req.GetRoomNumber() < 0 {
 		return res, nil
 	}
 	hotelID, rooms := req.GetHotelIds()[0], int(req.GetRoomNumber())
@@ -217,9 +219,12 @@ func (s *reservationService) MakeReservation(ctx context.Context, req *hotelpb.R
 }
 
 // CheckAvailability answers, in request order, the hotels with the rooms
-// free every night of the stay.
+// free every night of the stay (none for a negative number of rooms).
 func (s *reservationService) CheckAvailability(ctx context.Context, req *hotelpb.ReservationRequest) (*hotelpb.ReservationResult, error) {
 	res := &hotelpb.ReservationResult{HotelIds: []string{}}
+	if req.GetRoomNumber() < 0 {
+		return res, nil
+	}
 	nights, _ := stayNights(req.GetInDate(), req.GetOutDate())
 	hotelIDs := dedupe(req.GetHotelIds())
 	found, err := s.lookup(ctx, hotelIDs, nights)

@@ -153,13 +153,22 @@ func Profiles() []Profile {
 	return out
 }
 
-// Points are the 80 hotels' positions in the geo index.
+// hotel3GeoLat is hotel 3's latitude in the original's geo seed; its
+// profile and its recommendation entry have 37.7834.
+const hotel3GeoLat = 37.7854
+
+// Points are the 80 hotels' positions in the geo index. Hotel 3 is at
+// latitude 37.7854 there, 222 m north of where its profile puts it, as in
+// the original.
 func Points() []Point {
 	out := make([]Point, 0, Hotels)
 	for n := 1; n <= Hotels; n++ {
 		p := Point{HotelID: HotelID(n), Lat: generatedLat(n), Lon: generatedLon(n)}
 		if n <= len(namedHotels) {
 			p.Lat, p.Lon = namedHotels[n-1].lat, namedHotels[n-1].lon
+		}
+		if n == 3 {
+			p.Lat = hotel3GeoLat
 		}
 		out = append(out, p)
 	}
@@ -183,8 +192,8 @@ func priceBand(n int) (rate, inclusive float64) {
 }
 
 // Recommendables are the 80 hotels as the recommendation service ranks
-// them. Hotel 3's latitude is 37.7834 here but 37.7854 in the geo index,
-// as in the original.
+// them, at their profiles' positions (hotel 3 at latitude 37.7834, not
+// the geo index's 37.7854, as in the original).
 func Recommendables() []Recommendable {
 	named := [6][2]float64{{109, 150}, {139, 120}, {109, 190}, {129, 160}, {119, 140}, {149, 200}}
 	out := make([]Recommendable, 0, Hotels)
@@ -193,9 +202,6 @@ func Recommendables() []Recommendable {
 		if n <= len(namedHotels) {
 			r.Lat, r.Lon = namedHotels[n-1].lat, namedHotels[n-1].lon
 			r.Rate, r.Price = named[n-1][0], named[n-1][1]
-			if n == 3 {
-				r.Lat = 37.7834
-			}
 		} else if n%3 == 0 {
 			r.Rate, r.Price = priceBand(n)
 		}
