@@ -1,0 +1,295 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/orchbench/orchbench/deathstarbench/hotelreservation"
+	"github.com/orchbench/orchbench/harness/testenv"
+	"github.com/orchbench/orchbench/harness/testutil"
+)
+
+// binDir holds the binaries, built once for every test of the package.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hotelres-e2e-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var builds sync.Map // package path -> *sync.Once
+
+func buildBinary(t *testing.T, pkg string) string {
+	t.Helper()
+	out := filepath.Join(binDir, filepath.Base(pkg))
+	once, _ := builds.LoadOrStore(pkg, &sync.Once{})
+	var buildErr error
+	once.(*sync.Once).Do(func() {
+		cmd := exec.Command("go", "build", "-o", out, "./"+pkg)
+		cmd.Dir = testutil.RepoRoot(t)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if output, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("build %s: %v\n%s", pkg, err, output)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatalf("%s was not built (an earlier build failed): %v", pkg, err)
+	}
+	return out
+}
+
+// memcachedBinary finds Debian's memcached, as the social network's e2e
+// does; missing, the test skips (fails when strict).
+func memcachedBinary(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("memcached")
+	if err != nil {
+		testenv.Missing(t, "memcached not installed (apt-get install -y memcached, or `just tools`): %v", err)
+	}
+	return path
+}
+
+// process is one program the test runs, stopped and started again at will;
+// it is stopped when the test ends, and its log's tail shown if the test
+// failed.
+type process struct {
+	t    *testing.T
+	name string
+	path string
+	args []string
+	env  []string
+	log  *os.File
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func newProcess(t *testing.T, logDir, name string, env []string, path string, args ...string) *process {
+	t.Helper()
+	log, err := os.Create(filepath.Join(logDir, name+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &process{t: t, name: name, path: path, args: args, env: env, log: log}
+	t.Cleanup(func() {
+		p.stop(os.Interrupt)
+		log.Close()
+		if t.Failed() {
+			data, _ := os.ReadFile(log.Name())
+			t.Logf("--- %s log (tail) ---\n%s", name, tail(string(data), 2000))
+		}
+	})
+	return p
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+func (p *process) start() {
+	p.t.Helper()
+	fmt.Fprintf(p.log, "--- start %s\n", time.Now().Format(time.RFC3339Nano))
+	p.cmd = exec.Command(p.path, p.args...)
+	p.cmd.Env = append(os.Environ(), p.env...)
+	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
+	if err := p.cmd.Start(); err != nil {
+		p.t.Fatalf("start %s: %v", p.name, err)
+	}
+	done := make(chan struct{})
+	go func(cmd *exec.Cmd) { cmd.Wait(); close(done) }(p.cmd)
+	p.done = done
+}
+
+// stop sends sig and waits for the process to end, killing it after 5 s.
+func (p *process) stop(sig os.Signal) {
+	if p.cmd == nil {
+		return
+	}
+	p.cmd.Process.Signal(sig)
+	select {
+	case <-p.done:
+	case <-time.After(5 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+	p.cmd = nil
+}
+
+func waitTCP(t *testing.T, name, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			conn.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s did not listen on %s within 60 s", name, addr)
+}
+
+// flushMemcached empties memcached, so later reads must go to FerretDB.
+func flushMemcached(t *testing.T, addr string) {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprint(conn, "flush_all\r\n")
+	line, _ := bufio.NewReader(conn).ReadString('\n')
+	if strings.TrimSpace(line) != "OK" {
+		t.Fatalf("memcached flush_all: %q", line)
+	}
+}
+
+// stack is a running hotel reservation on FerretDB and memcached.
+type stack struct {
+	t             *testing.T
+	frontend      string // base URL
+	mongoURI      string
+	memcachedAddr string
+	addrs         map[string]string // service -> host:port
+	services      map[string]*process
+}
+
+// startStack runs FerretDB, memcached and the eight services, one process
+// each, on loopback until the test ends.
+func startStack(t *testing.T) *stack {
+	t.Helper()
+	memcached := memcachedBinary(t)
+	hotelres := buildBinary(t, "deathstarbench/cmd/hotelres")
+	ferretdb := buildBinary(t, "deathstarbench/cmd/ferretdb")
+	dataDir, logDir := t.TempDir(), t.TempDir()
+
+	memcachedAddr, ferretAddr := testutil.FreeAddr(t), testutil.FreeAddr(t)
+	_, memcachedPort, _ := net.SplitHostPort(memcachedAddr)
+	newProcess(t, logDir, "memcached", nil, memcached, "-l", "127.0.0.1", "-p", memcachedPort, "-U", "0", "-u", "root", "-m", "64").start()
+	newProcess(t, logDir, "ferretdb", nil, ferretdb, "--listen-addr", ferretAddr, "--data-dir", filepath.Join(dataDir, "ferretdb")).start()
+	waitTCP(t, "memcached", memcachedAddr)
+	waitTCP(t, "ferretdb", ferretAddr)
+
+	s := &stack{
+		t:             t,
+		mongoURI:      "mongodb://" + ferretAddr + "/",
+		memcachedAddr: memcachedAddr,
+		addrs:         map[string]string{},
+		services:      map[string]*process{},
+	}
+	for _, name := range hotelreservation.ServiceNames() {
+		s.addrs[name] = testutil.FreeAddr(t)
+	}
+	for _, name := range hotelreservation.ServiceNames() {
+		args := []string{"--service", name, "--listen-addr", s.addrs[name],
+			"--mongodb-uri", s.mongoURI, "--memcached-addr", memcachedAddr, "--log-level", "warn"}
+		for _, upstream := range hotelreservation.Upstreams[name] {
+			args = append(args, "--"+upstream+"-addr", s.addrs[upstream])
+		}
+		s.services[name] = newProcess(t, logDir, name, nil, hotelres, args...)
+	}
+	s.frontend = "http://" + s.addrs[hotelreservation.ServiceFrontend]
+	started := time.Now()
+	s.startServices(hotelreservation.ServiceNames()...)
+	t.Logf("8 services serving %s after start", time.Since(started).Round(time.Millisecond))
+	return s
+}
+
+// startServices starts the named services and waits until each listens
+// (a service listens once its data is seeded and read) and the front end
+// answers a search.
+func (s *stack) startServices(names ...string) {
+	s.t.Helper()
+	for _, name := range names {
+		s.services[name].start()
+	}
+	for _, name := range names {
+		waitTCP(s.t, name, s.addrs[name])
+	}
+	s.waitServing()
+}
+
+// waitServing waits, for at most 30 s, until a search through the front
+// end answers 200: its channels to a restarted service reconnect after a
+// back-off.
+func (s *stack) waitServing() {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		status, body := s.getErr("/hotels?inDate=2015-04-09&outDate=2015-04-10&lat=37.7867&lon=-122.4112")
+		if status == http.StatusOK {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the front end answers no search within 30 s: %d %q", status, body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+var client = &http.Client{Timeout: 30 * time.Second}
+
+// getErr gets path from the front end; a failed request is status 0.
+func (s *stack) getErr(path string) (int, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.frontend+path, nil)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err.Error()
+	}
+	return resp.StatusCode, string(body)
+}
+
+func (s *stack) get(path string) (int, string) {
+	s.t.Helper()
+	status, body := s.getErr(path)
+	if status == 0 {
+		s.t.Fatalf("GET %s: %s", path, body)
+	}
+	return status, body
+}
+
+// kill ends a service with SIGKILL, as an OOM kill does.
+func (s *stack) kill(name string) { s.services[name].stop(syscall.SIGKILL) }
+
+// stopAll stops every service with SIGINT.
+func (s *stack) stopAll() {
+	for _, name := range hotelreservation.ServiceNames() {
+		s.services[name].stop(os.Interrupt)
+	}
+}
