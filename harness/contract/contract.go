@@ -46,6 +46,10 @@ const (
 	KeyPrepareTimeout = "orchbench_prepare_timeout"
 )
 
+// KeyProbeLoadReference = "false" says that the probe's answer is no size
+// for the load's responses at the probe's path (App.ProbeNoLoadReference).
+const KeyProbeLoadReference = "orchbench_probe_load_reference"
+
 // Prefix starts every key of the contract.
 const Prefix = "orchbench_"
 
@@ -62,9 +66,17 @@ type App struct {
 	LoadPath string
 	// Probe is the app's correctness check; Probe.Path is empty when the
 	// pack declares none.
-	Probe  Probe
-	Setup  Hook
-	Verify Hook
+	Probe Probe
+	// ProbeNoLoadReference is true when the pack declares
+	// orchbench_probe_load_reference = "false": the load's requests at the
+	// probe's path are not the probe's request (a workload's searches at
+	// random places and dates), so their answers differ in size from the
+	// probe's with nothing wrong, and each endpoint is held to its own
+	// reference only (a lower level, the warm-up), not to half the probe's
+	// body. The probe still checks its own answer before every load.
+	ProbeNoLoadReference bool
+	Setup                Hook
+	Verify               Hook
 	// Meta is every orchbench_* key as the pack wrote it, archived with
 	// each step so a result says what it was measured against.
 	Meta map[string]string
@@ -142,6 +154,15 @@ func ParseApp(job *api.Job) (App, error) {
 			return a, bad(KeyProbeRegex, "is not a regular expression: "+err.Error())
 		}
 		a.Probe.Regex = re
+	}
+	if s, ok := meta[KeyProbeLoadReference]; ok {
+		switch strings.TrimSpace(s) {
+		case "true":
+		case "false":
+			a.ProbeNoLoadReference = true
+		default:
+			return a, bad(KeyProbeLoadReference, "is not true or false")
+		}
 	}
 	var err error
 	if a.Prepare, err = parseHook(meta, KeyPrepareArgs, KeyPrepareTimeout, DefaultPrepareTimeout); err != nil {

@@ -150,6 +150,8 @@ func TestParseAppRefusesMalformedValues(t *testing.T) {
 		{KeyProbeMinBytes, "-1"},
 		{KeyProbeMinBytes, "1k"},
 		{KeyProbeRegex, "(unclosed"},
+		{KeyProbeLoadReference, "no"},
+		{KeyProbeLoadReference, ""},
 	} {
 		_, err := ParseApp(jobWithMeta(map[string]string{c.key: c.value}))
 		if err == nil || !strings.Contains(err.Error(), "job sn") || !strings.Contains(err.Error(), c.key) {
@@ -174,5 +176,21 @@ func TestParseAppReadsTheProbeAndService(t *testing.T) {
 	none, _ := ParseApp(jobWithMeta(nil))
 	if _, err := none.RequireProbe(); err == nil || !strings.Contains(err.Error(), KeyProbePath) {
 		t.Errorf("a measured app without a probe: %v", err)
+	}
+}
+
+// A pack whose load asks its probe's path with other parameters (the hotel
+// reservation's searches) says that the probe's answer is no size for
+// theirs; by default, and with "true", it is.
+func TestParseAppProbeLoadReference(t *testing.T) {
+	for value, want := range map[string]bool{"": false, "true": false, "false": true, " false ": true} {
+		meta := map[string]string{KeyProbePath: "/hotels?lat=1"}
+		if value != "" {
+			meta[KeyProbeLoadReference] = value
+		}
+		app, err := ParseApp(jobWithMeta(meta))
+		if err != nil || app.ProbeNoLoadReference != want {
+			t.Errorf("%s = %q: ProbeNoLoadReference %v (%v), want %v", KeyProbeLoadReference, value, app.ProbeNoLoadReference, err, want)
+		}
 	}
 }

@@ -42,6 +42,18 @@ func probeFor(st experiment.Step, app contract.App) (Probe, error) {
 	return p, nil
 }
 
+// probeReference is the probe's smallest body as the size the load's
+// responses at the probe's path are held to half of, or 0 (no such hold)
+// when the pack says its probe is no reference for them
+// (orchbench_probe_load_reference = false) and the experiment did not
+// replace the probe with its own.
+func probeReference(st experiment.Step, app contract.App, body int) int {
+	if st.Probe == nil && app.ProbeNoLoadReference {
+		return 0
+	}
+	return body
+}
+
 // Check runs the probe against every endpoint: one empty instance is enough
 // to make a measurement meaningless.
 func (p Probe) Check(ctx context.Context, eps []orchestrator.Endpoint) results.Gate {

@@ -206,7 +206,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	} else {
 		gate(gates.ClosedLoopGeneratorGate(res, st.Load.Think, gates.DefaultMaxClosedLoopLagShare, gates.ServiceUseOf(taskCPU, eps)))
 	}
-	gate(gates.ResponsesGate(probe.Path, probed.Body, gates.BodyReferencesFor(r.lowest.below(st), res), res))
+	gate(gates.ResponsesGate(probe.Path, probeReference(st, app.App, probed.Body), gates.BodyReferencesFor(r.lowest.below(st), res), res))
 	gate(gates.SLOGate(*sr, rec.Spec.SLO))
 	return files
 }
