@@ -207,6 +207,7 @@ func TestHotelReservationProbeMeta(t *testing.T) {
 	for key, want := range map[string]string{
 		"orchbench_app": "hotel-reservation", "orchbench_variant": "baseline", "orchbench_service": "hotel-reservation-baseline-frontend",
 		"orchbench_probe_path": path, "orchbench_load_path": path, "orchbench_verify_timeout": "2m",
+		"orchbench_probe_load_reference": "false",
 		"orchbench_verify_args": `["dsb","hotel-reservation","verify","--allow-remote","--frontend","http://{{endpoint}}"]`,
 	} {
 		if job.meta[key] != want {
