@@ -23,6 +23,12 @@ import (
 // task comes back at a new address.
 const reresolveEvery = 5 * time.Second
 
+// unresolvedRetry is how soon a resolution that found no address at all
+// is tried again: a name of an upstream that is not running yet (Swarm
+// adds a task's name once it runs) must not leave the channels without
+// an address for a whole reresolveEvery after it appears.
+const unresolvedRetry = 250 * time.Millisecond
+
 // upstream is the gRPC channels to one upstream service. Its address is a
 // comma-separated list of host:port: instance addresses from Consul on
 // Nomad, or one DNS name on Swarm and Kubernetes. Names are resolved here,
@@ -48,11 +54,14 @@ type upstream struct {
 	stop      context.CancelFunc
 }
 
+// lookupHost resolves an upstream's name (a test replaces it).
+var lookupHost = net.DefaultResolver.LookupHost
+
 // serviceConfig spreads calls over every resolved address.
 const serviceConfig = `{"loadBalancingConfig":[{"round_robin":{}}]}`
 
 func newUpstream(name, addrs string, channels int, logger *slog.Logger) (*upstream, error) {
-	u := &upstream{name: name, logger: logger, lookup: net.DefaultResolver.LookupHost, refresh: make(chan struct{}, 1)}
+	u := &upstream{name: name, logger: logger, lookup: lookupHost, refresh: make(chan struct{}, 1)}
 	u.addrs = splitAddrs(addrs)
 	if len(u.addrs) == 0 {
 		return nil, fmt.Errorf("no address for upstream %s (--%s-addr or %s)", name, name, AddrEnv(name))
@@ -159,10 +168,15 @@ func (u *upstream) keepResolving(ctx context.Context) {
 	defer ticker.Stop()
 	last := u.resolvedNow()
 	for {
+		var soon <-chan time.Time
+		if len(last) == 0 {
+			soon = time.After(unresolvedRetry)
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
+		case <-soon:
 		case <-u.refresh:
 			// A burst of failing calls asks many times; one lookup a second is enough.
 			u.mu.Lock()
