@@ -1,0 +1,33 @@
+# The quick form of hotel-reservation.hcl: the hotel reservation's baseline
+# under the original's mixed workload on Nomad, Docker Swarm and Kubernetes
+# (just k8s-up first), two repetitions of two low rates, short steps; a few
+# minutes in all. test/integration/hotel_test.go runs it.
+sweep "hotel-reservation-quick" {
+  description = "Hotel reservation baseline on Nomad, Swarm and Kubernetes, mixed workload, quick"
+  seed        = 17
+  repetitions = 2
+  deploy      = "per-configuration"
+  warmup      = "2s"
+  duration    = "6s"
+  cooldown    = "1s"
+  early_stop  = true
+  orchestrators = ["nomad", "swarm", "kubernetes"]
+
+  app "hotel-reservation" {
+    pack     = "hotel-reservation"
+    variants = ["baseline"]
+    vars     = { resource_scale = 0.03 }
+    rates    = [10, 20]
+
+    threads      = 2
+    connections  = 8
+    distribution = "exp"
+    workload     = "hotel-reservation:mixed"
+  }
+
+  slo {
+    p99_ms             = 1000
+    min_achieved_ratio = 0.95
+    max_error_ratio    = 0.01
+  }
+}
