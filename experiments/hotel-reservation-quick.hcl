@@ -23,6 +23,11 @@ sweep "hotel-reservation-quick" {
     connections  = 8
     distribution = "exp"
     workload     = "hotel-reservation:mixed"
+    # A short test on a 2-core machine shared with the cluster's own agents:
+    # one send late by 66 ms (their wake-ups together) made a step invalid
+    # against the default 5 ms; a tenth of the SLO's p99 still refuses a
+    # generator that cannot keep the schedule.
+    max_generator_lag = "100ms"
   }
 
   slo {

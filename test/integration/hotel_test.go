@@ -1,0 +1,183 @@
+//go:build integration
+
+package integration
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"github.com/orchbench/orchbench/harness/contract"
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
+	"github.com/orchbench/orchbench/harness/results"
+	"github.com/orchbench/orchbench/harness/sweep"
+)
+
+// TestHotelReservation runs experiments/hotel-reservation-quick.hcl (the
+// hotel reservation's baseline under the original's mixed workload, two
+// repetitions of two rates) on Nomad, Swarm and Kubernetes (brought up for
+// it and down after): every step valid. Then the horizontal variant (two of
+// each service, one of each datastore) on Nomad answers responses of the
+// same mean size as the baseline did; and a deployment whose hotel
+// profiles are emptied behind its back fails the pack's probe through the
+// sweep's own probe gate, where the same deployment passed it before.
+func TestHotelReservation(t *testing.T) {
+	started := time.Now()
+	k8s := filepath.Join(root, "cluster", "kubernetes.sh")
+	must(t, k8s, "up")
+	t.Cleanup(func() { sh(root, k8s, "down") })
+
+	spec, err := os.ReadFile(filepath.Join(root, "experiments", "hotel-reservation-quick.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := sweepSteps(t, "hotel-reservation-quick", string(spec), "--vm", "")
+	perOrchestrator := map[string]int{}
+	for _, s := range steps {
+		perOrchestrator[s.Orchestrator]++
+		if s.Outcome != results.OutcomeValid {
+			t.Errorf("%s: %s %v", s.Step, s.Outcome, s.Reasons)
+		}
+		if s.Accounting == nil || s.Accounting.Completed == 0 {
+			t.Errorf("%s: no request completed", s.Step)
+		}
+	}
+	if len(steps) != 12 || perOrchestrator["nomad"] != 4 || perOrchestrator["swarm"] != 4 || perOrchestrator["kubernetes"] != 4 {
+		t.Fatalf("%d steps (%v), want 4 on each of nomad, swarm and kubernetes", len(steps), perOrchestrator)
+	}
+	t.Logf("quick sweep on three orchestrators: %s", time.Since(started).Round(time.Second))
+	sh(root, k8s, "down")
+
+	// horizontal, on Nomad: the same workload answered alike by two
+	// instances of each service sharing one store per service
+	horizontal := strings.NewReplacer(`sweep "hotel-reservation-quick"`, `sweep "hotel-reservation-horizontal"`,
+		`orchestrators = ["nomad", "swarm", "kubernetes"]`, `orchestrators = ["nomad"]`,
+		`variants = ["baseline"]`, `variants = ["horizontal"]`, `repetitions = 2`, `repetitions = 1`).Replace(string(spec))
+	if !strings.Contains(horizontal, `variants = ["horizontal"]`) || !strings.Contains(horizontal, `orchestrators = ["nomad"]`) {
+		t.Fatalf("the quick spec changed shape; the horizontal form did not apply:\n%s", horizontal)
+	}
+	hsteps := sweepSteps(t, "hotel-reservation-horizontal", horizontal, "--vm", "")
+	for _, s := range hsteps {
+		if s.Outcome != results.OutcomeValid || s.Variant != "horizontal" {
+			t.Errorf("%s: %s %v", s.Step, s.Outcome, s.Reasons)
+		}
+	}
+	base, horiz := meanResponse(steps), meanResponse(hsteps)
+	t.Logf("mean response: baseline %.0f bytes, horizontal %.0f bytes", base, horiz)
+	if base <= 0 || math.Abs(horiz-base) > 0.2*base {
+		t.Errorf("horizontal's mean response (%.0f bytes) is not within 20 %% of baseline's (%.0f bytes)", horiz, base)
+	}
+
+	t.Run("emptied-profiles-fail-the-probe", hotelEmptiedProfiles)
+	t.Logf("hotel reservation: %s in all", time.Since(started).Round(time.Second))
+}
+
+// meanResponse is bytes per response over every step: what the
+// orchestrator parity compares per endpoint, for the whole mix.
+func meanResponse(steps []results.StepResult) float64 {
+	var bytes, requests int64
+	for _, s := range steps {
+		bytes += s.Bytes
+		requests += s.Requests
+	}
+	if requests == 0 {
+		return 0
+	}
+	return float64(bytes) / float64(requests)
+}
+
+// hotelEmptiedProfiles deploys the baseline on Nomad, passes the pack's
+// probe, then deletes the hotel profiles from ferretdb-profile and flushes
+// memcached-profile: /hotels answers an empty FeatureCollection, and the
+// probe, as the sweep runs it before every load, fails.
+func hotelEmptiedProfiles(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	const job = "hr-emptied"
+	vars := []string{"--var", "resource_scale=0.03", "--var", "job_name=" + job}
+	must(t, orchbench, append([]string{"pack", "run", "hotel-reservation", "--wait"}, vars...)...)
+	defer must(t, orchbench, append([]string{"pack", "destroy", "hotel-reservation"}, vars...)...)
+
+	ad, err := nomad.New("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep := deploymentOf(t, ad, job)
+	info, _, err := ad.Client.Jobs().Info(job, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := contract.ParseApp(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule, err := app.RequireProbe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := sweep.Probe(rule)
+	eps, err := ad.Endpoints(ctx, dep, app.Service)
+	if err != nil || len(eps) == 0 {
+		t.Fatalf("endpoints of %s: %v %v", app.Service, eps, err)
+	}
+	if g := probe.Check(ctx, eps); !g.Passed {
+		t.Fatalf("the probe fails on the fresh deployment: %s", g.Detail)
+	}
+
+	ferret := onlyEndpoint(t, ctx, ad, dep, job+"-ferretdb-profile")
+	client, err := mongo.Connect(ctx, options.Client().ApplyURI("mongodb://"+ferret+"/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(ctx)
+	deleted, err := client.Database("profile-db").Collection("hotels").DeleteMany(ctx, bson.D{})
+	if err != nil || deleted.DeletedCount != 80 {
+		t.Fatalf("deleting the 80 hotel profiles: %v deleted, %v", deleted, err)
+	}
+	memcachedFlush(t, onlyEndpoint(t, ctx, ad, dep, job+"-memcached-profile"))
+
+	g := probe.Check(ctx, eps)
+	t.Logf("probe after emptying: passed %v: %s", g.Passed, g.Detail)
+	if g.Passed || !strings.Contains(g.Detail, "want at least 300 (dataset not loaded?)") {
+		t.Errorf("the probe passed an emptied deployment, or failed for another reason: %+v", g)
+	}
+}
+
+func onlyEndpoint(t *testing.T, ctx context.Context, ad *nomad.Orchestrator, dep *orchestrator.Deployment, service string) string {
+	t.Helper()
+	eps, err := ad.Endpoints(ctx, dep, service)
+	if err != nil || len(eps) != 1 {
+		t.Fatalf("%s: %v, %v; want one instance", service, eps, err)
+	}
+	return eps[0].HostPort()
+}
+
+// memcachedFlush empties a memcached (its text protocol's flush_all).
+func memcachedFlush(t *testing.T, addr string) {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := fmt.Fprint(conn, "flush_all\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != "OK" {
+		t.Fatalf("flush_all on %s: %q %v", addr, line, err)
+	}
+}
