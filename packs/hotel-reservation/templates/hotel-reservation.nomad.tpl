@@ -41,7 +41,7 @@ job "[[ $job ]]" {
     # The hotels near the wrk2 script's first point for one night: three
     # hotels (ids 2, 1, 3) in ~520 bytes when geo, rate and profile hold
     # their seeded data; a deployment that lost it answers an empty
-    # FeatureCollection (44 bytes), which fails both the size and the regex.
+    # FeatureCollection (43 bytes), which fails both the size and the regex.
     orchbench_probe_path      = "/hotels?inDate=2015-04-09&outDate=2015-04-10&lat=37.7867&lon=-122.4112"
     orchbench_probe_min_bytes = "300"
     orchbench_probe_regex     = "^\\{\"features\":\\[\\{\"geometry\""
