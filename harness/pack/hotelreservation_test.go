@@ -208,7 +208,7 @@ func TestHotelReservationProbeMeta(t *testing.T) {
 		"orchbench_app": "hotel-reservation", "orchbench_variant": "baseline", "orchbench_service": "hotel-reservation-baseline-frontend",
 		"orchbench_probe_path": path, "orchbench_load_path": path, "orchbench_verify_timeout": "2m",
 		"orchbench_probe_load_reference": "false",
-		"orchbench_verify_args": `["dsb","hotel-reservation","verify","--allow-remote","--frontend","http://{{endpoint}}"]`,
+		"orchbench_verify_args":          `["dsb","hotel-reservation","verify","--allow-remote","--frontend","http://{{endpoint}}"]`,
 	} {
 		if job.meta[key] != want {
 			t.Errorf("meta %s = %q, want %q", key, job.meta[key], want)
