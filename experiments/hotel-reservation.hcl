@@ -45,7 +45,7 @@ sweep "hotel-reservation" {
     # more CPU than its quota has left waits for the next 100 ms period,
     # so unloaded answers take up to ~100 ms and the connections must
     # carry the highest rate at that latency (Little's law: 64 / 0.1 s =
-    # 640 rps), or the generator-lag gate rightly refuses the step.
+    # 640 rps), or the little gate (Little's law) rightly refuses the step.
     threads      = 2
     connections  = 64
     distribution = "exp"
