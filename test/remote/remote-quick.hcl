@@ -1,6 +1,8 @@
 # The remote cluster's short sweep (TestRemoteUpSweepDown): Taewa's
 # baseline at two rates on Nomad and Swarm, every gate on, on the hosts
-# `orchbench remote up` made.
+# `orchbench remote up` made. The rates stay far below Taewa's 0.25-core
+# capacity at this difficulty: at 80 rps both steps once broke the SLO (p99
+# 378 and 892 ms) on a machine busy with the rest of the tests.
 sweep "remote-quick" {
   description   = "Taewa baseline on a remote cluster, Nomad and Swarm"
   seed          = 7
@@ -15,7 +17,7 @@ sweep "remote-quick" {
     pack         = "taewa"
     variants     = ["baseline"]
     vars         = { resource_scale = 0.25, difficulty = 100000 }
-    rates        = [40, 80]
+    rates        = [20, 40]
     threads      = 2
     connections  = 8
     distribution = "exp"
