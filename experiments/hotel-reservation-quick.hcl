@@ -1,7 +1,8 @@
 # The quick form of hotel-reservation.hcl: the hotel reservation's baseline
 # under the original's mixed workload on Nomad, Docker Swarm and Kubernetes
 # (just k8s-up first), two repetitions of two low rates, short steps; a few
-# minutes in all. test/integration/hotel_test.go runs it.
+# minutes in all. test/integration's TestHotelReservation (Nomad, Swarm) and
+# TestKubernetes run it.
 sweep "hotel-reservation-quick" {
   description = "Hotel reservation baseline on Nomad, Swarm and Kubernetes, mixed workload, quick"
   seed        = 17

@@ -22,6 +22,11 @@ sweep "fault" {
     rates       = [100]
     threads     = 2
     connections = 8
+    # A fault makes the node busy (a replaced pod's sandbox, network and
+    # start): on Kubernetes the generator's send lag once reached p99 5.3
+    # ms against the default 5 ms bound and the step was invalid. What this
+    # spec measures is the fault's errors and recovery, not the generator.
+    max_generator_lag = "50ms"
     fault {
       kind  = "kill-task"
       after = "3s"

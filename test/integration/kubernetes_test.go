@@ -18,7 +18,8 @@ import (
 // through the NodePort with the load generator as a Job, and reads 0.5
 // cores and 512 MiB back from the pod's cgroup; then sets a smaller CPU
 // quota on the container's cgroup behind the kubelet's back, and the next step
-// is invalid by the limits gate. Last, k8s-down leaves nothing on the host
+// is invalid by the limits gate; faults during load, and the hotel
+// reservation's quick sweep. Last, k8s-down leaves nothing on the host
 // that k8s-up found absent.
 func TestKubernetes(t *testing.T) {
 	must(t, filepath.Join(root, "cluster", "kubernetes.sh"), "up")
@@ -105,6 +106,10 @@ func TestKubernetes(t *testing.T) {
 		}
 		t.Run(kind, func(t *testing.T) { checkFaultStep(t, steps[0], kind) })
 	}
+
+	// the hotel reservation's quick sweep on Kubernetes, while it is up
+	// (TestHotelReservation runs it on Nomad and Swarm)
+	t.Run("hotel-reservation", func(t *testing.T) { hotelQuickSweep(t, "kubernetes") })
 
 	out := down()
 	left, err := sh(root, "cluster/hoststate.sh", "diff", filepath.Join(root, ".state", "hoststate", "kubernetes"))
