@@ -1,10 +1,14 @@
 package testutil
 
 import (
+	"bufio"
+	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // ListenAndHold listens on a loopback port and holds what connects there
@@ -66,4 +70,38 @@ func FreePort(t testing.TB) int {
 func FreeAddr(t testing.TB) string {
 	t.Helper()
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(FreePort(t)))
+}
+
+// WaitTCP waits up to within for addr to accept a connection, failing the
+// test with name when it does not.
+func WaitTCP(t testing.TB, name, addr string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			conn.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s did not listen on %s within %s", name, addr, within)
+}
+
+// FlushMemcached empties the memcached at addr (flush_all), so later reads
+// must go past it.
+func FlushMemcached(t testing.TB, addr string) {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := fmt.Fprint(conn, "flush_all\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != "OK" {
+		t.Fatalf("memcached flush_all on %s: %q %v", addr, line, err)
+	}
 }

@@ -3,11 +3,8 @@
 package integration
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"math"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +20,7 @@ import (
 	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/results"
 	"github.com/orchbench/orchbench/harness/sweep"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
 
 // TestHotelReservation runs experiments/hotel-reservation-quick.hcl (the
@@ -163,7 +161,7 @@ func hotelEmptiedProfiles(t *testing.T) {
 	if err != nil || deleted.DeletedCount != 80 {
 		t.Fatalf("deleting the 80 hotel profiles: %v deleted, %v", deleted, err)
 	}
-	memcachedFlush(t, onlyEndpoint(t, ctx, ad, dep, job+"-memcached-profile"))
+	testutil.FlushMemcached(t, onlyEndpoint(t, ctx, ad, dep, job+"-memcached-profile"))
 
 	g := probe.Check(ctx, eps)
 	t.Logf("probe after emptying: passed %v: %s", g.Passed, g.Detail)
@@ -179,22 +177,4 @@ func onlyEndpoint(t *testing.T, ctx context.Context, ad *nomad.Orchestrator, dep
 		t.Fatalf("%s: %v, %v; want one instance", service, eps, err)
 	}
 	return eps[0].HostPort()
-}
-
-// memcachedFlush empties a memcached (its text protocol's flush_all).
-func memcachedFlush(t *testing.T, addr string) {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := fmt.Fprint(conn, "flush_all\r\n"); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(conn).ReadString('\n')
-	if err != nil || strings.TrimSpace(line) != "OK" {
-		t.Fatalf("flush_all on %s: %q %v", addr, line, err)
-	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/orchbench/orchbench/deathstarbench/hotelreservation/dataset"
 	"github.com/orchbench/orchbench/deathstarbench/hotelreservation/workload"
 	"github.com/orchbench/orchbench/harness/loadgen"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
 
 const (
@@ -165,7 +166,7 @@ func TestHotelReservationEndToEnd(t *testing.T) {
 	// counted are in FerretDB (memcached is flushed so nothing comes from
 	// there).
 	s.kill(hotelreservation.ServiceReservation)
-	flushMemcached(t, s.memcachedAddr)
+	testutil.FlushMemcached(t, s.memcachedAddr)
 	s.startServices(hotelreservation.ServiceReservation)
 	if got := reserve("2015-07-02", "2015-07-03", "7", 1, 8, dataset.Password(8)); got != reserveFailed {
 		t.Errorf("a room on the full night after the restart: %q, want %q", got, reserveFailed)
@@ -197,7 +198,7 @@ func TestHotelReservationEndToEnd(t *testing.T) {
 		}
 	}
 	s.stopAll()
-	flushMemcached(t, s.memcachedAddr)
+	testutil.FlushMemcached(t, s.memcachedAddr)
 	s.startServices(hotelreservation.ServiceNames()...)
 	if after := countDocuments(t, mongoClient); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Errorf("documents before restarting every service %v, after %v", before, after)
@@ -255,7 +256,7 @@ func runMixedWorkload(t *testing.T, frontend string) {
 		mu.Lock()
 		answered++
 		if err != nil || resp.StatusCode/100 != 2 || len(body) == 0 {
-			bad = append(bad, fmt.Sprintf("%s %s: %d %q %v", r.Method, r.URL.RequestURI(), resp.StatusCode, tail(string(body), 200), err))
+			bad = append(bad, fmt.Sprintf("%s %s: %d %q %v", r.Method, r.URL.RequestURI(), resp.StatusCode, testutil.Tail(string(body), 200), err))
 		}
 		mu.Unlock()
 		w.WriteHeader(resp.StatusCode)

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -12,8 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,43 +20,19 @@ import (
 	"github.com/orchbench/orchbench/harness/testutil"
 )
 
-// binDir holds the binaries, built once for every test of the package.
-var binDir string
+// builds holds the binaries, built once for every test of the package.
+var builds *testutil.GoBuilds
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "hotelres-e2e-bin")
+	b, err := testutil.NewGoBuilds("hotelres-e2e-bin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binDir = dir
+	builds = b
 	code := m.Run()
-	os.RemoveAll(dir)
+	b.Remove()
 	os.Exit(code)
-}
-
-var builds sync.Map // package path -> *sync.Once
-
-func buildBinary(t *testing.T, pkg string) string {
-	t.Helper()
-	out := filepath.Join(binDir, filepath.Base(pkg))
-	once, _ := builds.LoadOrStore(pkg, &sync.Once{})
-	var buildErr error
-	once.(*sync.Once).Do(func() {
-		cmd := exec.Command("go", "build", "-o", out, "./"+pkg)
-		cmd.Dir = testutil.RepoRoot(t)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if output, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("build %s: %v\n%s", pkg, err, output)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	if _, err := os.Stat(out); err != nil {
-		t.Fatalf("%s was not built (an earlier build failed): %v", pkg, err)
-	}
-	return out
 }
 
 // memcachedBinary finds Debian's memcached, as the social network's e2e
@@ -99,17 +72,10 @@ func newProcess(t *testing.T, logDir, name string, env []string, path string, ar
 		log.Close()
 		if t.Failed() {
 			data, _ := os.ReadFile(log.Name())
-			t.Logf("--- %s log (tail) ---\n%s", name, tail(string(data), 2000))
+			t.Logf("--- %s log (tail) ---\n%s", name, testutil.Tail(string(data), 2000))
 		}
 	})
 	return p
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
 }
 
 func (p *process) start() {
@@ -141,35 +107,6 @@ func (p *process) stop(sig os.Signal) {
 	p.cmd = nil
 }
 
-func waitTCP(t *testing.T, name, addr string) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			conn.Close()
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s did not listen on %s within 60 s", name, addr)
-}
-
-// flushMemcached empties memcached, so later reads must go to FerretDB.
-func flushMemcached(t *testing.T, addr string) {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(5 * time.Second))
-	fmt.Fprint(conn, "flush_all\r\n")
-	line, _ := bufio.NewReader(conn).ReadString('\n')
-	if strings.TrimSpace(line) != "OK" {
-		t.Fatalf("memcached flush_all: %q", line)
-	}
-}
-
 // stack is a running hotel reservation on FerretDB and memcached.
 type stack struct {
 	t             *testing.T
@@ -185,16 +122,16 @@ type stack struct {
 func startStack(t *testing.T) *stack {
 	t.Helper()
 	memcached := memcachedBinary(t)
-	hotelres := buildBinary(t, "deathstarbench/cmd/hotelres")
-	ferretdb := buildBinary(t, "deathstarbench/cmd/ferretdb")
+	hotelres := builds.Build(t, "deathstarbench/cmd/hotelres")
+	ferretdb := builds.Build(t, "deathstarbench/cmd/ferretdb")
 	dataDir, logDir := t.TempDir(), t.TempDir()
 
 	memcachedAddr, ferretAddr := testutil.FreeAddr(t), testutil.FreeAddr(t)
 	_, memcachedPort, _ := net.SplitHostPort(memcachedAddr)
 	newProcess(t, logDir, "memcached", nil, memcached, "-l", "127.0.0.1", "-p", memcachedPort, "-U", "0", "-u", "root", "-m", "64").start()
 	newProcess(t, logDir, "ferretdb", nil, ferretdb, "--listen-addr", ferretAddr, "--data-dir", filepath.Join(dataDir, "ferretdb")).start()
-	waitTCP(t, "memcached", memcachedAddr)
-	waitTCP(t, "ferretdb", ferretAddr)
+	testutil.WaitTCP(t, "memcached", memcachedAddr, 60*time.Second)
+	testutil.WaitTCP(t, "ferretdb", ferretAddr, 60*time.Second)
 
 	s := &stack{
 		t:             t,
@@ -230,7 +167,7 @@ func (s *stack) startServices(names ...string) {
 		s.services[name].start()
 	}
 	for _, name := range names {
-		waitTCP(s.t, name, s.addrs[name])
+		testutil.WaitTCP(s.t, name, s.addrs[name], 60*time.Second)
 	}
 	s.waitServing()
 }

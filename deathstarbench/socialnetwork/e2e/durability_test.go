@@ -82,7 +82,7 @@ func newStoreProcess(t *testing.T, logDir, name, path string, args ...string) *s
 		log.Close()
 		if t.Failed() {
 			data, _ := os.ReadFile(log.Name())
-			t.Logf("--- %s log (tail) ---\n%s", name, tail(string(data), 2000))
+			t.Logf("--- %s log (tail) ---\n%s", name, testutil.Tail(string(data), 2000))
 		}
 	})
 	return p
@@ -145,7 +145,7 @@ func TestDurabilityRedisAppendOnlyEverySecond(t *testing.T) {
 	ctx := context.Background()
 	for round := range durabilityRounds {
 		p.start()
-		waitTCP(t, "redis", addr)
+		testutil.WaitTCP(t, "redis", addr, 30*time.Second)
 		client := redis.NewClient(&redis.Options{Addr: addr, PoolSize: durabilityWriters, MaxRetries: -1})
 		waitLoaded(t, client) // the files of the rounds before
 		key := func(w, seq int) string { return fmt.Sprintf("r%d:w%d:%d", round, w, seq) }
@@ -155,7 +155,7 @@ func TestDurabilityRedisAppendOnlyEverySecond(t *testing.T) {
 		client.Close()
 
 		p.start()
-		waitTCP(t, "redis", addr)
+		testutil.WaitTCP(t, "redis", addr, 30*time.Second)
 		client = redis.NewClient(&redis.Options{Addr: addr})
 		waitLoaded(t, client)
 		lost, total := missing(t, acked, func(w, seq int) bool {
@@ -199,7 +199,7 @@ func waitLoaded(t *testing.T, client *redis.Client) {
 
 func TestDurabilityFerretDB(t *testing.T) {
 	dataDir, logDir := t.TempDir(), t.TempDir()
-	ferretdb := buildBinary(t, "deathstarbench/cmd/ferretdb")
+	ferretdb := builds.Build(t, "deathstarbench/cmd/ferretdb")
 	addr := testutil.FreeAddr(t)
 	// the pack's flags and the binary's default SQLite parameters
 	p := newStoreProcess(t, logDir, "ferretdb", ferretdb, "--listen-addr", addr, "--data-dir", dataDir)
@@ -214,7 +214,7 @@ func TestDurabilityFerretDB(t *testing.T) {
 	}
 	for round := range durabilityRounds {
 		p.start()
-		waitTCP(t, "ferretdb", addr)
+		testutil.WaitTCP(t, "ferretdb", addr, 30*time.Second)
 		client, coll := connect()
 		id := func(w, seq int) string { return fmt.Sprintf("r%d:w%d:%d", round, w, seq) }
 		acked, rate := killRound(t, p, func(ctx context.Context, w, seq int) error {
@@ -224,7 +224,7 @@ func TestDurabilityFerretDB(t *testing.T) {
 		client.Disconnect(ctx)
 
 		p.start()
-		waitTCP(t, "ferretdb", addr)
+		testutil.WaitTCP(t, "ferretdb", addr, 30*time.Second)
 		client, coll = connect()
 		stored := map[string]bool{}
 		cur, err := coll.Find(ctx, bson.D{}, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/dataset"
+	"github.com/orchbench/orchbench/harness/testutil"
 )
 
 func TestSocialNetworkEndToEnd(t *testing.T) {
@@ -99,7 +100,7 @@ func TestSocialNetworkEndToEnd(t *testing.T) {
 	check("user-timeline", "1")
 
 	// With memcached emptied, posts must come back from FerretDB intact.
-	flushMemcached(t, memcachedAddr)
+	testutil.FlushMemcached(t, memcachedAddr)
 	if again := check("home-timeline", "2"); again["post_id"] != first["post_id"] || again["text"] != first["text"] {
 		t.Fatalf("post from FerretDB differs: %v vs %v", again, first)
 	}

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,43 +19,19 @@ import (
 	"github.com/orchbench/orchbench/harness/testutil"
 )
 
-// binDir holds the binaries, built once for every test of the package.
-var binDir string
+// builds holds the binaries, built once for every test of the package.
+var builds *testutil.GoBuilds
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "socialnet-e2e-bin")
+	b, err := testutil.NewGoBuilds("socialnet-e2e-bin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binDir = dir
+	builds = b
 	code := m.Run()
-	os.RemoveAll(dir)
+	b.Remove()
 	os.Exit(code)
-}
-
-var builds sync.Map // package path -> *sync.Once
-
-func buildBinary(t *testing.T, pkg string) string {
-	t.Helper()
-	out := filepath.Join(binDir, filepath.Base(pkg))
-	once, _ := builds.LoadOrStore(pkg, &sync.Once{})
-	var buildErr error
-	once.(*sync.Once).Do(func() {
-		cmd := exec.Command("go", "build", "-o", out, "./"+pkg)
-		cmd.Dir = testutil.RepoRoot(t)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if output, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("build %s: %v\n%s", pkg, err, output)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	if _, err := os.Stat(out); err != nil {
-		t.Fatalf("%s was not built (an earlier build failed): %v", pkg, err)
-	}
-	return out
 }
 
 // start runs a process until the test ends, logging its output to logDir.
@@ -85,29 +60,9 @@ func start(t *testing.T, logDir, name string, env []string, path string, args ..
 		logFile.Close()
 		if t.Failed() {
 			data, _ := os.ReadFile(logFile.Name())
-			t.Logf("--- %s log (tail) ---\n%s", name, tail(string(data), 2000))
+			t.Logf("--- %s log (tail) ---\n%s", name, testutil.Tail(string(data), 2000))
 		}
 	})
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
-}
-
-func waitTCP(t *testing.T, name, addr string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			conn.Close()
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s did not listen on %s within 30 s", name, addr)
 }
 
 func requireBinary(t *testing.T, name string) string {
@@ -116,20 +71,6 @@ func requireBinary(t *testing.T, name string) string {
 		testenv.Missing(t, "%s not installed (`just tools` installs redis-server and memcached): %v", name, err)
 	}
 	return path
-}
-
-// flushMemcached empties memcached so later reads must go to FerretDB.
-func flushMemcached(t *testing.T, addr string) {
-	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprint(conn, "flush_all\r\n")
-	line, _ := bufio.NewReader(conn).ReadString('\n')
-	if strings.TrimSpace(line) != "OK" {
-		t.Fatalf("memcached flush_all: %q", line)
-	}
 }
 
 // stack is a running social network on the real tiers.
@@ -149,8 +90,8 @@ func startStack(t *testing.T) stack {
 
 	dataDir := t.TempDir()
 	logDir := t.TempDir()
-	socialnet := buildBinary(t, "deathstarbench/cmd/socialnet")
-	ferretdb := buildBinary(t, "deathstarbench/cmd/ferretdb")
+	socialnet := builds.Build(t, "deathstarbench/cmd/socialnet")
+	ferretdb := builds.Build(t, "deathstarbench/cmd/ferretdb")
 
 	redisAddr := testutil.FreeAddr(t)
 	memcachedAddr := testutil.FreeAddr(t)
@@ -159,9 +100,9 @@ func startStack(t *testing.T) stack {
 		"--save", "", "--appendonly", "no", "--dir", dataDir)
 	start(t, logDir, "memcached", nil, memcached, "-l", "127.0.0.1", "-p", strings.Split(memcachedAddr, ":")[1], "-U", "0", "-u", "root", "-m", "64")
 	start(t, logDir, "ferretdb", nil, ferretdb, "--listen-addr", ferretAddr, "--data-dir", filepath.Join(dataDir, "ferretdb"))
-	waitTCP(t, "redis", redisAddr)
-	waitTCP(t, "memcached", memcachedAddr)
-	waitTCP(t, "ferretdb", ferretAddr)
+	testutil.WaitTCP(t, "redis", redisAddr, 30*time.Second)
+	testutil.WaitTCP(t, "memcached", memcachedAddr, 30*time.Second)
+	testutil.WaitTCP(t, "ferretdb", ferretAddr, 30*time.Second)
 
 	addrs := map[string]string{}
 	for _, name := range socialnetwork.ServiceNames() {
@@ -188,7 +129,7 @@ func startStack(t *testing.T) stack {
 		start(t, logDir, name, append(env, fmt.Sprintf("MACHINE_ID=%d", i)), socialnet, "--service", name, "--listen-addr", addrs[name])
 	}
 	for _, name := range socialnetwork.ServiceNames() {
-		waitTCP(t, name, addrs[name])
+		testutil.WaitTCP(t, name, addrs[name], 30*time.Second)
 	}
 	t.Logf("12 services listening %s after start", time.Since(started).Round(time.Millisecond))
 	return stack{
