@@ -14,13 +14,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/orchbench/orchbench/deathstarbench/hotelreservation"
+	"github.com/orchbench/orchbench/deathstarbench/internal/envdefault"
 	"github.com/orchbench/orchbench/deathstarbench/internal/gctune"
 	"github.com/orchbench/orchbench/deathstarbench/internal/upstreams"
 )
@@ -34,23 +34,23 @@ func main() {
 
 func run(args []string) error {
 	flags := flag.NewFlagSet("hotelres", flag.ContinueOnError)
-	service := flags.String("service", env("SERVICE", ""), "service to run: "+strings.Join(hotelreservation.ServiceNames(), ", ")+", or all (env SERVICE)")
-	listenAddr := flags.String("listen-addr", env("LISTEN_ADDR", ""), "listen address; default :5000 for frontend (the original's), :8080 otherwise, or :$PORT when PORT is set (env LISTEN_ADDR)")
-	storageMode := flags.String("storage", env("STORAGE", "external"), "external (MongoDB/FerretDB and memcached) or memory (in-process; each process its own data) (env STORAGE)")
-	mongoURI := flags.String("mongodb-uri", env("MONGODB_URI", ""), "MongoDB or FerretDB URI, e.g. mongodb://127.0.0.1:27017/ (env MONGODB_URI)")
-	memcachedAddr := flags.String("memcached-addr", env("MEMCACHED_ADDR", ""), "memcached host:port, comma-separated for several, of profile, rate and reservation (env MEMCACHED_ADDR)")
-	callTimeout := flags.Duration("call-timeout", envDuration("CALL_TIMEOUT", 30*time.Second), "bounds the front end's gRPC calls behind one request (env CALL_TIMEOUT)")
-	channels := flags.Int("grpc-channels", int(envInt("GRPC_CHANNELS", 4)), "gRPC channels (HTTP/2 connections, round robin over every instance each) kept to each upstream (env GRPC_CHANNELS)")
-	poolSize := flags.Int("pool-size", int(envInt("POOL_SIZE", 64)), "connections per storage client: MongoDB, memcached (env POOL_SIZE)")
-	logLevel := flags.String("log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
-	upstreamsFile := flags.String("upstreams-file", env("UPSTREAMS_FILE", ""), "env file (KEY=VALUE lines) the orchestrator renders upstream addresses into; a changed upstream is taken in place, a changed store address makes the process run itself again (env UPSTREAMS_FILE)")
+	service := flags.String("service", envdefault.String("SERVICE", ""), "service to run: "+strings.Join(hotelreservation.ServiceNames(), ", ")+", or all (env SERVICE)")
+	listenAddr := flags.String("listen-addr", envdefault.String("LISTEN_ADDR", ""), "listen address; default :5000 for frontend (the original's), :8080 otherwise, or :$PORT when PORT is set (env LISTEN_ADDR)")
+	storageMode := flags.String("storage", envdefault.String("STORAGE", "external"), "external (MongoDB/FerretDB and memcached) or memory (in-process; each process its own data) (env STORAGE)")
+	mongoURI := flags.String("mongodb-uri", envdefault.String("MONGODB_URI", ""), "MongoDB or FerretDB URI, e.g. mongodb://127.0.0.1:27017/ (env MONGODB_URI)")
+	memcachedAddr := flags.String("memcached-addr", envdefault.String("MEMCACHED_ADDR", ""), "memcached host:port, comma-separated for several, of profile, rate and reservation (env MEMCACHED_ADDR)")
+	callTimeout := flags.Duration("call-timeout", envdefault.Duration("CALL_TIMEOUT", 30*time.Second), "bounds the front end's gRPC calls behind one request (env CALL_TIMEOUT)")
+	channels := flags.Int("grpc-channels", int(envdefault.Int("GRPC_CHANNELS", 4)), "gRPC channels (HTTP/2 connections, round robin over every instance each) kept to each upstream (env GRPC_CHANNELS)")
+	poolSize := flags.Int("pool-size", int(envdefault.Int("POOL_SIZE", 64)), "connections per storage client: MongoDB, memcached (env POOL_SIZE)")
+	logLevel := flags.String("log-level", envdefault.String("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
+	upstreamsFile := flags.String("upstreams-file", envdefault.String("UPSTREAMS_FILE", ""), "env file (KEY=VALUE lines) the orchestrator renders upstream addresses into; a changed upstream is taken in place, a changed store address makes the process run itself again (env UPSTREAMS_FILE)")
 	addrs := map[string]*string{}
 	for _, name := range hotelreservation.ServiceNames() {
 		if name == hotelreservation.ServiceFrontend {
 			continue
 		}
 		envName := hotelreservation.AddrEnv(name)
-		addrs[name] = flags.String(name+"-addr", env(envName, ""), "host:port of the "+name+" service, comma-separated for several instances (env "+envName+")")
+		addrs[name] = flags.String(name+"-addr", envdefault.String(envName, ""), "host:port of the "+name+" service, comma-separated for several instances (env "+envName+")")
 	}
 	if err := flags.Parse(args); err != nil {
 		return err
@@ -157,25 +157,4 @@ func defaultListen(flagValue, service string) string {
 		return ":5000"
 	}
 	return ":8080"
-}
-
-func env(name, fallback string) string {
-	if value := os.Getenv(name); value != "" {
-		return value
-	}
-	return fallback
-}
-
-func envInt(name string, fallback int64) int64 {
-	if value, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil {
-		return value
-	}
-	return fallback
-}
-
-func envDuration(name string, fallback time.Duration) time.Duration {
-	if value, err := time.ParseDuration(os.Getenv(name)); err == nil {
-		return value
-	}
-	return fallback
 }

@@ -15,11 +15,11 @@ import (
 	_ "net/http/pprof" // served only on --debug-addr
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/orchbench/orchbench/deathstarbench/internal/envdefault"
 	"github.com/orchbench/orchbench/deathstarbench/internal/gctune"
 	"github.com/orchbench/orchbench/deathstarbench/internal/upstreams"
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork"
@@ -34,28 +34,28 @@ func main() {
 
 func run(args []string) error {
 	flags := flag.NewFlagSet("socialnet", flag.ContinueOnError)
-	service := flags.String("service", env("SERVICE", ""), "service to run: "+strings.Join(socialnetwork.ServiceNames(), ", ")+", or all (env SERVICE)")
-	listenAddr := flags.String("listen-addr", env("LISTEN_ADDR", ""), "listen address; default :8080 for frontend, :9090 otherwise, or :$PORT when PORT is set (env LISTEN_ADDR)")
-	storageMode := flags.String("storage", env("STORAGE", "external"), "external (MongoDB/FerretDB, memcached, Redis) or memory (only with --service all) (env STORAGE)")
-	mongoURI := flags.String("mongodb-uri", env("MONGODB_URI", ""), "MongoDB or FerretDB URI, e.g. mongodb://127.0.0.1:27017/ (env MONGODB_URI)")
-	memcachedAddr := flags.String("memcached-addr", env("MEMCACHED_ADDR", ""), "memcached host:port, comma-separated for several (env MEMCACHED_ADDR)")
-	redisAddr := flags.String("redis-addr", env("REDIS_ADDR", ""), "Redis host:port (env REDIS_ADDR)")
-	jwtSecret := flags.String("jwt-secret", env("JWT_SECRET", ""), "HMAC key of login tokens: the user service signs, the frontend verifies (env JWT_SECRET)")
-	machineID := flags.Int64("machine-id", envInt("MACHINE_ID", -1), "replica ID 0..1023 in generated IDs; default derived from the host name (env MACHINE_ID)")
-	rpcTimeout := flags.Duration("rpc-timeout", envDuration("RPC_TIMEOUT", 10*time.Second), "bounds the wait for a free Thrift connection when all --rpc-connections are in use, and the connect (env RPC_TIMEOUT)")
-	rpcCallTimeout := flags.Duration("rpc-call-timeout", envDuration("RPC_CALL_TIMEOUT", 30*time.Second), "bounds each Thrift call's socket reads and writes, and the front end's calls behind one request (env RPC_CALL_TIMEOUT)")
-	rpcConnections := flags.Int("rpc-connections", int(envInt("RPC_CONNECTIONS", 512)), "most connections open to each upstream address; callers beyond wait for a free one (env RPC_CONNECTIONS)")
-	poolSize := flags.Int("pool-size", int(envInt("POOL_SIZE", 64)), "connections per storage client: MongoDB, memcached, Redis (env POOL_SIZE)")
-	logLevel := flags.String("log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
-	upstreamsFile := flags.String("upstreams-file", env("UPSTREAMS_FILE", ""), "env file (KEY=VALUE lines) the orchestrator renders upstream addresses into; when it names addresses this process did not start with, the process runs itself again with them (env UPSTREAMS_FILE)")
-	debugAddr := flags.String("debug-addr", env("DEBUG_ADDR", ""), "TCP address serving Go's pprof handlers under /debug/pprof/, for profiling a service under load; empty serves none (env DEBUG_ADDR)")
+	service := flags.String("service", envdefault.String("SERVICE", ""), "service to run: "+strings.Join(socialnetwork.ServiceNames(), ", ")+", or all (env SERVICE)")
+	listenAddr := flags.String("listen-addr", envdefault.String("LISTEN_ADDR", ""), "listen address; default :8080 for frontend, :9090 otherwise, or :$PORT when PORT is set (env LISTEN_ADDR)")
+	storageMode := flags.String("storage", envdefault.String("STORAGE", "external"), "external (MongoDB/FerretDB, memcached, Redis) or memory (only with --service all) (env STORAGE)")
+	mongoURI := flags.String("mongodb-uri", envdefault.String("MONGODB_URI", ""), "MongoDB or FerretDB URI, e.g. mongodb://127.0.0.1:27017/ (env MONGODB_URI)")
+	memcachedAddr := flags.String("memcached-addr", envdefault.String("MEMCACHED_ADDR", ""), "memcached host:port, comma-separated for several (env MEMCACHED_ADDR)")
+	redisAddr := flags.String("redis-addr", envdefault.String("REDIS_ADDR", ""), "Redis host:port (env REDIS_ADDR)")
+	jwtSecret := flags.String("jwt-secret", envdefault.String("JWT_SECRET", ""), "HMAC key of login tokens: the user service signs, the frontend verifies (env JWT_SECRET)")
+	machineID := flags.Int64("machine-id", envdefault.Int("MACHINE_ID", -1), "replica ID 0..1023 in generated IDs; default derived from the host name (env MACHINE_ID)")
+	rpcTimeout := flags.Duration("rpc-timeout", envdefault.Duration("RPC_TIMEOUT", 10*time.Second), "bounds the wait for a free Thrift connection when all --rpc-connections are in use, and the connect (env RPC_TIMEOUT)")
+	rpcCallTimeout := flags.Duration("rpc-call-timeout", envdefault.Duration("RPC_CALL_TIMEOUT", 30*time.Second), "bounds each Thrift call's socket reads and writes, and the front end's calls behind one request (env RPC_CALL_TIMEOUT)")
+	rpcConnections := flags.Int("rpc-connections", int(envdefault.Int("RPC_CONNECTIONS", 512)), "most connections open to each upstream address; callers beyond wait for a free one (env RPC_CONNECTIONS)")
+	poolSize := flags.Int("pool-size", int(envdefault.Int("POOL_SIZE", 64)), "connections per storage client: MongoDB, memcached, Redis (env POOL_SIZE)")
+	logLevel := flags.String("log-level", envdefault.String("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
+	upstreamsFile := flags.String("upstreams-file", envdefault.String("UPSTREAMS_FILE", ""), "env file (KEY=VALUE lines) the orchestrator renders upstream addresses into; when it names addresses this process did not start with, the process runs itself again with them (env UPSTREAMS_FILE)")
+	debugAddr := flags.String("debug-addr", envdefault.String("DEBUG_ADDR", ""), "TCP address serving Go's pprof handlers under /debug/pprof/, for profiling a service under load; empty serves none (env DEBUG_ADDR)")
 	addrs := map[string]*string{}
 	for _, name := range socialnetwork.ServiceNames() {
 		if name == socialnetwork.ServiceFrontend {
 			continue
 		}
 		envName := socialnetwork.AddrEnv(name)
-		addrs[name] = flags.String(name+"-addr", env(envName, ""), "host:port of the "+name+" service (env "+envName+")")
+		addrs[name] = flags.String(name+"-addr", envdefault.String(envName, ""), "host:port of the "+name+" service (env "+envName+")")
 	}
 	if err := flags.Parse(args); err != nil {
 		return err
@@ -152,27 +152,6 @@ func defaultListen(flagValue, service string) string {
 		return ":8080"
 	}
 	return ":9090"
-}
-
-func env(name, fallback string) string {
-	if value := os.Getenv(name); value != "" {
-		return value
-	}
-	return fallback
-}
-
-func envInt(name string, fallback int64) int64 {
-	if value, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil {
-		return value
-	}
-	return fallback
-}
-
-func envDuration(name string, fallback time.Duration) time.Duration {
-	if value, err := time.ParseDuration(os.Getenv(name)); err == nil {
-		return value
-	}
-	return fallback
 }
 
 // upstreamSetter applies a changed <SERVICE>_ADDR to the running services'
