@@ -34,6 +34,8 @@ type sweepFlags struct {
 	file, resume, dir, reports, vm, logs, loadRunner, image, jobPrefix string
 	runnerOverride                                                     string
 	dryRun, keep                                                       bool
+	// retryInvalid is how many more passes run the steps still invalid
+	retryInvalid int
 	// nodeProbes are NODE=ADDR pairs: where each node's probe answers
 	nodeProbes []string
 	// registry is where the nodes pull the project's images (host:port)
@@ -64,6 +66,7 @@ any time: --resume continues without repeating or losing a step.`,
 	fl.StringVar(&f.runnerOverride, "runner", "", "load runner for every app, replacing the spec's (one of "+strings.Join(experiment.Runners, ", ")+"); the sweep's name gains it")
 	f.registerExecution(fl)
 	fl.BoolVar(&f.keep, "keep", false, "leave the deployments running afterwards")
+	fl.IntVar(&f.retryInvalid, "retry-invalid", 0, "run the steps that came out invalid again, up to `N` more passes (each attempt is archived; as `--resume` would, without the second command)")
 	rootCmd.AddCommand(cmd)
 }
 
@@ -98,6 +101,9 @@ func runSweep(cmd *cobra.Command, f sweepFlags) error {
 	// a bad flag must not leave an archived sweep behind
 	if err := f.checkNodeProbeFlags(); err != nil {
 		return err
+	}
+	if f.retryInvalid < 0 {
+		return fmt.Errorf("--retry-invalid %d: the number of passes cannot be negative", f.retryInvalid)
 	}
 	archive := results.Archive{Dir: f.dir}
 	var rec *results.SweepRecord
@@ -154,7 +160,7 @@ func executeSweep(cmd *cobra.Command, f sweepFlags, rec *results.SweepRecord) er
 	defer stop()
 	fmt.Fprintf(out, "sweep %s: %d steps, about %s; archive %s\n", rec.ID, len(rec.Plan),
 		experiment.EstimatedDuration(rec.Plan).Round(time.Second), filepath.Join(f.dir, rec.ID))
-	sum, err := runner.Run(ctx, rec)
+	sum, retried, err := runWithRetries(ctx, runner, rec, f.retryInvalid, out)
 	if ctx.Err() != nil {
 		fmt.Fprintf(out, "interrupted; every finished step is archived. Continue with: orchbench sweep --resume %s\n", rec.ID)
 		return fmt.Errorf("sweep %s interrupted", rec.ID)
@@ -165,6 +171,9 @@ func executeSweep(cmd *cobra.Command, f sweepFlags, rec *results.SweepRecord) er
 	}
 	fmt.Fprintf(out, "\nsweep %s: %d steps run (%d valid, %d broken, %d invalid, %d skipped above a breaking point: counted as broken), %d from an earlier run\n",
 		rec.ID, sum.Steps, sum.Valid, sum.Broken, sum.Invalid, sum.Skipped, sum.Resumed)
+	if retried > 0 {
+		fmt.Fprintf(out, "%d of those runs measured again steps that had come out invalid (--retry-invalid); the invalid attempts stay archived\n", retried)
+	}
 	if sum.OtherShape > 0 {
 		fmt.Fprintf(out, "%d steps need the other control-plane shape (their ha, above): bring it up and run orchbench sweep --resume %s\n", sum.OtherShape, rec.ID)
 	}
@@ -195,6 +204,33 @@ func executeSweep(cmd *cobra.Command, f sweepFlags, rec *results.SweepRecord) er
 		fmt.Fprintf(out, "%d steps were not pushed to VictoriaMetrics; push them with: orchbench results push %s\n", sum.PushFailures, rec.ID)
 	}
 	return nil
+}
+
+// sweepPass is one pass over a sweep's unsettled steps (sweep.Runner).
+type sweepPass interface {
+	Run(ctx context.Context, rec *results.SweepRecord) (sweep.Summary, error)
+}
+
+// runWithRetries runs the sweep, then up to retries more passes while
+// steps are invalid: an invalid step did not measure what was declared
+// (often a busy machine that made the generator late), so measuring it
+// again is what the user would do by hand with --resume. The summary
+// counts every attempt run; Invalid is what is left invalid at the end.
+func runWithRetries(ctx context.Context, runner sweepPass, rec *results.SweepRecord, retries int, out io.Writer) (sum sweep.Summary, retried int, err error) {
+	sum, err = runner.Run(ctx, rec)
+	for pass := 1; err == nil && ctx.Err() == nil && sum.Invalid > 0 && pass <= retries; pass++ {
+		fmt.Fprintf(out, "\n--retry-invalid: %d invalid steps run again (pass %d of %d; the invalid attempts stay archived)\n", sum.Invalid, pass, retries)
+		retried += sum.Invalid
+		var again sweep.Summary
+		again, err = runner.Run(ctx, rec)
+		sum.Steps += again.Steps
+		sum.Valid += again.Valid
+		sum.Broken += again.Broken
+		sum.Skipped += again.Skipped
+		sum.PushFailures += again.PushFailures
+		sum.Invalid = again.Invalid
+	}
+	return sum, retried, err
 }
 
 // runner connects every orchestrator the plan runs on, and Nomad, whose
