@@ -31,8 +31,14 @@ sweep "hotel-reservation-quick" {
     max_generator_lag = "100ms"
   }
 
+  # Each service has 0.03 core: a request that outruns its quota waits for
+  # the next 100 ms period at every hop, and the first step after a deploy
+  # meets cold caches too (p99 519 ms at 10 rps on Kubernetes here, half
+  # the full experiment's 1000 ms, on a quiet machine). The quick
+  # form checks that the application answers on each orchestrator; where
+  # it breaks is the full experiment's question.
   slo {
-    p99_ms             = 1000
+    p99_ms             = 2000
     min_achieved_ratio = 0.95
     max_error_ratio    = 0.01
   }
