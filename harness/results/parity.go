@@ -95,13 +95,19 @@ func Parity(steps []StepResult) []ParityRow {
 		orchs[cfg][r.Orchestrator] = true
 		lims := metadataLimits(r)
 		counts := instanceCounts(lims)
+		scale := weightScale(lims)
+		if scale > 0 {
+			// each orchestrator counts weight in its own unit; only the
+			// proportion among the tasks is compared (policyText)
+			add(r, "cpu weight per declared core", fmt.Sprintf("%.0f", scale), true)
+		}
 		for name, where := range placementCounts(lims) {
 			add(r, "placement "+name, where, false)
 		}
 		for _, l := range lims {
 			name := l.Group + "/" + l.Task
 			add(r, "limits "+name, coresText(l.EffectiveCores, l.QuotaCores)+", "+memText(l.MemoryLimitMiB)+", "+counts[name], false)
-			if policy := policyText(l); policy != "" {
+			if policy := policyText(l, scale); policy != "" {
 				add(r, "limits "+name+" policy", policy, false)
 			}
 			if l.ImageID != "" {

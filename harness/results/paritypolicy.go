@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -32,15 +33,15 @@ func instanceCounts(lims []parityLimits) map[string]string {
 }
 
 // policyText is one instance's CPU weight, cpuset under a quota and swap,
-// "" for a record archived before they were read.
-func policyText(l parityLimits) string {
+// "" for a record archived before they were read. The weight is read
+// against the step's weight per declared core (weightScale): what decides
+// a contended node is how the tasks weigh against each other, and that is
+// equal when each weighs in proportion to its declared cores, whatever unit
+// the orchestrator counts in (Nomad's MHz, Kubernetes' millicores).
+func policyText(l parityLimits, scale float64) string {
 	var parts []string
-	switch {
-	case l.CPUWeight == 0:
-	case l.CgroupVersion == 2:
-		parts = append(parts, fmt.Sprintf("cpu.weight %d", l.CPUWeight))
-	default:
-		parts = append(parts, fmt.Sprintf("cpu.shares %d", l.CPUWeight))
+	if w := weightText(l, scale); w != "" {
+		parts = append(parts, w)
 	}
 	// without a quota the cpuset is the cap, which the limits row shows
 	if l.QuotaCores > 0 && l.CPUSetSize > 0 {
@@ -50,6 +51,53 @@ func policyText(l parityLimits) string {
 		parts = append(parts, swapText(*l.SwapAccounted, l.SwapLimitBytes))
 	}
 	return strings.Join(parts, ", ")
+}
+
+func weightName(l parityLimits) string {
+	if l.CgroupVersion == 2 {
+		return "cpu.weight"
+	}
+	return "cpu.shares"
+}
+
+// weightText says whether the instance weighs in proportion to its
+// declared cores, and its weight when it does not (or declares none).
+func weightText(l parityLimits, scale float64) string {
+	switch {
+	case l.CPUWeight == 0:
+		return ""
+	case proportional(l, scale):
+		return weightName(l) + " in proportion to the declared cores"
+	case l.Declared.Cores > 0 && scale > 0:
+		return fmt.Sprintf("%s %d, not in proportion to its %.3g declared cores (%.0f would be)", weightName(l), l.CPUWeight, l.Declared.Cores, scale*l.Declared.Cores)
+	}
+	return fmt.Sprintf("%s %d", weightName(l), l.CPUWeight)
+}
+
+// proportional: the weight is the scale times the declared cores, within
+// a unit of rounding (the kernel's least weight is 2) and 5 %.
+func proportional(l parityLimits, scale float64) bool {
+	if l.Declared.Cores <= 0 || scale <= 0 {
+		return false
+	}
+	want := scale * l.Declared.Cores
+	return math.Abs(float64(l.CPUWeight)-want) <= 1+0.05*want
+}
+
+// weightScale is a step's CPU weight per declared core, read off the
+// instance declaring the most cores (its weight is the least rounded);
+// the others are held to it. 0 when none declares cores.
+func weightScale(lims []parityLimits) float64 {
+	var ref *parityLimits
+	for i, l := range lims {
+		if l.CPUWeight > 0 && l.Declared.Cores > 0 && (ref == nil || l.Declared.Cores > ref.Declared.Cores) {
+			ref = &lims[i]
+		}
+	}
+	if ref == nil {
+		return 0
+	}
+	return float64(ref.CPUWeight) / ref.Declared.Cores
 }
 
 func swapText(accounted bool, bytes int64) string {

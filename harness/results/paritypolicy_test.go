@@ -99,3 +99,47 @@ func TestParityShippingRowFlagsLogsShippedOnOneOrchestratorOnly(t *testing.T) {
 		t.Errorf("shipping off on both flagged: %+v", row)
 	}
 }
+
+// twoTasks gives a step a front end declaring 0.5 cores and a store
+// declaring 0.03, with these CPU weights.
+func twoTasks(s *StepResult, frontWeight, storeWeight int64) {
+	task := func(name string, cores float64, weight int64) map[string]any {
+		return map[string]any{"group": name, "task": name, "effective_cores": cores, "quota_cores": cores, "memory_limit_mib": 256,
+			"cgroup_version": 1, "cpu_weight": weight, "swap_accounted": true, "swap_limit_bytes": 0,
+			"declared": map[string]any{"cores": cores, "memory_mib": 256}}
+	}
+	s.Metadata["limits"] = []any{task("front", 0.5, frontWeight), task("store", 0.03, storeWeight)}
+}
+
+// Nomad weighs a task by its MHz (2596 per core here), Kubernetes and the
+// aligned Swarm by millicores (1024 per core): the tasks weigh against
+// each other alike, which is what decides a contended node, so the rows
+// agree and only the unit is shown (never flagged). Swarm's own default,
+// 1024 for every task, gives the store 17 times its declared share
+// against the front end: flagged, with the weight it would need at the
+// front end's 2048 per core.
+func TestParityPolicyComparesWeightsInProportionToDeclaredCores(t *testing.T) {
+	nomadSteps := func(swarmFront, swarmStore int64) []StepResult {
+		steps := paritySteps(func(s *StepResult) { twoTasks(s, swarmFront, swarmStore) })
+		twoTasks(&steps[0], 1298, 78) // 0.5 and 0.03 of a 2596 MHz core
+		return steps
+	}
+	rows := Parity(nomadSteps(512, 30))
+	for _, task := range []string{"front", "store"} {
+		row := rowOf(t, rows, "limits "+task+"/"+task+" policy")
+		want := "cpu.shares in proportion to the declared cores, no swap"
+		if row.Mismatch || row.Values["nomad"] != want || row.Values["swarm"] != want {
+			t.Errorf("aligned weights: %s row %+v, want %q on both", task, row, want)
+		}
+	}
+	unit := rowOf(t, rows, "cpu weight per declared core")
+	if unit.Mismatch || !unit.Inherent || unit.Values["nomad"] != "2596" || unit.Values["swarm"] != "1024" {
+		t.Errorf("unit row %+v", unit)
+	}
+
+	m := Mismatches(Parity(nomadSteps(1024, 1024)))
+	if len(m) != 1 || m[0].Aspect != "limits store/store policy" ||
+		m[0].Values["swarm"] != "cpu.shares 1024, not in proportion to its 0.03 declared cores (61 would be), no swap" {
+		t.Fatalf("Swarm's default weights: mismatches %+v, want the store's policy row", m)
+	}
+}

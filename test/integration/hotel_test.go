@@ -25,8 +25,8 @@ import (
 
 // TestHotelReservation runs experiments/hotel-reservation-quick.hcl (the
 // hotel reservation's baseline under the original's mixed workload, one
-// repetition of two rates) on Nomad and Swarm: every step valid
-// (TestKubernetes runs it on Kubernetes while its cluster is up, saving
+// repetition of two rates) on Nomad and Swarm: every step valid, every
+// task under the same CPU policy on both (TestKubernetes runs it on Kubernetes while its cluster is up, saving
 // this test a bring-up of its own). Then the horizontal variant (two of
 // each service, one of each datastore) on Nomad answers responses of the
 // same mean size as the baseline did; and a deployment whose hotel
@@ -36,6 +36,24 @@ func TestHotelReservation(t *testing.T) {
 	started := time.Now()
 	steps, quick := hotelQuickSweep(t, "nomad", "swarm")
 	t.Logf("quick sweep on Nomad and Swarm: %s", time.Since(started).Round(time.Second))
+	// the 17 tasks weigh against each other alike on both (Swarm's adapter
+	// sets what its service API cannot), and none may swap
+	policies := 0
+	for _, row := range results.Parity(steps) {
+		if row.Aspect == "log shipping" && row.Mismatch {
+			t.Errorf("parity: log shipping differs: %v", row.Values)
+		}
+		if !strings.HasSuffix(row.Aspect, " policy") {
+			continue
+		}
+		policies++
+		if row.Mismatch {
+			t.Errorf("parity: %s differs: %v", row.Aspect, row.Values)
+		}
+	}
+	if policies < 17 {
+		t.Errorf("parity compared the CPU policy of %d tasks, want the pack's 17", policies)
+	}
 
 	// horizontal, on Nomad: the same workload answered alike by two
 	// instances of each service sharing one store per service

@@ -26,10 +26,11 @@ func (a *Engine) WaitHealthy(ctx context.Context, d *deployment, timeout time.Du
 	err := orchestrator.WaitUntilHealthy(ctx, Name, d.Job, timeout, a.poll(), a.Progress, func(ctx context.Context) (bool, string, error) {
 		return a.healthy(ctx, d)
 	})
-	if err == nil {
-		d.DeployDuration = time.Since(d.Started)
+	if err != nil {
+		return err
 	}
-	return err
+	d.DeployDuration = time.Since(d.Started)
+	return a.alignPolicy(ctx, d)
 }
 
 // healthy reports whether every service is ready, and a one-line state.

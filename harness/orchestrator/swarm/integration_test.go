@@ -109,6 +109,7 @@ func TestSwarmTaewa(t *testing.T) {
 			t.Errorf("task %s: enforced %.3f cores / %d MiB, declared %s", shortID(l.ID), l.EffectiveCores, l.MemoryLimitMiB, describe(l.Declared))
 		}
 	}
+	alignedPolicy(t, a, d, "after the deploy")
 
 	// a second deploy of the same job reuses it
 	again, err := a.Deploy(ctx, job)
@@ -170,6 +171,29 @@ func TestSwarmTaewa(t *testing.T) {
 			}
 		}
 		t.Logf("%s of task %s: replaced and healthy in %s; instances %v", fault, shortID(victim), time.Since(start).Round(time.Millisecond), summary(after))
+		alignedPolicy(t, a, d, "after "+fault)
+	}
+}
+
+// alignedPolicy: every task of the 0.5-core Taewa weighs what the kubelet
+// gives 500 millicores and may not swap, as on Kubernetes (policy.go),
+// read back from the kernel: Swarm itself would leave 1024 and 256 MiB of
+// swap, so a task Swarm replaced after a fault shows whether
+// WaitHealthy aligned it too.
+func alignedPolicy(t *testing.T, a *Engine, d *deployment, when string) {
+	t.Helper()
+	lims, err := a.Limits(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lims {
+		want := int64(512)
+		if l.CgroupVersion == 2 {
+			want = 1 + (512-2)*9999/262142 // the runtime's conversion of shares
+		}
+		if l.CPUWeight != want || (l.SwapAccounted && l.SwapLimitBytes != 0) {
+			t.Errorf("%s: task %s weighs %d (want %d), swap %d bytes (accounted %v, want none)", when, shortID(l.ID), l.CPUWeight, want, l.SwapLimitBytes, l.SwapAccounted)
+		}
 	}
 }
 
