@@ -276,6 +276,10 @@ type Task struct {
 	// MemoryMiB is the hard memory limit; 0 means none.
 	MemoryMiB int     `json:"memory_mib"`
 	CPUMode   CPUMode `json:"cpu_mode,omitempty"`
+	// WeightCores is what a shares-mode task weighs as against others, in
+	// cores: its declared cores, or its reserved MHz over the node's MHz
+	// per core (0 in other modes, or when neither is known).
+	WeightCores float64 `json:"weight_cores,omitempty"`
 	// Role is empty when the pack declares none (a service).
 	Role Role `json:"role,omitempty"`
 }
@@ -351,6 +355,13 @@ func ParseTask(job *api.Job, g *api.TaskGroup, t *api.Task, mhzPerCore float64) 
 		}
 	} else {
 		d.CPUMode = inferCPUMode(t, d.Cores)
+	}
+	if d.CPUMode == CPUModeShares {
+		d.WeightCores = d.Cores
+		// a pack that declares no cores still weighs the task by its MHz, as Nomad does
+		if r := t.Resources; d.WeightCores == 0 && r != nil && r.CPU != nil && *r.CPU > 0 && mhzPerCore > 0 {
+			d.WeightCores = float64(*r.CPU) / mhzPerCore
+		}
 	}
 	if v, level, ok := lookup(KeyRole); ok {
 		switch r := Role(v); r {

@@ -39,7 +39,8 @@ func TestParseTask(t *testing.T) {
 		{name: "no cores declared: no cap",
 			jobMeta: map[string]string{KeyCores: "0", KeyMemoryMiB: "2048"},
 			task:    api.Task{Driver: "docker", Resources: &api.Resources{CPU: intp(525), MemoryMB: intp(256), MemoryMaxMB: intp(2048)}},
-			want:    Task{Cores: 0, MemoryMiB: 2048, CPUMode: CPUModeShares}},
+			// no cap; the reserved MHz still weigh the task against others
+			want: Task{Cores: 0, MemoryMiB: 2048, CPUMode: CPUModeShares, WeightCores: 0.25}},
 		{name: "task meta before group before job",
 			jobMeta:   map[string]string{KeyCores: "9", KeyMemoryMiB: "9", KeyCPUMode: "unenforced"},
 			groupMeta: map[string]string{KeyCores: "1", KeyCPUMode: "cpuset"},

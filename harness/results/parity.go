@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/orchbench/orchbench/harness/contract"
 )
 
 // ParityRow is one thing that must be equal on every orchestrator for a
@@ -59,8 +61,10 @@ type parityLimits struct {
 	SwapAccounted  *bool `json:"swap_accounted"`
 	SwapLimitBytes int64 `json:"swap_limit_bytes"`
 	Declared       struct {
-		Cores     float64 `json:"cores"`
-		MemoryMiB int     `json:"memory_mib"`
+		Cores       float64          `json:"cores"`
+		MemoryMiB   int              `json:"memory_mib"`
+		CPUMode     contract.CPUMode `json:"cpu_mode"`
+		WeightCores float64          `json:"weight_cores"`
 	} `json:"declared"`
 }
 

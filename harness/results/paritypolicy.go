@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/orchbench/orchbench/harness/contract"
 )
 
 // The limits rows of parity hold what caps a task (its quota and memory
@@ -68,8 +70,8 @@ func weightText(l parityLimits, scale float64) string {
 		return ""
 	case proportional(l, scale):
 		return weightName(l) + " in proportion to the declared cores"
-	case l.Declared.Cores > 0 && scale > 0:
-		return fmt.Sprintf("%s %d, not in proportion to its %.3g declared cores (%.0f would be)", weightName(l), l.CPUWeight, l.Declared.Cores, scale*l.Declared.Cores)
+	case l.weighedCores() > 0 && scale > 0:
+		return fmt.Sprintf("%s %d, not in proportion to its %.3g declared cores (%.0f would be)", weightName(l), l.CPUWeight, l.weighedCores(), scale*l.weighedCores())
 	}
 	return fmt.Sprintf("%s %d", weightName(l), l.CPUWeight)
 }
@@ -77,10 +79,10 @@ func weightText(l parityLimits, scale float64) string {
 // proportional: the weight is the scale times the declared cores, within
 // a unit of rounding (the kernel's least weight is 2) and 5 %.
 func proportional(l parityLimits, scale float64) bool {
-	if l.Declared.Cores <= 0 || scale <= 0 {
+	if l.weighedCores() <= 0 || scale <= 0 {
 		return false
 	}
-	want := scale * l.Declared.Cores
+	want := scale * l.weighedCores()
 	return math.Abs(float64(l.CPUWeight)-want) <= 1+0.05*want
 }
 
@@ -90,14 +92,23 @@ func proportional(l parityLimits, scale float64) bool {
 func weightScale(lims []parityLimits) float64 {
 	var ref *parityLimits
 	for i, l := range lims {
-		if l.CPUWeight > 0 && l.Declared.Cores > 0 && (ref == nil || l.Declared.Cores > ref.Declared.Cores) {
+		if l.CPUWeight > 0 && l.weighedCores() > 0 && (ref == nil || l.weighedCores() > ref.weighedCores()) {
 			ref = &lims[i]
 		}
 	}
 	if ref == nil {
 		return 0
 	}
-	return float64(ref.CPUWeight) / ref.Declared.Cores
+	return float64(ref.CPUWeight) / ref.weighedCores()
+}
+
+// weighedCores is what the instance's weight stands for: its cap, or a
+// shares-mode task's weight (an uncapped datastore's reservation).
+func (l parityLimits) weighedCores() float64 {
+	if l.Declared.CPUMode == contract.CPUModeShares {
+		return l.Declared.WeightCores
+	}
+	return l.Declared.Cores
 }
 
 func swapText(accounted bool, bytes int64) string {

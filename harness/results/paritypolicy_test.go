@@ -143,3 +143,28 @@ func TestParityPolicyComparesWeightsInProportionToDeclaredCores(t *testing.T) {
 		t.Fatalf("Swarm's default weights: mismatches %+v, want the store's policy row", m)
 	}
 }
+
+// An uncapped datastore (shares mode) weighs by its reservation: Nomad's
+// 78 MHz and the kubelet's 30 for the same 0.03 core are in proportion,
+// as the capped front end's are; Swarm's default 1024 is not.
+func TestParityPolicyWeighsSharesModeTasksByTheirReservation(t *testing.T) {
+	store := func(weight int64) map[string]any {
+		return map[string]any{"group": "store", "task": "store", "effective_cores": 2, "quota_cores": 0, "memory_limit_mib": 256,
+			"cgroup_version": 1, "cpu_weight": weight, "swap_accounted": true, "swap_limit_bytes": 0,
+			"declared": map[string]any{"cores": 0, "memory_mib": 256, "cpu_mode": "shares", "weight_cores": 0.03}}
+	}
+	steps := func(swarmStore int64) []StepResult {
+		s := paritySteps(func(s *StepResult) { twoTasks(s, 512, 30) })
+		twoTasks(&s[0], 1298, 78)
+		s[0].Metadata["limits"] = append(s[0].Metadata["limits"].([]any)[:1], store(78))
+		s[1].Metadata["limits"] = append(s[1].Metadata["limits"].([]any)[:1], store(swarmStore))
+		return s
+	}
+	row := rowOf(t, Parity(steps(30)), "limits store/store policy")
+	if row.Mismatch || row.Values["nomad"] != "cpu.shares in proportion to the declared cores, no swap" {
+		t.Errorf("aligned shares-mode store: %+v", row)
+	}
+	if row := rowOf(t, Parity(steps(1024)), "limits store/store policy"); !row.Mismatch || !strings.Contains(row.Values["swarm"], "cpu.shares 1024, not in proportion to its 0.03 declared cores (31 would be)") {
+		t.Errorf("Swarm's default weight on the store: %+v", row)
+	}
+}

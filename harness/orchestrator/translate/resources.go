@@ -49,11 +49,7 @@ func (t *translator) resources(w where, g *api.TaskGroup, task *api.Task) (d con
 			return d, 0, w.errorf("cpu mode quota with no cores declared (meta %s): a quota of what?", contract.KeyCores)
 		}
 	case contract.CPUModeShares:
-		weight, d.Cores = d.Cores, 0
-		// a pack that declares no cores still weighs the task by its MHz, as Nomad does
-		if r := task.Resources; weight == 0 && r != nil && r.CPU != nil && *r.CPU > 0 && t.opts.MHzPerCore > 0 {
-			weight = float64(*r.CPU) / t.opts.MHzPerCore
-		}
+		weight, d.Cores = d.WeightCores, 0
 	}
 	if res := task.Resources; res != nil && (res.DiskMB != nil || res.SecretsMB != nil || res.IOPS != nil) {
 		t.remark(w, "resources.disk/secrets", RemarkIgnored, "volumes and the container filesystem have no size cap here")

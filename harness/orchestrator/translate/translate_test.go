@@ -194,7 +194,7 @@ func TestTranslateResourceFallback(t *testing.T) {
 			j.Meta["orchbench_cores"] = "2"
 			j.TaskGroups[0].Tasks[0].Meta = map[string]string{"orchbench_cores": "0.25"}
 		}, 0, contract.Task{Cores: 0.25, MemoryMiB: 256, CPUMode: quota}},
-		{"cpu mode shares: no CPU limit", func(j *api.Job) { j.Meta["orchbench_cores"], j.Meta["orchbench_cpu_mode"] = "1", "shares" }, 0, contract.Task{MemoryMiB: 256, CPUMode: shares}},
+		{"cpu mode shares: no CPU limit", func(j *api.Job) { j.Meta["orchbench_cores"], j.Meta["orchbench_cpu_mode"] = "1", "shares" }, 0, contract.Task{MemoryMiB: 256, CPUMode: shares, WeightCores: 1}},
 	}
 	for _, c := range cases {
 		j := base()
