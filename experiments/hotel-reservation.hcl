@@ -19,12 +19,13 @@
 # `orchbench dsb hotel-reservation verify` before the first step).
 # experiments/hotel-reservation-quick.hcl is the short form for tests.
 #
-# Where it breaks on this machine (2 cores, Nomad, one repetition, 32
-# connections): baseline held 160 rps (p99 760 ms) and broke at 240 (p99
-# 4.2 s, 172 rps achieved), search and then profile at their quota;
-# horizontal held 160 (p99 201 ms) and broke at 240; vertical held 320
-# (p99 334 ms). The ladder runs past all three; with early stops it is
-# about 190 steps, an hour and a half here.
+# Where it breaks on this machine (2 cores; sweep
+# hotel-reservation-20261129T080947Z, 61 minutes; the table is in
+# packs/hotel-reservation/README.md): the highest rate held, median of five
+# repetitions, was 160 rps for baseline on all three orchestrators, 160
+# for horizontal on Nomad and Kubernetes and 240 on Swarm, and 320 for
+# vertical on all three; at 160 rps baseline's p99 was 589 ms on Nomad,
+# 667 on Swarm and 797 on Kubernetes. The ladder runs past all of them.
 sweep "hotel-reservation" {
   description = "Hotel reservation baseline vs vertical vs horizontal (seed 002) on Nomad, Swarm and Kubernetes, mixed workload, 5 repetitions"
   seed        = 17
