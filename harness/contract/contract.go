@@ -284,6 +284,16 @@ type Task struct {
 	Role Role `json:"role,omitempty"`
 }
 
+// WeighedCores is what the task's CPU weight stands for: its cap, or a
+// shares-mode task's weight. Every orchestrator weighs a task in
+// proportion to it, each in its own unit.
+func (t Task) WeighedCores() float64 {
+	if t.CPUMode == CPUModeShares {
+		return t.WeightCores
+	}
+	return t.Cores
+}
+
 // Datastore reports whether the task keeps the application's state.
 func (t Task) Datastore() bool { return t.Role == RoleDatastore }
 

@@ -58,14 +58,9 @@ type parityLimits struct {
 	CPUWeight      int64   `json:"cpu_weight"`
 	CPUSetSize     int     `json:"cpuset_size"`
 	// SwapAccounted is nil in steps archived before the swap was read.
-	SwapAccounted  *bool `json:"swap_accounted"`
-	SwapLimitBytes int64 `json:"swap_limit_bytes"`
-	Declared       struct {
-		Cores       float64          `json:"cores"`
-		MemoryMiB   int              `json:"memory_mib"`
-		CPUMode     contract.CPUMode `json:"cpu_mode"`
-		WeightCores float64          `json:"weight_cores"`
-	} `json:"declared"`
+	SwapAccounted  *bool         `json:"swap_accounted"`
+	SwapLimitBytes int64         `json:"swap_limit_bytes"`
+	Declared       contract.Task `json:"declared"`
 }
 
 // Parity compares, for every app and variant run on two or more

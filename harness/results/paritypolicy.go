@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-
-	"github.com/orchbench/orchbench/harness/contract"
 )
 
 // The limits rows of parity hold what caps a task (its quota and memory
@@ -70,8 +68,8 @@ func weightText(l parityLimits, scale float64) string {
 		return ""
 	case proportional(l, scale):
 		return weightName(l) + " in proportion to the declared cores"
-	case l.weighedCores() > 0 && scale > 0:
-		return fmt.Sprintf("%s %d, not in proportion to its %.3g declared cores (%.0f would be)", weightName(l), l.CPUWeight, l.weighedCores(), scale*l.weighedCores())
+	case l.Declared.WeighedCores() > 0 && scale > 0:
+		return fmt.Sprintf("%s %d, not in proportion to its %.3g declared cores (%.0f would be)", weightName(l), l.CPUWeight, l.Declared.WeighedCores(), scale*l.Declared.WeighedCores())
 	}
 	return fmt.Sprintf("%s %d", weightName(l), l.CPUWeight)
 }
@@ -79,10 +77,10 @@ func weightText(l parityLimits, scale float64) string {
 // proportional: the weight is the scale times the declared cores, within
 // a unit of rounding (the kernel's least weight is 2) and 5 %.
 func proportional(l parityLimits, scale float64) bool {
-	if l.weighedCores() <= 0 || scale <= 0 {
+	if l.Declared.WeighedCores() <= 0 || scale <= 0 {
 		return false
 	}
-	want := scale * l.weighedCores()
+	want := scale * l.Declared.WeighedCores()
 	return math.Abs(float64(l.CPUWeight)-want) <= 1+0.05*want
 }
 
@@ -92,23 +90,14 @@ func proportional(l parityLimits, scale float64) bool {
 func weightScale(lims []parityLimits) float64 {
 	var ref *parityLimits
 	for i, l := range lims {
-		if l.CPUWeight > 0 && l.weighedCores() > 0 && (ref == nil || l.weighedCores() > ref.weighedCores()) {
+		if l.CPUWeight > 0 && l.Declared.WeighedCores() > 0 && (ref == nil || l.Declared.WeighedCores() > ref.Declared.WeighedCores()) {
 			ref = &lims[i]
 		}
 	}
 	if ref == nil {
 		return 0
 	}
-	return float64(ref.CPUWeight) / ref.weighedCores()
-}
-
-// weighedCores is what the instance's weight stands for: its cap, or a
-// shares-mode task's weight (an uncapped datastore's reservation).
-func (l parityLimits) weighedCores() float64 {
-	if l.Declared.CPUMode == contract.CPUModeShares {
-		return l.Declared.WeightCores
-	}
-	return l.Declared.Cores
+	return float64(ref.CPUWeight) / ref.Declared.WeighedCores()
 }
 
 func swapText(accounted bool, bytes int64) string {

@@ -232,9 +232,9 @@ func resourcesOf(plan *translate.Plan, svc *translate.Service) (corev1.ResourceR
 		}
 		q := *resource.NewMilliQuantity(milli, resource.DecimalSI)
 		r.Requests[corev1.ResourceCPU], r.Limits[corev1.ResourceCPU] = q, q
-	} else if svc.Weight > 0 {
+	} else if d.WeightCores > 0 {
 		// shares: no cap, a request that weighs the container as the pack does
-		r.Requests[corev1.ResourceCPU] = *resource.NewMilliQuantity(max(1, int64(math.Round(svc.Weight*1000))), resource.DecimalSI)
+		r.Requests[corev1.ResourceCPU] = *resource.NewMilliQuantity(max(1, int64(math.Round(d.WeightCores*1000))), resource.DecimalSI)
 	}
 	if d.MemoryMiB > 0 {
 		q := resource.MustParse(fmt.Sprintf("%dMi", d.MemoryMiB))

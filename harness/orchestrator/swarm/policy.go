@@ -42,21 +42,12 @@ func sharesFor(cores float64) int64 {
 	return min(max(milli*weightPerCore/1000, minWeight), maxWeight)
 }
 
-// policyCores is what a task's weight follows: its cap, or a shares-mode
-// task's declared weight.
-func policyCores(svc *translate.Service) float64 {
-	if svc.Declared.Cores > 0 {
-		return svc.Declared.Cores
-	}
-	return svc.Weight
-}
-
 // policyUpdate is the update a container needs to run under the aligned
 // policy, and whether it needs one.
 func policyUpdate(svc *translate.Service, hc *container.HostConfig) (container.Resources, bool) {
 	var up container.Resources
 	need := false
-	if want := sharesFor(policyCores(svc)); want > 0 && hc.CPUShares != want {
+	if want := sharesFor(svc.Declared.WeighedCores()); want > 0 && hc.CPUShares != want {
 		up.CPUShares, need = want, true
 	}
 	// Docker takes a swap limit only beside the memory limit it bounds

@@ -44,7 +44,7 @@ func TestPolicyUpdateSetsWeightAndRemovesSwap(t *testing.T) {
 	}
 	// a shares-mode task (no cap) weighs its declared weight, and without a
 	// memory limit there is no swap limit to set
-	shares := &translate.Service{Weight: 0.5}
+	shares := &translate.Service{Declared: contract.Task{CPUMode: contract.CPUModeShares, WeightCores: 0.5}}
 	up, need = policyUpdate(shares, &container.HostConfig{Resources: container.Resources{CPUShares: 1024}})
 	if !need || up.CPUShares != 512 || up.Memory != 0 || up.MemorySwap != 0 {
 		t.Fatalf("shares-mode task: need %v, update %+v", need, up)

@@ -45,7 +45,7 @@ func (t *translator) translateGroup(gi *groupInfo) (*Service, error) {
 	if !svc.UsesAllocDir && g.EphemeralDisk != nil && g.EphemeralDisk.SizeMB != nil {
 		t.remark(gi.w, "ephemeral_disk", RemarkIgnored, "no task uses the alloc dir, so no volume is made")
 	}
-	if svc.Declared, svc.Weight, err = t.resources(w, g, task); err != nil {
+	if svc.Declared, err = t.resources(w, g, task); err != nil {
 		return nil, err
 	}
 	if svc.Check, err = t.healthCheck(gi, w, g, task); err != nil {

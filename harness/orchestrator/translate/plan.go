@@ -46,11 +46,10 @@ type Service struct {
 	Ports map[string]int
 	// Port is the container port of the group's first Consul service (its
 	// port label's), 0 when it registers none.
-	Port     int
+	Port int
+	// Declared is the task's intent; a shares-mode task has no cap (Cores
+	// 0) and weighs Declared.WeightCores against the others.
 	Declared contract.Task
-	// Weight is a shares-mode task's declared cores: no cap, its weight
-	// against other tasks (0 otherwise).
-	Weight float64
 	// Check is the health check the adapter runs; nil when the group has none.
 	Check *Check
 	// UsesAllocDir: the task reads or writes AllocDataDir, so the adapter

@@ -16,13 +16,14 @@ import (
 // memory 0 means no memory limit; a mode the target cannot enforce (a
 // cpuset, an unenforceable cap) is refused.
 //
-// weight is a shares-mode task's declared cores (else its MHz in cores),
-// which cap nothing but weigh the task against others: an adapter that reserves CPU (Kubernetes'
-// request) reserves that much, so its relative weight is the pack's.
-func (t *translator) resources(w where, g *api.TaskGroup, task *api.Task) (d contract.Task, weight float64, err error) {
+// A shares-mode task keeps its weight in Declared.WeightCores (its declared
+// cores, else its MHz in cores), which caps nothing but weighs the task
+// against others: an adapter that reserves CPU (Kubernetes' request)
+// reserves that much, so its relative weight is the pack's.
+func (t *translator) resources(w where, g *api.TaskGroup, task *api.Task) (d contract.Task, err error) {
 	d, err = contract.ParseTask(t.job, g, task, t.opts.MHzPerCore)
 	if err != nil {
-		return d, 0, fmt.Errorf("%s: %w", w.prefix, err)
+		return d, fmt.Errorf("%s: %w", w.prefix, err)
 	}
 	_, declared := task.Meta[contract.KeyCores]
 	_, inGroup := g.Meta[contract.KeyCores]
@@ -30,7 +31,7 @@ func (t *translator) resources(w where, g *api.TaskGroup, task *api.Task) (d con
 	if !declared && !inGroup && !inJob && task.Resources != nil && task.Resources.CPU != nil && *task.Resources.CPU > 0 &&
 		(task.Resources.Cores == nil || *task.Resources.Cores == 0) && t.opts.MHzPerCore <= 0 {
 		// without the figure, MHz would read as no cap at all
-		return d, 0, w.errorf("resources.cpu = %d MHz needs the node's MHz per core to become cores (Options.MHzPerCore), or meta %s", *task.Resources.CPU, contract.KeyCores)
+		return d, w.errorf("resources.cpu = %d MHz needs the node's MHz per core to become cores (Options.MHzPerCore), or meta %s", *task.Resources.CPU, contract.KeyCores)
 	}
 	target := t.opts.Target
 	if !target.enforces(d.CPUMode) {
@@ -39,20 +40,20 @@ func (t *translator) resources(w where, g *api.TaskGroup, task *api.Task) (d con
 			how += fmt.Sprintf("; declare meta %s = %q", contract.KeyCPUMode, contract.CPUModeQuota)
 		}
 		if d.CPUMode == contract.CPUModeCPUSet {
-			return d, 0, w.errorf("cpu mode cpuset (%g whole cores, an exclusive cpuset) cannot be honoured: %s", d.Cores, how)
+			return d, w.errorf("cpu mode cpuset (%g whole cores, an exclusive cpuset) cannot be honoured: %s", d.Cores, how)
 		}
-		return d, 0, w.errorf("cpu mode %q cannot be honoured: %s", d.CPUMode, how)
+		return d, w.errorf("cpu mode %q cannot be honoured: %s", d.CPUMode, how)
 	}
 	switch d.CPUMode {
 	case contract.CPUModeQuota:
 		if d.Cores == 0 {
-			return d, 0, w.errorf("cpu mode quota with no cores declared (meta %s): a quota of what?", contract.KeyCores)
+			return d, w.errorf("cpu mode quota with no cores declared (meta %s): a quota of what?", contract.KeyCores)
 		}
 	case contract.CPUModeShares:
-		weight, d.Cores = d.WeightCores, 0
+		d.Cores = 0
 	}
 	if res := task.Resources; res != nil && (res.DiskMB != nil || res.SecretsMB != nil || res.IOPS != nil) {
 		t.remark(w, "resources.disk/secrets", RemarkIgnored, "volumes and the container filesystem have no size cap here")
 	}
-	return d, weight, nil
+	return d, nil
 }
