@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/internal/rpc"
+	"github.com/orchbench/orchbench/deathstarbench/internal/rpc"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 	"github.com/orchbench/orchbench/deathstarbench/store"
 )

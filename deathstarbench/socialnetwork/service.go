@@ -15,7 +15,8 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 
-	"github.com/orchbench/orchbench/deathstarbench/socialnetwork/internal/rpc"
+	"github.com/orchbench/orchbench/deathstarbench/internal/rpc"
+	"github.com/orchbench/orchbench/deathstarbench/internal/uniqueid"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 	"github.com/orchbench/orchbench/deathstarbench/store"
 )
@@ -255,7 +256,7 @@ func buildService(ctx context.Context, name string, settings Settings, storage *
 	case ServiceMedia:
 		built.processor = sn.NewMediaServiceProcessor(MediaService{})
 	case ServiceUniqueID:
-		built.processor = sn.NewUniqueIdServiceProcessor(&UniqueIDService{IDs: NewIDGenerator(settings.MachineID)})
+		built.processor = sn.NewUniqueIdServiceProcessor(&UniqueIDService{IDs: uniqueid.New(settings.MachineID)})
 	case ServiceUser:
 		secret := settings.JWTSecret
 		if secret == "" {
@@ -265,7 +266,7 @@ func buildService(ctx context.Context, name string, settings Settings, storage *
 			Users:       coll(),
 			Cache:       memcached(),
 			SocialGraph: sn.NewSocialGraphServiceClient(client(ServiceSocialGraph)),
-			IDs:         NewIDGenerator(settings.MachineID),
+			IDs:         uniqueid.New(settings.MachineID),
 			Secret:      []byte(secret),
 			TokenTTL:    time.Hour,
 		})

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/orchbench/orchbench/deathstarbench/internal/uniqueid"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 	"github.com/orchbench/orchbench/deathstarbench/store"
 )
@@ -77,7 +78,7 @@ type UserService struct {
 	Users       store.Collection
 	Cache       store.Cache
 	SocialGraph sn.SocialGraphService
-	IDs         *IDGenerator
+	IDs         *uniqueid.Generator
 	Secret      []byte
 	TokenTTL    time.Duration
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/orchbench/orchbench/deathstarbench/internal/envdefault"
 	"github.com/orchbench/orchbench/deathstarbench/internal/gctune"
+	"github.com/orchbench/orchbench/deathstarbench/internal/uniqueid"
 	"github.com/orchbench/orchbench/deathstarbench/internal/upstreams"
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork"
 )
@@ -77,7 +78,7 @@ func run(args []string) error {
 	}
 
 	if *machineID < 0 {
-		*machineID = socialnetwork.MachineIDFromHostname()
+		*machineID = uniqueid.MachineIDFromHostname()
 	}
 	settings := socialnetwork.Settings{
 		Addrs:          map[string]string{},

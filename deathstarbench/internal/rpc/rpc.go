@@ -1,6 +1,7 @@
-// Package rpc carries the social network's Thrift calls: binary protocol over
-// framed transport, as DeathStarBench's C++ services use, so that per-call
-// framing and serialisation cost stay comparable.
+// Package rpc carries the Thrift calls of the social network and the media
+// microservices: binary protocol over framed transport, as DeathStarBench's
+// C++ services use, so that per-call framing and serialisation cost stay
+// comparable.
 package rpc
 
 import (
