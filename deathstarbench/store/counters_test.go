@@ -22,7 +22,7 @@ func memcachedServer(t *testing.T) string {
 		testenv.Missing(t, "memcached not installed (`just tools` installs it): %v", err)
 	}
 	addr := testutil.FreeAddr(t)
-	cmd := exec.Command(bin, "-l", "127.0.0.1", "-p", strings.Split(addr, ":")[1], "-U", "0", "-m", "16")
+	cmd := exec.Command(bin, "-l", "127.0.0.1", "-p", strings.Split(addr, ":")[1], "-U", "0", "-m", "16", "-u", "nobody")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
