@@ -2,16 +2,13 @@ package socialnetwork
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strconv"
 	"time"
 
 	"github.com/orchbench/orchbench/deathstarbench/internal/uniqueid"
+	"github.com/orchbench/orchbench/deathstarbench/internal/password"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 	"github.com/orchbench/orchbench/deathstarbench/store"
 )
@@ -32,11 +29,6 @@ func userCacheKey(username string) string { return "user:" + username }
 // userIDCacheKey caches GetUsername's answer; the "user-id:" prefix cannot
 // collide with a "user:" key whatever the username.
 func userIDCacheKey(userID int64) string { return "user-id:" + strconv.FormatInt(userID, 10) }
-
-func hashPassword(password, salt string) string {
-	sum := sha256.Sum256([]byte(password + salt))
-	return hex.EncodeToString(sum[:])
-}
 
 // loadUsers looks usernames up in the cache, then in mongo for the misses,
 // refilling the cache. Unknown usernames are absent from the result. The
@@ -89,20 +81,18 @@ func (s *UserService) RegisterUser(ctx context.Context, reqID int64, firstName, 
 }
 
 // RegisterUserWithId implements sn.UserService.
-func (s *UserService) RegisterUserWithId(ctx context.Context, reqID int64, firstName, lastName, username, password string, userID int64) error {
-	if username == "" || password == "" {
+func (s *UserService) RegisterUserWithId(ctx context.Context, reqID int64, firstName, lastName, username, secret string, userID int64) error {
+	if username == "" || secret == "" {
 		return badRequest("username and password must not be empty")
 	}
-	var salt [16]byte
-	rand.Read(salt[:])
 	record := userRecord{
 		Username:  username,
 		UserID:    userID,
 		FirstName: firstName,
 		LastName:  lastName,
-		Salt:      hex.EncodeToString(salt[:]),
+		Salt:      password.NewSalt(),
 	}
-	record.PasswordHash = hashPassword(password, record.Salt)
+	record.PasswordHash = password.Hash(secret, record.Salt)
 	err := s.Users.Insert(ctx, record)
 	if errors.Is(err, store.ErrDuplicate) {
 		// The wording is DeathStarBench's; the loader relies on it to skip.
@@ -118,7 +108,7 @@ func (s *UserService) RegisterUserWithId(ctx context.Context, reqID int64, first
 }
 
 // Login implements sn.UserService.
-func (s *UserService) Login(ctx context.Context, _ int64, username, password string) (string, error) {
+func (s *UserService) Login(ctx context.Context, _ int64, username, secret string) (string, error) {
 	users, err := loadUsers(ctx, s.Cache, s.Users, []string{username})
 	if err != nil {
 		return "", err
@@ -127,7 +117,7 @@ func (s *UserService) Login(ctx context.Context, _ int64, username, password str
 	if !ok {
 		return "", notFound("User: %s doesn't exist", username)
 	}
-	if subtle.ConstantTimeCompare([]byte(hashPassword(password, record.Salt)), []byte(record.PasswordHash)) != 1 {
+	if !password.Matches(secret, record.Salt, record.PasswordHash) {
 		return "", serviceError(sn.ErrorKind_UNAUTHORIZED, "Incorrect username or password")
 	}
 	now := time.Now()
