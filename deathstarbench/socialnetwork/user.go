@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/orchbench/orchbench/deathstarbench/internal/uniqueid"
 	"github.com/orchbench/orchbench/deathstarbench/internal/password"
+	"github.com/orchbench/orchbench/deathstarbench/internal/uniqueid"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 	"github.com/orchbench/orchbench/deathstarbench/store"
 )
