@@ -11,7 +11,7 @@
 #   pause     the holder of bridge-mode network namespaces (Nomad's docker infra_image)
 #   fortio    Fortio (study 000's load tool, cluster/versions.env) FROM scratch, an alternative load runner
 #   locust    Locust (study 001's load tool, cluster/images/locust/requirements.txt) on a Debian base with python3
-#   dsb       DeathStarBench: socialnet, hotelres, ferretdb FROM scratch; redis, memcached on base
+#   dsb       DeathStarBench: socialnet, hotelres, mediamicro, ferretdb FROM scratch; redis, memcached on base
 #   postgres     Debian's PostgreSQL 15 on base (study 004's database)
 #   books-node   apps/books-node (Express + sequelize) on base, node_modules from `npm ci` on the host
 #   books-kotlin apps/books-kotlin (Spring Boot jar built by Maven on the host) on orchbench/jre,
@@ -197,6 +197,7 @@ build_dsb() {
   build_base
   go_static socialnet ./deathstarbench/cmd/socialnet
   go_static hotelres ./deathstarbench/cmd/hotelres
+  go_static mediamicro ./deathstarbench/cmd/mediamicro
   # the label tells `dsb social-network snapshot` that it seeds from FERRETDB_SEED_DIR
   go_static ferretdb ./deathstarbench/cmd/ferretdb "LABEL orchbench.seed-env=FERRETDB_SEED_DIR"
   local ctx; ctx=$(mktemp -d)
