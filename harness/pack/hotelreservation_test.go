@@ -14,8 +14,6 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/hashicorp/hcl/v2/hclparse"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/orchbench/orchbench/deathstarbench/hotelreservation"
@@ -32,98 +30,12 @@ var (
 		"ferretdb-reservation", "ferretdb-user", "memcached-profile", "memcached-rate", "memcached-reserve"}
 )
 
-// hotelTask is one rendered group as these tests read it.
-type hotelTask struct {
-	socialTask
-	image  string
-	spread bool
-}
-
-type hotelJob struct {
-	name  string
-	meta  map[string]string
-	tasks map[string]hotelTask
-}
-
-func renderHotel(t *testing.T, overrides map[string]string) (hotelJob, error) {
+func renderHotel(t *testing.T, overrides map[string]string) (dsbJob, error) {
 	t.Helper()
-	dir, err := Find("hotel-reservation")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, set := overrides["mhz_per_core"]; !set {
-		overrides["mhz_per_core"] = "2000"
-	}
-	r, err := p.Render(overrides, nil)
-	if err != nil {
-		return hotelJob{}, err
-	}
-	text := r.Files["hotel-reservation.nomad"]
-	file, diags := hclparse.NewParser().ParseHCL([]byte(text), "hotel-reservation.nomad")
-	if diags.HasErrors() {
-		t.Fatalf("rendered job is not valid HCL: %s\n%s", diags, text)
-	}
-	job := only(t, file.Body.(*hclsyntax.Body), "job")
-	out := hotelJob{name: job.Labels[0], meta: literalStrings(t, only(t, job.Body, "meta").Body), tasks: map[string]hotelTask{}}
-	for _, group := range job.Body.Blocks {
-		if group.Type != "group" {
-			continue
-		}
-		task := only(t, group.Body, "task")
-		if task.Labels[0] != group.Labels[0] {
-			t.Errorf("group %s holds task %s", group.Labels[0], task.Labels[0])
-		}
-		if _, dup := out.tasks[group.Labels[0]]; dup {
-			t.Errorf("group %s twice", group.Labels[0])
-		}
-		res := only(t, task.Body, "resources").Body
-		ht := hotelTask{socialTask: socialTask{
-			count:  intAttr(t, group.Body, "count"),
-			cpu:    intAttr(t, res, "cpu"),
-			memory: intAttr(t, res, "memory"),
-			meta:   literalStrings(t, only(t, task.Body, "meta").Body),
-		}}
-		for _, b := range group.Body.Blocks {
-			ht.spread = ht.spread || b.Type == "spread"
-		}
-		config := only(t, task.Body, "config").Body
-		if v, diags := config.Attributes["cpu_hard_limit"].Expr.Value(nil); !diags.HasErrors() && v.Type() == cty.Bool {
-			ht.hardLimit = v.True()
-		}
-		if v, diags := config.Attributes["image"].Expr.Value(nil); !diags.HasErrors() && v.Type() == cty.String {
-			ht.image = v.AsString()
-		}
-		if attr, ok := config.Attributes["args"]; ok {
-			ht.args = argWords(t, text, attr.Expr)
-		}
-		for _, b := range task.Body.Blocks {
-			switch b.Type {
-			case "env":
-				ht.env = literalEnv(t, b.Body)
-			case "template":
-				if ht.hasTemplate {
-					t.Errorf("group %s has two templates", group.Labels[0])
-				}
-				ht.hasTemplate = true
-				v, _ := b.Body.Attributes["data"].Expr.Value(nil)
-				ht.templateData = v.AsString()
-			}
-		}
-		svc := only(t, group.Body, "service")
-		name, _ := svc.Body.Attributes["name"].Expr.Value(nil)
-		ht.serviceName = name.AsString()
-		check, _ := only(t, svc.Body, "check").Body.Attributes["type"].Expr.Value(nil)
-		ht.serviceChecks = check.AsString()
-		out.tasks[group.Labels[0]] = ht
-	}
-	return out, nil
+	return renderDSB(t, "hotel-reservation", overrides)
 }
 
-func mustRenderHotel(t *testing.T, vars map[string]string) hotelJob {
+func mustRenderHotel(t *testing.T, vars map[string]string) dsbJob {
 	t.Helper()
 	job, err := renderHotel(t, vars)
 	if err != nil {
@@ -308,7 +220,7 @@ func TestHotelReservationVariants(t *testing.T) {
 	}
 	// the declared cores per variant at resource_scale 0.25 and 2000 MHz a core
 	for _, c := range []struct {
-		job          hotelJob
+		job          dsbJob
 		front, other int64
 	}{{base, 2000, 500}, {vert, 4000, 1000}, {horiz, 2000, 500}} {
 		for _, name := range hotelServices {
@@ -539,11 +451,4 @@ func TestHotelReservationVariablesDocumented(t *testing.T) {
 			t.Errorf("%s defaults to %#v, want 256", name, def)
 		}
 	}
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
 }
