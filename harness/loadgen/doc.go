@@ -15,6 +15,7 @@
 // target.go (URL, request formatting, endpoint labels), workload.go (Go request
 // mixes), registry.go (workloads by name), script.go (wrk's Lua API),
 // luastate.go (the Lua states: their sizes, math.random, LuaSocket),
+// luaglobals.go (errors that name the nil globals a script used),
 // attacker.go (the run and what both engines share), goroutine_engine.go
 // (a goroutine per connection), eventloop_linux.go, eventloop_sys_linux.go,
 // eventloop_closed_linux.go and wakeup_linux.go (the default engine of both

@@ -49,9 +49,14 @@ func newLuaState() *lua.LState {
 // that names no place; the innermost frame of the traceback does. (An
 // overflow a script catches with its own pcall is beyond this: gopher-lua
 // then miscounts the stack's depth and may fail later with an index error.)
+// An error on a line that reads globals nobody set names them.
 func callLua(L *lua.LState, p lua.P, args ...lua.LValue) error {
 	p.Protect = true
-	return restateOverflow(L.CallByParam(p, args...))
+	err := L.CallByParam(p, args...)
+	if err == nil {
+		return nil
+	}
+	return nameNilGlobals(L, restateOverflow(err))
 }
 
 func restateOverflow(err error) error {
@@ -70,7 +75,7 @@ func restateOverflow(err error) error {
 	return &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(msg), StackTrace: ae.StackTrace}
 }
 
-// doScript loads and runs a chunk through callLua, so an overflow at load
+// doScript loads and runs a chunk through callLua, so an error at load
 // time is reported like one in a hook.
 func doScript(L *lua.LState, path, source string) error {
 	var fn *lua.LFunction
@@ -83,6 +88,7 @@ func doScript(L *lua.LState, path, source string) error {
 	if err != nil {
 		return err
 	}
+	rememberChunk(L, fn.Proto)
 	return callLua(L, lua.P{Fn: fn})
 }
 

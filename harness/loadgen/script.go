@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -88,8 +89,14 @@ func LoadScript(o ScriptOptions) (*Script, error) {
 		}
 		wrk := t.L.GetGlobal("wrk").(*lua.LTable)
 		wrk.RawSetString("thread", s.threadObject(t.L, t, i))
+		s.defaultHost(wrk)
 		if fn, ok := t.L.GetGlobal("init").(*lua.LFunction); ok {
+			// wrk passes the command line from the URL on: args[0] is the
+			// URL, the script's own arguments follow from args[1].
 			args := t.L.NewTable()
+			if o.Target.Raw != "" {
+				args.RawSetInt(0, lua.LString(o.Target.Raw))
+			}
 			for _, a := range o.Args {
 				args.Append(lua.LString(a))
 			}
@@ -147,6 +154,11 @@ func (s *Script) newState(t *threadScript) (*lua.LState, error) {
 		headers.RawSetString(h.Name, lua.LString(h.Value))
 	}
 	wrk.RawSetString("headers", headers)
+	if o.Target.Raw != "" {
+		// DeathStarBench's wrk2 sets url in every state before the script
+		// runs; its scripts send to url .. "/wrk2-api/...".
+		L.SetGlobal("url", lua.LString(o.Target.Raw))
+	}
 	L.SetFuncs(wrk, map[string]lua.LGFunction{
 		"format": func(L *lua.LState) int {
 			L.Push(lua.LString(s.format(L, L.Get(1), L.Get(2), L.Get(3), L.Get(4))))
@@ -161,6 +173,26 @@ func (s *Script) newState(t *threadScript) (*lua.LState, error) {
 		return nil, fmt.Errorf("script: %w", err)
 	}
 	return L, nil
+}
+
+// defaultHost puts the Host header into a thread's wrk.headers, as wrk's
+// own init does before calling the script's init(args), so scripts that
+// read wrk.headers.Host find it. Unlike wrk's, a Host already there under
+// any case counts: two Host lines would make a bad request.
+func (s *Script) defaultHost(wrk *lua.LTable) {
+	headers, ok := wrk.RawGetString("headers").(*lua.LTable)
+	if !ok {
+		return
+	}
+	has := false
+	headers.ForEach(func(k, _ lua.LValue) {
+		if name, ok := k.(lua.LString); ok && strings.EqualFold(string(name), "Host") {
+			has = true
+		}
+	})
+	if !has {
+		headers.RawSetString("Host", lua.LString(s.opts.Target.HostHeader()))
+	}
 }
 
 // format is wrk.format: arguments left nil fall back to the wrk table; Host

@@ -12,6 +12,10 @@ import (
 // Target is the parsed URL a run is aimed at, in the shape wrk's Lua `wrk`
 // table exposes it.
 type Target struct {
+	// Raw is the URL as the user gave it, unparsed: DeathStarBench's wrk2
+	// hands it to scripts as the global url, and its scripts build their
+	// request targets from it.
+	Raw    string
 	Scheme string
 	Host   string // without brackets or port
 	Port   string // empty when the URL has none
@@ -35,7 +39,7 @@ func ParseTarget(raw string) (Target, error) {
 	if path == "" {
 		path = "/"
 	}
-	return Target{Scheme: u.Scheme, Host: u.Hostname(), Port: u.Port(), Path: path}, nil
+	return Target{Raw: raw, Scheme: u.Scheme, Host: u.Hostname(), Port: u.Port(), Path: path}, nil
 }
 
 // DialAddr is host:port with the scheme's default port filled in.
