@@ -20,7 +20,7 @@ func init() {
 	dsb := &cobra.Command{Use: "dsb", Short: "DeathStarBench applications: dataset loading and checks"}
 	social := &cobra.Command{Use: "social-network", Short: "The social network: load its social graph and posts, verify timelines, snapshot and restore its stores"}
 	social.AddCommand(newDSBLoadCmd(), newDSBVerifyCmd(), newDSBSnapshotCmd(), newDSBRestoreCmd())
-	dsb.AddCommand(social, newDSBHotelCmd())
+	dsb.AddCommand(social, newDSBHotelCmd(), newDSBMediaCmd())
 	rootCmd.AddCommand(dsb)
 }
 
