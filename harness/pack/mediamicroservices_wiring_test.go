@@ -1,0 +1,307 @@
+package pack
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"text/template"
+	"time"
+
+	"github.com/hashicorp/nomad/api"
+
+	"github.com/orchbench/orchbench/harness/contract"
+)
+
+// The meta, read by the harness's own parser: the hooks load and verify
+// the dataset through the deployment's front end, and the probe asks for
+// the first movie's page.
+func TestMediaMicroservicesMeta(t *testing.T) {
+	job := mustRenderMedia(t, map[string]string{})
+	id := "media-microservices-baseline"
+	app, err := contract.ParseApp(&api.Job{ID: &id, Meta: job.meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if app.Name != "media-microservices" || app.Variant != "baseline" || app.Service != id+"-frontend" {
+		t.Errorf("app %q variant %q service %q", app.Name, app.Variant, app.Service)
+	}
+	for _, c := range []struct {
+		hook    contract.Hook
+		verb    string
+		timeout time.Duration
+	}{{app.Setup, "load", 15 * time.Minute}, {app.Verify, "verify", 5 * time.Minute}} {
+		want := []string{"dsb", "media-microservices", c.verb, "--allow-remote", "--frontend", "http://10.0.0.1:8080"}
+		if got := c.hook.Fill("10.0.0.1:8080"); !slices.Equal(got, want) || c.hook.Timeout != c.timeout {
+			t.Errorf("%s hook %q (timeout %s), want %q (%s)", c.verb, got, c.hook.Timeout, want, c.timeout)
+		}
+	}
+	if app.Prepare.Args != nil {
+		t.Errorf("a prepare hook %q: the dataset is loaded through the API, no image carries it", app.Prepare.Args)
+	}
+	if !app.ProbeNoLoadReference || app.LoadPath != app.Probe.Path {
+		t.Errorf("load path %q, probe %q, probe as the load's reference %v", app.LoadPath, app.Probe.Path, !app.ProbeNoLoadReference)
+	}
+	u, err := url.Parse(app.Probe.Path)
+	if err != nil || u.Path != "/orchbench/page" || u.Query().Get("movie_id") == "" ||
+		u.Query().Get("review_start") != "0" || u.Query().Get("review_stop") != "10" {
+		t.Fatalf("probe path %q (%v): want the contract's page of one movie", app.Probe.Path, err)
+	}
+	if app.Probe.Status != 200 {
+		t.Errorf("probe status %d", app.Probe.Status)
+	}
+}
+
+// mediaPage is the page the front end answers, with the contract's fields
+// in its order.
+type mediaPage struct {
+	MovieInfo struct {
+		MovieID string `json:"movie_id"`
+		Title   string `json:"title"`
+		Casts   []struct {
+			CastID     int64  `json:"cast_id"`
+			Character  string `json:"character"`
+			CastInfoID int64  `json:"cast_info_id"`
+		} `json:"casts"`
+		PlotID       int64    `json:"plot_id"`
+		ThumbnailIDs []string `json:"thumbnail_ids"`
+		PhotoIDs     []string `json:"photo_ids"`
+		VideoIDs     []string `json:"video_ids"`
+		AvgRating    float64  `json:"avg_rating"`
+		NumRating    int64    `json:"num_rating"`
+	} `json:"movie_info"`
+	CastInfos []mediaCastInfo `json:"cast_infos"`
+	Plot      string          `json:"plot"`
+	Reviews   []mediaReview   `json:"reviews"`
+}
+
+type mediaCastInfo struct {
+	CastInfoID int64  `json:"cast_info_id"`
+	Name       string `json:"name"`
+	Gender     bool   `json:"gender"`
+	Intro      string `json:"intro"`
+}
+
+type mediaReview struct {
+	ReviewID  int64  `json:"review_id"`
+	UserID    int64  `json:"user_id"`
+	ReqID     int64  `json:"req_id"`
+	Text      string `json:"text"`
+	MovieID   string `json:"movie_id"`
+	Rating    int64  `json:"rating"`
+	Timestamp int64  `json:"timestamp"`
+}
+
+// The probe passes the probed movie's page as loaded, however lean its
+// synthetic cast and plot, with or without reviews, and fails what a
+// deployment without its data or with a store emptied answers.
+func TestMediaMicroservicesProbe(t *testing.T) {
+	job := mustRenderMedia(t, map[string]string{})
+	id := "m"
+	app, err := contract.ParseApp(&api.Job{ID: &id, Meta: job.meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(app.Probe.Path)
+	movie := u.Query().Get("movie_id")
+	page := func(casts int, plot string, reviews int, movieID string) string {
+		var p mediaPage
+		p.MovieInfo.MovieID, p.MovieInfo.Title, p.MovieInfo.PlotID = movieID, "Avengers: Endgame", 1
+		for i := range int64(casts) {
+			p.MovieInfo.Casts = append(p.MovieInfo.Casts, struct {
+				CastID     int64  `json:"cast_id"`
+				Character  string `json:"character"`
+				CastInfoID int64  `json:"cast_info_id"`
+			}{i, "c", i})
+			p.CastInfos = append(p.CastInfos, mediaCastInfo{CastInfoID: i, Name: "n"})
+		}
+		p.Plot = plot
+		for i := range int64(reviews) {
+			p.Reviews = append(p.Reviews, mediaReview{ReviewID: i, UserID: 1, Text: `"plot":"x" and more`, MovieID: movieID, Rating: 5})
+		}
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n"
+	}
+	passes := func(body string) bool {
+		return len(body) >= app.Probe.MinBytes && app.Probe.Regex.MatchString(body)
+	}
+	for _, body := range []string{page(1, "p", 0, movie), page(3, "a plot of some length", 10, movie)} {
+		if !passes(body) {
+			t.Errorf("a loaded page fails the probe (%d bytes, min %d, regex %s):\n%s", len(body), app.Probe.MinBytes, app.Probe.Regex, body)
+		}
+	}
+	for what, body := range map[string]string{
+		"nothing":            "",
+		"not found":          "movie " + movie + " not found\n",
+		"no cast":            page(0, "a plot", 3, movie),
+		"no plot":            page(3, "", 3, movie),
+		"no cast or plot":    page(0, "", 0, movie),
+		"another movie":      page(3, "a plot", 0, "x"+movie),
+		"a review's text":    page(3, "", 1, movie), // its text holds "plot":"x", escaped
+		"an unstructured ok": strings.Repeat("ok", 200),
+	} {
+		if passes(body) {
+			t.Errorf("%s passes the probe: %s", what, body)
+		}
+	}
+}
+
+// Each service's upstreams template names exactly the services it calls
+// (the contract's table) and its own stores, each named after it.
+func TestMediaMicroservicesUpstreams(t *testing.T) {
+	job := mustRenderMedia(t, map[string]string{"variant": "horizontal", "job_name": "mm"})
+	calls := map[string][]string{
+		"frontend":       {"user", "movie-id", "text", "unique-id", "cast-info", "plot", "movie-info", "page", "user-review", "rating"},
+		"unique-id":      {"compose-review"},
+		"movie-id":       {"compose-review", "rating"},
+		"text":           {"compose-review"},
+		"rating":         {"compose-review"},
+		"user":           {"compose-review"},
+		"compose-review": {"review-storage", "user-review", "movie-review"},
+		"user-review":    {"review-storage"},
+		"movie-review":   {"review-storage"},
+		"page":           {"movie-info", "cast-info", "plot", "movie-review"},
+	}
+	storeKey := map[string]string{"mongodb": "MONGODB_URI", "memcached": "MEMCACHED_ADDR", "redis": "REDIS_ADDR"}
+	want := map[string]map[string]string{}
+	for _, name := range mediaServices {
+		want[name] = map[string]string{}
+		for _, up := range calls[name] {
+			want[name][strings.ToUpper(strings.ReplaceAll(up, "-", "_"))+"_ADDR"] = "mm-" + up
+		}
+	}
+	for _, store := range mediaDatastores {
+		kind, owner, _ := strings.Cut(store, "-")
+		want[owner][storeKey[kind]] = "mm-" + store
+	}
+	lookup := regexp.MustCompile(`service "([^"|]+)\|any"`)
+	instances := []consulInstance{
+		instance("10.0.0.21", 2001, "passing", "critical"),
+		instance("10.0.0.22", 2002, "critical", "passing"), // on a failed node
+		instance("10.0.0.23", 2003, "passing", "passing"),
+	}
+	for _, name := range mediaServices {
+		task := job.tasks[name]
+		if len(want[name]) == 0 {
+			if task.hasTemplate {
+				t.Errorf("%s calls nothing and has no store, yet has a template", name)
+			}
+			continue
+		}
+		got := map[string]string{}
+		for _, line := range strings.Split(strings.TrimSpace(task.templateData), "\n") {
+			key, text, _ := strings.Cut(line, "=")
+			if key == "UPSTREAMS_FILE" {
+				if text != "/local/upstreams.env" {
+					t.Errorf("%s: UPSTREAMS_FILE=%s", name, text)
+				}
+				continue
+			}
+			names := lookup.FindAllStringSubmatch(text, -1)
+			if len(names) != 1 {
+				t.Errorf("%s: %s looks up %d services: %s", name, key, len(names), text)
+				continue
+			}
+			if _, dup := got[key]; dup {
+				t.Errorf("%s: %s twice", name, key)
+			}
+			got[key] = names[0][1]
+			// rendered as consul-template would: every instance but the
+			// failed node's, and the first of them for a MongoDB or a Redis
+			tmpl, err := template.New(key).Funcs(template.FuncMap{
+				"service": func(string) []consulInstance { return instances },
+			}).Parse(text)
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, key, err)
+			}
+			var out strings.Builder
+			if err := tmpl.Execute(&out, nil); err != nil {
+				t.Fatalf("%s %s: %v", name, key, err)
+			}
+			rendered := map[string]string{"MONGODB_URI": "mongodb://10.0.0.21:2001/", "REDIS_ADDR": "10.0.0.21:2001"}[key]
+			if rendered == "" {
+				rendered = "10.0.0.21:2001,10.0.0.23:2003"
+			}
+			if out.String() != rendered {
+				t.Errorf("%s: %s=%s, want %s", name, key, out.String(), rendered)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want[name]) {
+			t.Errorf("%s looks up %v, want %v", name, got, want[name])
+		}
+		_, hasCalls := task.env["RPC_CONNECTIONS"]
+		_, hasPool := task.env["POOL_SIZE"]
+		if hasCalls != (len(calls[name]) > 0) || hasPool != (len(want[name]) > len(calls[name])) {
+			t.Errorf("%s: RPC_CONNECTIONS %v, POOL_SIZE %v; calls %v, wired %v", name, hasCalls, hasPool, calls[name], want[name])
+		}
+	}
+	// a store's own registration is what its owner looks up
+	for _, store := range mediaDatastores {
+		if got := job.tasks[store].serviceName; got != "mm-"+store {
+			t.Errorf("%s registers %q", store, got)
+		}
+	}
+}
+
+func TestMediaMicroservicesOptions(t *testing.T) {
+	job := mustRenderMedia(t, map[string]string{
+		"resource_scale": "0.5", "datastore_cpu_limit": "true", "go_maxprocs": "3", "call_timeout": "1m",
+		"rpc_connections": "64", "pool_size": "16", "image_tag": "abc",
+		"resources": `{ mongodb-review-storage = { cores = 2, memory_mib = 4096 } }`,
+	})
+	if f := job.tasks["mongodb-review-storage"]; f.cpu != 2000 || f.memory != 2048 || !f.hardLimit || f.meta["orchbench_cores"] != "1" || f.image != "orchbench/ferretdb:abc" {
+		t.Errorf("mongodb-review-storage override 2 cores / 4096 MiB at 0.5, capped: %+v", f)
+	}
+	for _, store := range []string{"memcached-plot", "redis-rating"} {
+		if m := job.tasks[store]; !m.hardLimit || m.meta["orchbench_cpu_mode"] != "quota" || !strings.HasSuffix(m.image, ":abc") {
+			t.Errorf("datastore_cpu_limit caps %s: %+v", store, m)
+		}
+		if _, ok := job.tasks[store].env["GOMAXPROCS"]; ok {
+			t.Errorf("%s is no Go program, yet has GOMAXPROCS", store)
+		}
+	}
+	for _, name := range []string{"frontend", "compose-review", "page"} {
+		env := job.tasks[name].env
+		if env["CALL_TIMEOUT"] != "1m" || env["RPC_CONNECTIONS"] != "64" || env["GOMAXPROCS"] != "3" || job.tasks[name].image != "orchbench/mediamicro:abc" {
+			t.Errorf("%s env %v image %q", name, env, job.tasks[name].image)
+		}
+	}
+	if env := job.tasks["plot"].env; env["POOL_SIZE"] != "16" || env["CALL_TIMEOUT"] != "" {
+		t.Errorf("plot (stores, no upstreams) env %v", env)
+	}
+	// go_maxprocs 0: one processor for a Go task declared a core or less
+	small := mustRenderMedia(t, map[string]string{"resource_scale": "0.03"})
+	full := mustRenderMedia(t, map[string]string{})
+	for _, name := range append(slices.Clone(mediaServices), "mongodb-plot") {
+		if got := small.tasks[name].env["GOMAXPROCS"]; got != "1" {
+			t.Errorf("%s at 0.03: GOMAXPROCS %q, want 1", name, got)
+		}
+	}
+	if got := full.tasks["frontend"].env["GOMAXPROCS"]; got != "" {
+		t.Errorf("the 4-core frontend at full scale: GOMAXPROCS %q, want Go's own", got)
+	}
+	// machine_id: each replica its own ID in the IDs it makes, by index
+	for _, name := range mediaServices {
+		if got := full.tasks[name].envSource["MACHINE_ID"]; got != `"${NOMAD_ALLOC_INDEX}"` {
+			t.Errorf("%s MACHINE_ID %s, want the alloc index", name, got)
+		}
+	}
+	hostname := mustRenderMedia(t, map[string]string{"machine_id": "hostname"})
+	if _, ok := hostname.tasks["unique-id"].envSource["MACHINE_ID"]; ok {
+		t.Error("machine_id = hostname still sets MACHINE_ID")
+	}
+	named := mustRenderMedia(t, map[string]string{"job_name": "mm"})
+	if named.name != "mm" || named.meta["orchbench_service"] != "mm-frontend" || named.tasks["page"].serviceName != "mm-page" {
+		t.Errorf("job %q service %q", named.name, named.meta["orchbench_service"])
+	}
+	if got, err := strconv.Atoi(named.meta["orchbench_count"]); err != nil || got != 1 {
+		t.Errorf("orchbench_count %q", named.meta["orchbench_count"])
+	}
+}
