@@ -4,5 +4,6 @@ package main
 // imports none of them, so the binary links them in here.
 import (
 	_ "github.com/orchbench/orchbench/deathstarbench/hotelreservation/workload"
+	_ "github.com/orchbench/orchbench/deathstarbench/mediamicroservices/workload"
 	_ "github.com/orchbench/orchbench/deathstarbench/socialnetwork/workload"
 )
