@@ -3,6 +3,7 @@ package dataset_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -178,6 +179,16 @@ func (f *fakeFrontend) change(do func(f *fakeFrontend)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	do(f)
+}
+
+// copyFrom makes f hold what g holds, so that one load serves several
+// tests that each change a copy.
+func (f *fakeFrontend) copyFrom(g *fakeFrontend) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	f.users, f.titles, f.casts, f.plots, f.infos, f.reviews = maps.Clone(g.users), maps.Clone(g.titles), maps.Clone(g.casts), maps.Clone(g.plots), maps.Clone(g.infos), g.reviews
 }
 
 func (f *fakeFrontend) resetCounts() {

@@ -87,6 +87,7 @@ func TestVerifySamples(t *testing.T) {
 
 func TestVerifyNamesWhatDiffers(t *testing.T) {
 	movies := dataset.Movies()
+	full := loaded(t, dataset.DefaultUsers)
 	for _, c := range []struct {
 		name   string
 		change func(f *fakeFrontend)
@@ -127,7 +128,8 @@ func TestVerifyNamesWhatDiffers(t *testing.T) {
 		}, []string{"1 of 5 checks failed", `first: a compose without a title answers 400 "Incomplete arguments": want HTTP 400 "Incomplete arguments"; got HTTP 200`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f := loaded(t, dataset.DefaultUsers)
+			f := newFake(t)
+			f.copyFrom(full)
 			f.change(c.change)
 			result, lines, err := verify(t, f.URL, dataset.VerifyOptions{})
 			if err == nil {
