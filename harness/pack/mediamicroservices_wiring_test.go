@@ -1,8 +1,12 @@
 package pack
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
@@ -14,6 +18,9 @@ import (
 
 	"github.com/hashicorp/nomad/api"
 
+	"github.com/orchbench/orchbench/deathstarbench/mediamicroservices"
+	"github.com/orchbench/orchbench/deathstarbench/mediamicroservices/dataset"
+	mm "github.com/orchbench/orchbench/deathstarbench/mediamicroservices/thrift/gen-go/mediamicro"
 	"github.com/orchbench/orchbench/harness/contract"
 )
 
@@ -56,49 +63,10 @@ func TestMediaMicroservicesMeta(t *testing.T) {
 	}
 }
 
-// mediaPage is the page the front end answers, with the contract's fields
-// in its order.
-type mediaPage struct {
-	MovieInfo struct {
-		MovieID string `json:"movie_id"`
-		Title   string `json:"title"`
-		Casts   []struct {
-			CastID     int64  `json:"cast_id"`
-			Character  string `json:"character"`
-			CastInfoID int64  `json:"cast_info_id"`
-		} `json:"casts"`
-		PlotID       int64    `json:"plot_id"`
-		ThumbnailIDs []string `json:"thumbnail_ids"`
-		PhotoIDs     []string `json:"photo_ids"`
-		VideoIDs     []string `json:"video_ids"`
-		AvgRating    float64  `json:"avg_rating"`
-		NumRating    int64    `json:"num_rating"`
-	} `json:"movie_info"`
-	CastInfos []mediaCastInfo `json:"cast_infos"`
-	Plot      string          `json:"plot"`
-	Reviews   []mediaReview   `json:"reviews"`
-}
-
-type mediaCastInfo struct {
-	CastInfoID int64  `json:"cast_info_id"`
-	Name       string `json:"name"`
-	Gender     bool   `json:"gender"`
-	Intro      string `json:"intro"`
-}
-
-type mediaReview struct {
-	ReviewID  int64  `json:"review_id"`
-	UserID    int64  `json:"user_id"`
-	ReqID     int64  `json:"req_id"`
-	Text      string `json:"text"`
-	MovieID   string `json:"movie_id"`
-	Rating    int64  `json:"rating"`
-	Timestamp int64  `json:"timestamp"`
-}
-
-// The probe passes the probed movie's page as loaded, however lean its
-// synthetic cast and plot, with or without reviews, and fails what a
-// deployment without its data or with a store emptied answers.
+// The probe, checked against the real services: the first movie's page
+// passes it once the dataset is loaded, and still with reviews composed;
+// it fails before the load (404), and when a store lost its part of the
+// page (no cast, no plot).
 func TestMediaMicroservicesProbe(t *testing.T) {
 	job := mustRenderMedia(t, map[string]string{})
 	id := "m"
@@ -106,49 +74,83 @@ func TestMediaMicroservicesProbe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _ := url.Parse(app.Probe.Path)
-	movie := u.Query().Get("movie_id")
-	page := func(casts int, plot string, reviews int, movieID string) string {
-		var p mediaPage
-		p.MovieInfo.MovieID, p.MovieInfo.Title, p.MovieInfo.PlotID = movieID, "Avengers: Endgame", 1
-		for i := range int64(casts) {
-			p.MovieInfo.Casts = append(p.MovieInfo.Casts, struct {
-				CastID     int64  `json:"cast_id"`
-				Character  string `json:"character"`
-				CastInfoID int64  `json:"cast_info_id"`
-			}{i, "c", i})
-			p.CastInfos = append(p.CastInfos, mediaCastInfo{CastInfoID: i, Name: "n"})
-		}
-		p.Plot = plot
-		for i := range int64(reviews) {
-			p.Reviews = append(p.Reviews, mediaReview{ReviewID: i, UserID: 1, Text: `"plot":"x" and more`, MovieID: movieID, Rating: 5})
-		}
-		b, err := json.Marshal(p)
+	first := dataset.Movies()[0]
+	if u, _ := url.Parse(app.Probe.Path); u.Query().Get("movie_id") != first.MovieID || first.Title != dataset.Titles[0] {
+		t.Fatalf("the probe %s does not ask for the first title's movie %s", app.Probe.Path, first.MovieID)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	running, err := mediamicroservices.Start(ctx, mediamicroservices.ServiceNames(), nil,
+		mediamicroservices.Settings{StorageMode: "memory", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer running.Stop()
+	base := "http://" + running.Addrs[mediamicroservices.ServiceFrontend]
+	get := func() (int, string) {
+		resp, err := http.Get(base + app.Probe.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return string(b) + "\n"
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
 	}
-	passes := func(body string) bool {
-		return len(body) >= app.Probe.MinBytes && app.Probe.Regex.MatchString(body)
+	passes := func(status int, body string) bool {
+		return status == app.Probe.Status && len(body) >= app.Probe.MinBytes && app.Probe.Regex.MatchString(body)
 	}
-	for _, body := range []string{page(1, "p", 0, movie), page(3, "a plot of some length", 10, movie)} {
-		if !passes(body) {
-			t.Errorf("a loaded page fails the probe (%d bytes, min %d, regex %s):\n%s", len(body), app.Probe.MinBytes, app.Probe.Regex, body)
+
+	if status, body := get(); passes(status, body) {
+		t.Errorf("before the dataset's load the probe passes: %d %s", status, body)
+	}
+	if _, err := dataset.Load(ctx, dataset.LoadOptions{Frontend: base, Users: 2}); err != nil {
+		t.Fatal(err)
+	}
+	status, loaded := get()
+	if !passes(status, loaded) {
+		t.Fatalf("the loaded page fails the probe (%d, %d bytes, min %d, regex %s):\n%s", status, len(loaded), app.Probe.MinBytes, app.Probe.Regex, loaded)
+	}
+	t.Logf("the loaded page: %d bytes", len(loaded))
+	// a review whose text looks like a plot, before the page's cast and plot
+	user := dataset.UserN(1)
+	resp, err := http.PostForm(base+"/wrk2-api/review/compose", url.Values{"title": {first.Title}, "text": {`"plot":"x" "cast_infos":[{`},
+		"username": {user.Username}, "password": {user.Password}, "rating": {"7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var reviewed string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if _, body := get(); strings.Contains(body, `"review_id"`) {
+			reviewed = body
+			break
 		}
 	}
-	for what, body := range map[string]string{
-		"nothing":            "",
-		"not found":          "movie " + movie + " not found\n",
-		"no cast":            page(0, "a plot", 3, movie),
-		"no plot":            page(3, "", 3, movie),
-		"no cast or plot":    page(0, "", 0, movie),
-		"another movie":      page(3, "a plot", 0, "x"+movie),
-		"a review's text":    page(3, "", 1, movie), // its text holds "plot":"x", escaped
-		"an unstructured ok": strings.Repeat("ok", 200),
+	if resp.StatusCode != http.StatusOK || reviewed == "" || !passes(http.StatusOK, reviewed) {
+		t.Fatalf("compose %s; the page with its review fails the probe or has none:\n%s", resp.Status, reviewed)
+	}
+	// the page as a store that lost its part would leave it
+	var page mm.Page
+	if err := json.Unmarshal([]byte(reviewed), &page); err != nil {
+		t.Fatal(err)
+	}
+	for what, change := range map[string]func(p *mm.Page){
+		"no cast":       func(p *mm.Page) { p.CastInfos = nil },
+		"an empty cast": func(p *mm.Page) { p.CastInfos = []*mm.CastInfo{} },
+		"no plot":       func(p *mm.Page) { p.Plot = "" },
+		"another movie": func(p *mm.Page) { p.MovieInfo.MovieID = "tt9999999" },
 	} {
-		if passes(body) {
-			t.Errorf("%s passes the probe: %s", what, body)
+		broken := page
+		info := *page.MovieInfo
+		broken.MovieInfo = &info
+		change(&broken)
+		b, err := json.Marshal(&broken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if passes(http.StatusOK, string(b)+"\n") {
+			t.Errorf("a page with %s passes the probe: %s", what, b)
 		}
 	}
 }
@@ -241,6 +243,21 @@ func TestMediaMicroservicesUpstreams(t *testing.T) {
 		if hasCalls != (len(calls[name]) > 0) || hasPool != (len(want[name]) > len(calls[name])) {
 			t.Errorf("%s: RPC_CONNECTIONS %v, POOL_SIZE %v; calls %v, wired %v", name, hasCalls, hasPool, calls[name], want[name])
 		}
+	}
+	// the pack's tables are the port's own
+	for _, name := range mediaServices {
+		if ups := mediamicroservices.Upstreams[name]; !sameSet(ups, calls[name]) {
+			t.Errorf("%s: the port calls %v, the pack wires %v", name, ups, calls[name])
+		}
+	}
+	var stores []string
+	for name, kinds := range mediamicroservices.Storage {
+		for _, kind := range kinds {
+			stores = append(stores, kind+"-"+name)
+		}
+	}
+	if !sameSet(stores, mediaDatastores) {
+		t.Errorf("the port's services use the stores %v, the pack runs %v", stores, mediaDatastores)
 	}
 	// a store's own registration is what its owner looks up
 	for _, store := range mediaDatastores {

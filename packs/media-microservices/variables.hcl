@@ -100,5 +100,5 @@ variable "pool_size" {
 variable "machine_id" {
   type        = string
   default     = "index"
-  description = "Where each mediamicro instance takes the replica ID in the review and request IDs it generates: \"index\" sets MACHINE_ID to the instance's index (Nomad's alloc index, Swarm's task slot, a StatefulSet's ordinal on Kubernetes, which needs one), \"hostname\" leaves MACHINE_ID unset for the service to derive from its host name, as DeathStarBench's services do, so Kubernetes runs Deployments. A StatefulSet's pods on a lost node are not replaced until the node returns; a Deployment's are."
+  description = "Where each mediamicro instance takes the replica ID in the review and user IDs it generates: \"index\" sets MACHINE_ID to the instance's index (Nomad's alloc index, Swarm's task slot, a StatefulSet's ordinal on Kubernetes, which needs one), \"hostname\" leaves MACHINE_ID unset for the service to derive from its host name, as DeathStarBench's services do, so Kubernetes runs Deployments. A StatefulSet's pods on a lost node are not replaced until the node returns; a Deployment's are."
 }

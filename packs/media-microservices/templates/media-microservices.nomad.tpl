@@ -3,16 +3,14 @@
 [[- if eq $job "" ]][[ $job = printf "%s-%s" (meta "pack.name" .) (var "variant" .) ]][[ end -]]
 [[- $variant := var "variant" . -]]
 [[- $tag := var "image_tag" . -]]
-[[- /* PLACEHOLDER: the movie_id the dataset (deathstarbench/mediamicroservices/
-  dataset) gives Titles[0], "Avengers: Endgame", the first title of
-  DeathStarBench's compose-review.lua. The dataset was not written when this
-  pack was, so the value below is a stand-in: until it is replaced by the
-  dataset's real ID the probe answers 404 and every step is refused by the
-  probe gate. The pack's tests and README read the ID from here only. */ -]]
-[[- $probe_movie_id := "PLACEHOLDER-first-movie-id" -]]
+[[- /* The movie_id the dataset (deathstarbench/mediamicroservices/dataset,
+  MovieIDFor) gives the first distinct title of DeathStarBench's
+  compose-review.lua, "Avengers: Endgame". */ -]]
+[[- $probe_movie_id := "tt0000001" -]]
 [[- $probe_path := printf "/orchbench/page?movie_id=%s&review_start=0&review_stop=10" $probe_movie_id -]]
-[[- /* Whom each mediamicro service calls (the contract of issue 27, after
-  DeathStarBench's mediaMicroservices). */ -]]
+[[- /* Whom each mediamicro service calls, and below which stores it owns:
+  deathstarbench/mediamicroservices' Upstreams and Storage, which the
+  pack's tests hold these to. */ -]]
 [[- $upstreams := dict
   "frontend"       (list "user" "movie-id" "text" "unique-id" "cast-info" "plot" "movie-info" "page" "user-review" "rating")
   "unique-id"      (list "compose-review")
@@ -28,8 +26,8 @@
   "plot"           (list)
   "movie-info"     (list)
   "page"           (list "movie-info" "cast-info" "plot" "movie-review") -]]
-[[- /* Each service's own stores, as the original deploys them; a store's
-  group is <kind>-<service> ("mongodb-*" run FerretDB). */ -]]
+[[- /* A store's group is <kind>-<service> ("mongodb-*" run FerretDB), one
+  per service and kind as the original deploys them. */ -]]
 [[- $stores := dict
   "movie-id"       (list "mongodb" "memcached")
   "rating"         (list "redis")
@@ -65,12 +63,13 @@ job "[[ $job ]]" {
     orchbench_count           = "[[ $fe.count ]]"
     orchbench_service         = "[[ $job ]]-frontend"
     # The page of the dataset's first movie, read through page from
-    # movie-info, cast-info, plot and movie-review: its movie_info, its cast
-    # and its plot once loaded (some hundred bytes); a deployment without
-    # the dataset answers 404, and a store that lost its part leaves the
-    # cast or the plot empty, which the regex refuses.
+    # movie-info, cast-info, plot and movie-review: its movie_info, its
+    # cast and its plot once loaded (1757 bytes before any review); a
+    # deployment without the dataset answers 404, and a store that lost
+    # its part leaves the cast (then ~870 bytes) or the plot empty, which
+    # the regex refuses.
     orchbench_probe_path      = "[[ $probe_path ]]"
-    orchbench_probe_min_bytes = "200"
+    orchbench_probe_min_bytes = "1000"
     orchbench_probe_regex     = "^\\{\"movie_info\":\\{\"movie_id\":\"[[ $probe_movie_id ]]\".*\"cast_infos\":\\[\\{.*\"plot\":\"[^\"]"
     # What a load without a workload of its own requests: the same page.
     # The compose-review workload sends its own POSTs instead.
@@ -237,7 +236,7 @@ job "[[ $job ]]" {
         POOL_SIZE = "[[ var "pool_size" $ ]]"
 [[- end ]]
 [[- if and $stateless (eq (var "machine_id" $) "index") ]]
-        # Distinct generated IDs per replica (review and request IDs); with
+        # Distinct generated IDs per replica (review and user IDs); with
         # machine_id = "hostname" the service derives one from its host name.
         MACHINE_ID = "${NOMAD_ALLOC_INDEX}"
 [[- end ]]
