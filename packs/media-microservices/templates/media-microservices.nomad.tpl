@@ -87,8 +87,8 @@ job "[[ $job ]]" {
     # the cluster has many (hence --allow-remote).
     orchbench_setup_args      = "[\"dsb\",\"media-microservices\",\"load\",\"--allow-remote\",\"--frontend\",\"http://{{endpoint}}\"]"
     orchbench_setup_timeout   = "15m"
-    # Before measuring a fresh or reused deployment, after every load and
-    # whenever a task restarted, the dataset must read back as loaded: a
+    # Before measuring a fresh or reused deployment, after every dataset load
+    # and whenever a task restarted, the dataset must read back as loaded: a
     # failure makes the step invalid and the dataset is loaded again.
     orchbench_verify_args     = "[\"dsb\",\"media-microservices\",\"verify\",\"--allow-remote\",\"--frontend\",\"http://{{endpoint}}\"]"
     orchbench_verify_timeout  = "5m"
