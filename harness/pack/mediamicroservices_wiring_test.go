@@ -41,8 +41,9 @@ func TestMediaMicroservicesMeta(t *testing.T) {
 		hook    contract.Hook
 		verb    string
 		timeout time.Duration
-	}{{app.Setup, "load", 15 * time.Minute}, {app.Verify, "verify", 5 * time.Minute}} {
-		want := []string{"dsb", "media-microservices", c.verb, "--allow-remote", "--frontend", "http://10.0.0.1:8080"}
+		extra   []string
+	}{{app.Setup, "load", 15 * time.Minute, nil}, {app.Verify, "verify", 5 * time.Minute, []string{"--sampled-users", "50", "--sampled-movies", "50"}}} {
+		want := append([]string{"dsb", "media-microservices", c.verb, "--allow-remote", "--frontend", "http://10.0.0.1:8080"}, c.extra...)
 		if got := c.hook.Fill("10.0.0.1:8080"); !slices.Equal(got, want) || c.hook.Timeout != c.timeout {
 			t.Errorf("%s hook %q (timeout %s), want %q (%s)", c.verb, got, c.hook.Timeout, want, c.timeout)
 		}
