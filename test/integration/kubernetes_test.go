@@ -110,6 +110,8 @@ func TestKubernetes(t *testing.T) {
 	// the hotel reservation's quick sweep on Kubernetes, while it is up
 	// (TestHotelReservation runs it on Nomad and Swarm)
 	t.Run("hotel-reservation", func(t *testing.T) { hotelQuickSweep(t, "kubernetes") })
+	// and the media microservices' (TestMediaMicroservices: Nomad, Swarm)
+	t.Run("media-microservices", func(t *testing.T) { mediaQuickSweep(t, "kubernetes") })
 
 	out := down()
 	left, err := sh(root, "cluster/hoststate.sh", "diff", filepath.Join(root, ".state", "hoststate", "kubernetes"))

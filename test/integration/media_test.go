@@ -1,0 +1,154 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"github.com/orchbench/orchbench/deathstarbench/mediamicroservices/dataset"
+	"github.com/orchbench/orchbench/harness/contract"
+	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
+	"github.com/orchbench/orchbench/harness/results"
+	"github.com/orchbench/orchbench/harness/sweep"
+	"github.com/orchbench/orchbench/harness/testutil"
+)
+
+// TestMediaMicroservices runs experiments/media-microservices-quick.hcl
+// (the media microservices' baseline under DeathStarBench's compose-review
+// workload, its dataset loaded and verified by the pack's hooks) on Nomad
+// and Swarm: every step valid, every one of the 32 tasks under the same CPU
+// policy on both (TestKubernetes runs it on Kubernetes while its cluster is
+// up). Then a deployment whose first movie lost its plot fails the pack's
+// probe and its verification, where the same deployment passed both before.
+func TestMediaMicroservices(t *testing.T) {
+	started := time.Now()
+	steps := mediaQuickSweep(t, "nomad", "swarm")
+	t.Logf("quick sweep on Nomad and Swarm: %s", time.Since(started).Round(time.Second))
+	policies := 0
+	for _, row := range results.Parity(steps) {
+		if row.Aspect == "log shipping" && row.Mismatch {
+			t.Errorf("parity: log shipping differs: %v", row.Values)
+		}
+		if !strings.HasSuffix(row.Aspect, " policy") {
+			continue
+		}
+		policies++
+		if row.Mismatch {
+			t.Errorf("parity: %s differs: %v", row.Aspect, row.Values)
+		}
+	}
+	if policies < 32 {
+		t.Errorf("parity compared the CPU policy of %d tasks, want the pack's 32", policies)
+	}
+	t.Run("lost-plot-fails-probe-and-verification", mediaLostPlot)
+	t.Logf("media microservices: %s in all", time.Since(started).Round(time.Second))
+}
+
+// mediaQuickSweep runs experiments/media-microservices-quick.hcl on the
+// given orchestrators at one repetition and returns its steps; every step
+// must be valid and have composed reviews.
+func mediaQuickSweep(t *testing.T, orchestrators ...string) []results.StepResult {
+	t.Helper()
+	spec, err := os.ReadFile(filepath.Join(root, "experiments", "media-microservices-quick.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := `"` + strings.Join(orchestrators, `", "`) + `"`
+	quick := strings.NewReplacer(`repetitions = 2`, `repetitions = 1`,
+		`orchestrators = ["nomad", "swarm", "kubernetes"]`, `orchestrators = [`+list+`]`).Replace(string(spec))
+	if !strings.Contains(quick, `repetitions = 1`) || !strings.Contains(quick, `orchestrators = [`+list+`]`) {
+		t.Fatalf("the quick spec changed shape; repetitions or orchestrators not found:\n%s", quick)
+	}
+	// one pass more for a step the busy machine made invalid (a late generator)
+	steps := sweepSteps(t, "media-microservices-quick", quick, "--vm", "", "--retry-invalid", "1")
+	per := map[string]int{}
+	for _, s := range steps {
+		per[s.Orchestrator]++
+		if s.Outcome != results.OutcomeValid {
+			t.Errorf("%s: %s %v", s.Step, s.Outcome, s.Reasons)
+		}
+		if s.Accounting == nil || s.Accounting.Completed == 0 || s.StatusCodes["200"] != s.Requests {
+			t.Errorf("%s: %d requests, statuses %v: want every compose answered 200", s.Step, s.Requests, s.StatusCodes)
+		}
+	}
+	for _, o := range orchestrators {
+		if per[o] != 2 {
+			t.Errorf("%d steps on %s (%v), want 2", per[o], o, per)
+		}
+	}
+	return steps
+}
+
+// mediaLostPlot deploys the baseline on Nomad with its dataset, passes the
+// probe, then deletes the first movie's plot from mongodb-plot and flushes
+// memcached-plot: its page answers 404, so the probe, as the sweep runs it
+// before every load, fails, and so does the pack's verification.
+func mediaLostPlot(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	const job = "mm-lost-plot"
+	vars := []string{"--var", "resource_scale=0.05", "--var", "job_name=" + job}
+	must(t, orchbench, append([]string{"pack", "run", "media-microservices", "--wait", "--timeout", "5m"}, vars...)...)
+	defer must(t, orchbench, append([]string{"pack", "destroy", "media-microservices"}, vars...)...)
+
+	ad, err := nomad.New("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep := deploymentOf(t, ad, job)
+	info, _, err := ad.Client.Jobs().Info(job, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := contract.ParseApp(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule, err := app.RequireProbe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := sweep.Probe(rule)
+	eps, err := ad.Endpoints(ctx, dep, app.Service)
+	if err != nil || len(eps) == 0 {
+		t.Fatalf("endpoints of %s: %v %v", app.Service, eps, err)
+	}
+	if g := probe.Check(ctx, eps); !g.Passed {
+		t.Fatalf("the probe fails on the loaded deployment: %s", g.Detail)
+	}
+
+	first := dataset.Movies()[0]
+	ferret := onlyEndpoint(t, ctx, ad, dep, job+"-mongodb-plot")
+	client, err := mongo.Connect(ctx, options.Client().ApplyURI("mongodb://"+ferret+"/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(ctx)
+	plotID := first.Info.PlotID
+	deleted, err := client.Database("plot").Collection("plot").DeleteOne(ctx, bson.D{{Key: "_id", Value: strconv.FormatInt(plotID, 10)}})
+	if err != nil || deleted.DeletedCount != 1 {
+		t.Fatalf("deleting the plot of %s (%d): %v deleted, %v", first.Info.MovieID, plotID, deleted, err)
+	}
+	testutil.FlushMemcached(t, onlyEndpoint(t, ctx, ad, dep, job+"-memcached-plot"))
+
+	g := probe.Check(ctx, eps)
+	t.Logf("probe after losing the plot: passed %v: %s", g.Passed, g.Detail)
+	if g.Passed || !strings.Contains(g.Detail, "404") {
+		t.Errorf("the probe passed a page without its plot, or failed for another reason: %+v", g)
+	}
+	out, err := sh(root, orchbench, app.Verify.Fill(eps[0].HostPort())...)
+	t.Logf("verification after losing the plot: %v\n%s", err, testutil.Tail(out, 1500))
+	if err == nil || !strings.Contains(out, first.Info.MovieID) {
+		t.Errorf("the verification passed, or its failure does not name %s", first.Info.MovieID)
+	}
+}
