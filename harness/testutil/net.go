@@ -105,3 +105,23 @@ func FlushMemcached(t testing.TB, addr string) {
 		t.Fatalf("memcached flush_all on %s: %q %v", addr, line, err)
 	}
 }
+
+// RedisCommand sends one inline command (words separated by spaces) to the
+// Redis at addr and returns its reply's first line, e.g. "+OK" or ":3".
+func RedisCommand(t testing.TB, addr, command string) string {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := fmt.Fprint(conn, command+"\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		t.Fatalf("redis %s on %s: %v", command, addr, err)
+	}
+	return strings.TrimSpace(line)
+}

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -89,5 +90,20 @@ func TestConsulKVStoresAndDeletesRecursively(t *testing.T) {
 	}
 	if code, _ := do(http.MethodGet, "/v1/kv/a/x"); code != http.StatusNotFound {
 		t.Errorf("deleted key answered %d", code)
+	}
+}
+
+func TestRedisCommandSendsOneInlineCommand(t *testing.T) {
+	got := make(chan string, 1)
+	addr := ListenAndHold(t, func(c net.Conn) {
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		got <- line
+		c.Write([]byte(":3\r\n"))
+	})
+	if reply := RedisCommand(t, addr, "ZCARD user-review:1"); reply != ":3" {
+		t.Errorf("reply %q, want :3", reply)
+	}
+	if line := <-got; line != "ZCARD user-review:1\r\n" {
+		t.Errorf("the server read %q", line)
 	}
 }

@@ -46,67 +46,6 @@ func memcachedBinary(t *testing.T) string {
 	return path
 }
 
-// process is one program the test runs, stopped and started again at will;
-// it is stopped when the test ends, and its log's tail shown if the test
-// failed.
-type process struct {
-	t    *testing.T
-	name string
-	path string
-	args []string
-	env  []string
-	log  *os.File
-	cmd  *exec.Cmd
-	done chan struct{}
-}
-
-func newProcess(t *testing.T, logDir, name string, env []string, path string, args ...string) *process {
-	t.Helper()
-	log, err := os.Create(filepath.Join(logDir, name+".log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &process{t: t, name: name, path: path, args: args, env: env, log: log}
-	t.Cleanup(func() {
-		p.stop(os.Interrupt)
-		log.Close()
-		if t.Failed() {
-			data, _ := os.ReadFile(log.Name())
-			t.Logf("--- %s log (tail) ---\n%s", name, testutil.Tail(string(data), 2000))
-		}
-	})
-	return p
-}
-
-func (p *process) start() {
-	p.t.Helper()
-	fmt.Fprintf(p.log, "--- start %s\n", time.Now().Format(time.RFC3339Nano))
-	p.cmd = exec.Command(p.path, p.args...)
-	p.cmd.Env = append(os.Environ(), p.env...)
-	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
-	if err := p.cmd.Start(); err != nil {
-		p.t.Fatalf("start %s: %v", p.name, err)
-	}
-	done := make(chan struct{})
-	go func(cmd *exec.Cmd) { cmd.Wait(); close(done) }(p.cmd)
-	p.done = done
-}
-
-// stop sends sig and waits for the process to end, killing it after 5 s.
-func (p *process) stop(sig os.Signal) {
-	if p.cmd == nil {
-		return
-	}
-	p.cmd.Process.Signal(sig)
-	select {
-	case <-p.done:
-	case <-time.After(5 * time.Second):
-		p.cmd.Process.Kill()
-		<-p.done
-	}
-	p.cmd = nil
-}
-
 // stack is a running hotel reservation on FerretDB and memcached.
 type stack struct {
 	t             *testing.T
@@ -114,7 +53,7 @@ type stack struct {
 	mongoURI      string
 	memcachedAddr string
 	addrs         map[string]string // service -> host:port
-	services      map[string]*process
+	services      map[string]*testutil.Process
 }
 
 // startStack runs FerretDB, memcached and the eight services, one process
@@ -128,8 +67,8 @@ func startStack(t *testing.T) *stack {
 
 	memcachedAddr, ferretAddr := testutil.FreeAddr(t), testutil.FreeAddr(t)
 	_, memcachedPort, _ := net.SplitHostPort(memcachedAddr)
-	newProcess(t, logDir, "memcached", nil, memcached, "-l", "127.0.0.1", "-p", memcachedPort, "-U", "0", "-u", "root", "-m", "64").start()
-	newProcess(t, logDir, "ferretdb", nil, ferretdb, "--listen-addr", ferretAddr, "--data-dir", filepath.Join(dataDir, "ferretdb")).start()
+	testutil.NewProcess(t, logDir, "memcached", nil, memcached, "-l", "127.0.0.1", "-p", memcachedPort, "-U", "0", "-u", "root", "-m", "64").Start()
+	testutil.NewProcess(t, logDir, "ferretdb", nil, ferretdb, "--listen-addr", ferretAddr, "--data-dir", filepath.Join(dataDir, "ferretdb")).Start()
 	testutil.WaitTCP(t, "memcached", memcachedAddr, 60*time.Second)
 	testutil.WaitTCP(t, "ferretdb", ferretAddr, 60*time.Second)
 
@@ -138,7 +77,7 @@ func startStack(t *testing.T) *stack {
 		mongoURI:      "mongodb://" + ferretAddr + "/",
 		memcachedAddr: memcachedAddr,
 		addrs:         map[string]string{},
-		services:      map[string]*process{},
+		services:      map[string]*testutil.Process{},
 	}
 	for _, name := range hotelreservation.ServiceNames() {
 		s.addrs[name] = testutil.FreeAddr(t)
@@ -149,7 +88,7 @@ func startStack(t *testing.T) *stack {
 		for _, upstream := range hotelreservation.Upstreams[name] {
 			args = append(args, "--"+upstream+"-addr", s.addrs[upstream])
 		}
-		s.services[name] = newProcess(t, logDir, name, nil, hotelres, args...)
+		s.services[name] = testutil.NewProcess(t, logDir, name, nil, hotelres, args...)
 	}
 	s.frontend = "http://" + s.addrs[hotelreservation.ServiceFrontend]
 	started := time.Now()
@@ -164,7 +103,7 @@ func startStack(t *testing.T) *stack {
 func (s *stack) startServices(names ...string) {
 	s.t.Helper()
 	for _, name := range names {
-		s.services[name].start()
+		s.services[name].Start()
 	}
 	for _, name := range names {
 		testutil.WaitTCP(s.t, name, s.addrs[name], 60*time.Second)
@@ -222,11 +161,11 @@ func (s *stack) get(path string) (int, string) {
 }
 
 // kill ends a service with SIGKILL, as an OOM kill does.
-func (s *stack) kill(name string) { s.services[name].stop(syscall.SIGKILL) }
+func (s *stack) kill(name string) { s.services[name].Stop(syscall.SIGKILL) }
 
 // stopAll stops every service with SIGINT.
 func (s *stack) stopAll() {
 	for _, name := range hotelreservation.ServiceNames() {
-		s.services[name].stop(os.Interrupt)
+		s.services[name].Stop(os.Interrupt)
 	}
 }

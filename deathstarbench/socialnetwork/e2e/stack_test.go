@@ -3,9 +3,7 @@
 package e2e
 
 import (
-	"bufio"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,32 +138,16 @@ func startStack(t *testing.T) stack {
 	}
 }
 
-// redisCommand sends one inline command to Redis and returns its reply line.
-func redisCommand(t *testing.T, addr, command string) string {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprint(conn, command+"\r\n")
-	line, err := bufio.NewReader(conn).ReadString('\n')
-	if err != nil {
-		t.Fatalf("redis %s: %v", command, err)
-	}
-	return strings.TrimSpace(line)
-}
-
 // flushRedis empties Redis, as a restart of the pack's Redis task does.
 func flushRedis(t *testing.T, addr string) {
-	if reply := redisCommand(t, addr, "FLUSHALL"); reply != "+OK" {
+	if reply := testutil.RedisCommand(t, addr, "FLUSHALL"); reply != "+OK" {
 		t.Fatalf("redis FLUSHALL: %q", reply)
 	}
 }
 
 // redisCard returns how many members the sorted set key has.
 func redisCard(t *testing.T, addr, key string) int {
-	reply := redisCommand(t, addr, "ZCARD "+key)
+	reply := testutil.RedisCommand(t, addr, "ZCARD "+key)
 	n, err := strconv.Atoi(strings.TrimPrefix(reply, ":"))
 	if err != nil {
 		t.Fatalf("redis ZCARD %s: %q", key, reply)
