@@ -268,6 +268,7 @@ test-integration: tools tools-kubernetes build
     cluster/images.sh pause base taewa riwai raupi apache orchbench dsb fortio locust books
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/socialnetwork/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/hotelreservation/e2e/
+    ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/mediamicroservices/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags integration -count=1 -timeout 50m -v ./test/integration/
 
 # gofmt, go vet, and shellcheck at warning level over every shell script
