@@ -30,7 +30,8 @@ var scriptTitles = []string{
 // script of compose-review.lua's shape at the target URL its README gives
 // wrk2 (the compose route, which the script appends again), 50 requests/s
 // for 5 s. Every request must answer 2xx, and each one's review be stored:
-// in review storage, in its movie's list, and in its movie's tally.
+// in review storage, in its movie's list, and in its movie's tally. The
+// dataset still verifies afterwards.
 func testLoadgen(t *testing.T, s *stack) {
 	movieIDs := make([]string, len(scriptTitles))
 	for i, title := range scriptTitles {
@@ -83,5 +84,13 @@ func testLoadgen(t *testing.T, s *stack) {
 		if int64(grew) != ok {
 			t.Errorf("%s grew by %d reviews, want the %d composes answered 2xx", what, grew, ok)
 		}
+	}
+
+	// The pages hold reviews now; the verifier, which a pack runs after
+	// workloads too, reads past them.
+	vctx, vcancel := context.WithTimeout(context.Background(), time.Minute)
+	defer vcancel()
+	if _, err := dataset.Verify(vctx, dataset.VerifyOptions{Frontend: s.frontend, SampledUsers: 100, SampledMovies: 100}); err != nil {
+		t.Errorf("dataset.Verify after the composes: %v", err)
 	}
 }
