@@ -10,33 +10,31 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 	"net/http"
 	_ "net/http/pprof" // served only on --debug-addr
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/orchbench/orchbench/deathstarbench/internal/envdefault"
-	"github.com/orchbench/orchbench/deathstarbench/internal/gctune"
+	"github.com/orchbench/orchbench/deathstarbench/internal/servicecmd"
 	"github.com/orchbench/orchbench/deathstarbench/internal/uniqueid"
-	"github.com/orchbench/orchbench/deathstarbench/internal/upstreams"
 	"github.com/orchbench/orchbench/deathstarbench/socialnetwork"
 )
 
-func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "socialnet:", err)
-		os.Exit(1)
-	}
+var port = servicecmd.Port{
+	Binary:         "socialnet",
+	Services:       socialnetwork.ServiceNames(),
+	Frontend:       socialnetwork.ServiceFrontend,
+	FrontendListen: ":8080",
+	ServiceListen:  ":9090",
+	AddrEnv:        socialnetwork.AddrEnv,
 }
 
+func main() { servicecmd.Main(port.Binary, run) }
+
 func run(args []string) error {
-	flags := flag.NewFlagSet("socialnet", flag.ContinueOnError)
-	service := flags.String("service", envdefault.String("SERVICE", ""), "service to run: "+strings.Join(socialnetwork.ServiceNames(), ", ")+", or all (env SERVICE)")
-	listenAddr := flags.String("listen-addr", envdefault.String("LISTEN_ADDR", ""), "listen address; default :8080 for frontend, :9090 otherwise, or :$PORT when PORT is set (env LISTEN_ADDR)")
+	flags := flag.NewFlagSet(port.Binary, flag.ContinueOnError)
+	common := port.Register(flags)
 	storageMode := flags.String("storage", envdefault.String("STORAGE", "external"), "external (MongoDB/FerretDB, memcached, Redis) or memory (only with --service all) (env STORAGE)")
 	mongoURI := flags.String("mongodb-uri", envdefault.String("MONGODB_URI", ""), "MongoDB or FerretDB URI, e.g. mongodb://127.0.0.1:27017/ (env MONGODB_URI)")
 	memcachedAddr := flags.String("memcached-addr", envdefault.String("MEMCACHED_ADDR", ""), "memcached host:port, comma-separated for several (env MEMCACHED_ADDR)")
@@ -47,28 +45,16 @@ func run(args []string) error {
 	rpcCallTimeout := flags.Duration("rpc-call-timeout", envdefault.Duration("RPC_CALL_TIMEOUT", 30*time.Second), "bounds each Thrift call's socket reads and writes, and the front end's calls behind one request (env RPC_CALL_TIMEOUT)")
 	rpcConnections := flags.Int("rpc-connections", int(envdefault.Int("RPC_CONNECTIONS", 512)), "most connections open to each upstream address; callers beyond wait for a free one (env RPC_CONNECTIONS)")
 	poolSize := flags.Int("pool-size", int(envdefault.Int("POOL_SIZE", 64)), "connections per storage client: MongoDB, memcached, Redis (env POOL_SIZE)")
-	logLevel := flags.String("log-level", envdefault.String("LOG_LEVEL", "info"), "debug, info, warn or error (env LOG_LEVEL)")
-	upstreamsFile := flags.String("upstreams-file", envdefault.String("UPSTREAMS_FILE", ""), "env file (KEY=VALUE lines) the orchestrator renders upstream addresses into; when it names addresses this process did not start with, the process runs itself again with them (env UPSTREAMS_FILE)")
 	debugAddr := flags.String("debug-addr", envdefault.String("DEBUG_ADDR", ""), "TCP address serving Go's pprof handlers under /debug/pprof/, for profiling a service under load; empty serves none (env DEBUG_ADDR)")
-	addrs := map[string]*string{}
-	for _, name := range socialnetwork.ServiceNames() {
-		if name == socialnetwork.ServiceFrontend {
-			continue
-		}
-		envName := socialnetwork.AddrEnv(name)
-		addrs[name] = flags.String(name+"-addr", envdefault.String(envName, ""), "host:port of the "+name+" service (env "+envName+")")
-	}
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
-
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fmt.Errorf("--log-level: %w", err)
+	if flags.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", flags.Arg(0))
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	if soft := gctune.Apply(gctune.CgroupLimitFiles); soft > 0 {
-		logger.Info("soft memory limit from the cgroup", "bytes", soft)
+	logger, err := common.Logger()
+	if err != nil {
+		return err
 	}
 	if *debugAddr != "" {
 		go func() {
@@ -81,7 +67,7 @@ func run(args []string) error {
 		*machineID = uniqueid.MachineIDFromHostname()
 	}
 	settings := socialnetwork.Settings{
-		Addrs:          map[string]string{},
+		Addrs:          common.UpstreamAddrs(),
 		StorageMode:    *storageMode,
 		MongoURI:       *mongoURI,
 		RedisAddr:      *redisAddr,
@@ -96,74 +82,17 @@ func run(args []string) error {
 	if *memcachedAddr != "" {
 		settings.MemcachedAddr = strings.Split(*memcachedAddr, ",")
 	}
-	for name, addr := range addrs {
-		if *addr != "" {
-			settings.Addrs[name] = *addr
-		}
-	}
-
-	var names []string
-	listenAddrs := map[string]string{}
-	switch *service {
-	case "":
-		return fmt.Errorf("--service is required (one of %s, or all)", strings.Join(socialnetwork.ServiceNames(), ", "))
-	case "all":
-		// The front end takes the listen address; the rest bind ephemeral
-		// loopback ports and find each other in-process.
-		names = socialnetwork.ServiceNames()
-		listenAddrs[socialnetwork.ServiceFrontend] = defaultListen(*listenAddr, socialnetwork.ServiceFrontend)
-		if settings.JWTSecret == "" {
-			settings.JWTSecret = "local-development-secret"
-		}
-	default:
-		if settings.StorageMode == "memory" && *service == socialnetwork.ServiceUserMention {
-			return fmt.Errorf("--storage memory needs --service all: user-mention reads the user service's store")
-		}
-		names = []string{*service}
-		listenAddrs[*service] = defaultListen(*listenAddr, *service)
-	}
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	running, err := socialnetwork.Start(ctx, names, listenAddrs, settings)
+	names, listenAddrs, err := port.Selection(common)
 	if err != nil {
 		return err
 	}
-	defer running.Stop()
-	if *upstreamsFile != "" {
-		go func() {
-			if err := upstreams.Watch(ctx, *upstreamsFile, upstreams.PollInterval, logger, upstreamSetter(running), upstreams.ExecSelf); err != nil {
-				logger.Error("cannot start again with the new upstream addresses", "error", err)
-				os.Exit(1)
-			}
-		}()
+	switch {
+	case *common.Service == "all" && settings.JWTSecret == "":
+		settings.JWTSecret = "local-development-secret"
+	case settings.StorageMode == "memory" && *common.Service == socialnetwork.ServiceUserMention:
+		return fmt.Errorf("--storage memory needs --service all: user-mention reads the user service's store")
 	}
-	logger.Info("socialnet ready", "service", *service, "addrs", running.Addrs)
-	return running.Wait(ctx)
-}
-
-func defaultListen(flagValue, service string) string {
-	if flagValue != "" {
-		return flagValue
-	}
-	if port := os.Getenv("PORT"); port != "" {
-		return ":" + port
-	}
-	if service == socialnetwork.ServiceFrontend {
-		return ":8080"
-	}
-	return ":9090"
-}
-
-// upstreamSetter applies a changed <SERVICE>_ADDR to the running services'
-// clients of that service; any other variable is not an upstream's.
-func upstreamSetter(running *socialnetwork.Running) func(key, value string) bool {
-	return func(key, value string) bool {
-		for _, name := range socialnetwork.ServiceNames() {
-			if socialnetwork.AddrEnv(name) == key {
-				return running.SetUpstream(name, value)
-			}
-		}
-		return false
-	}
+	return port.Run(common, logger, func(ctx context.Context) (servicecmd.Running, error) {
+		return socialnetwork.Start(ctx, names, listenAddrs, settings)
+	})
 }
