@@ -9,11 +9,8 @@ package hotelreservation
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -23,6 +20,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 
 	hotelpb "github.com/orchbench/orchbench/deathstarbench/hotelreservation/proto"
+	"github.com/orchbench/orchbench/deathstarbench/internal/serving"
 )
 
 // Service names, as in DeathStarBench's hotel reservation.
@@ -112,14 +110,11 @@ type Settings struct {
 
 // Running is a set of started services.
 type Running struct {
-	// Addrs maps each started service to its bound address.
-	Addrs map[string]string
+	*serving.Group
 
 	cancel   context.CancelFunc
-	stops    []func()
 	storage  *storageSet
 	upstream *upstreamSet
-	errs     chan error
 }
 
 // Start starts the named services. Each seeds and reads its data first,
@@ -143,52 +138,25 @@ func Start(ctx context.Context, names []string, listenAddrs map[string]string, s
 			return nil, fmt.Errorf("unknown service %q (want one of %s, or all)", name, strings.Join(ServiceNames(), ", "))
 		}
 	}
-	running := &Running{
-		Addrs:    map[string]string{},
-		storage:  newStorageSet(settings),
-		upstream: &upstreamSet{settings: settings},
-		errs:     make(chan error, len(names)),
-	}
-	ctx, running.cancel = context.WithCancel(ctx)
-	fail := func(err error) (*Running, error) {
-		running.Stop()
+	// A fixed port waits for its service's data; the front end has none.
+	group, err := serving.Bind(names, listenAddrs, func(name string) bool { return name != ServiceFrontend })
+	if err != nil {
 		return nil, err
-	}
-
-	// Every address is bound first: a port in use fails at once, and the
-	// services of one process learn each other's addresses. A fixed port
-	// is let go again until its service has its data, so that a health
-	// check connecting to it fails until then (a bound socket accepts
-	// connections into its backlog before anyone serves them); an
-	// ephemeral one stays bound, as nobody else knows it.
-	listeners := map[string]net.Listener{}
-	for _, name := range names {
-		addr := listenAddrs[name]
-		if addr == "" {
-			addr = "127.0.0.1:0"
-		}
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			return fail(fmt.Errorf("%s: %w", name, err))
-		}
-		running.Addrs[name] = l.Addr().String()
-		if _, port, _ := net.SplitHostPort(addr); port != "0" && name != ServiceFrontend {
-			l.Close()
-			continue
-		}
-		listeners[name] = l
-		running.stops = append(running.stops, func() { l.Close() })
 	}
 	addrs := map[string]string{}
 	for name, addr := range settings.Addrs {
 		addrs[name] = addr
 	}
-	for name, addr := range running.Addrs {
+	for name, addr := range group.Addrs {
 		addrs[name] = addr
 	}
 	settings.Addrs = addrs
-	running.upstream.settings = settings
-	running.storage.settings = settings
+	running := &Running{Group: group, storage: newStorageSet(settings), upstream: &upstreamSet{settings: settings}}
+	ctx, running.cancel = context.WithCancel(ctx)
+	fail := func(err error) (*Running, error) {
+		running.Stop()
+		return nil, err
+	}
 
 	// The front end last: it serves as soon as it is built, and its
 	// upstreams should be serving by then.
@@ -197,23 +165,14 @@ func Start(ctx context.Context, names []string, listenAddrs map[string]string, s
 		return boolInt(a == ServiceFrontend) - boolInt(b == ServiceFrontend)
 	})
 	for _, name := range order {
-		l := listeners[name]
 		if name == ServiceFrontend {
 			handler, err := newFrontend(settings, running.upstream)
 			if err != nil {
 				return fail(fmt.Errorf("%s: %w", name, err))
 			}
-			server := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-			running.stops = append(running.stops, func() {
-				shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				server.Shutdown(shutdownCtx)
-			})
-			go func() {
-				if err := server.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-					running.errs <- fmt.Errorf("%s: %w", name, err)
-				}
-			}()
+			if err := running.ServeHTTP(name, handler); err != nil {
+				return fail(fmt.Errorf("%s: %w", name, err))
+			}
 			continue
 		}
 		server := grpc.NewServer(
@@ -223,18 +182,12 @@ func Start(ctx context.Context, names []string, listenAddrs map[string]string, s
 		if err := register(ctx, server, name, settings, running.storage, running.upstream); err != nil {
 			return fail(fmt.Errorf("%s: %w", name, err))
 		}
-		if l == nil {
-			var err error
-			if l, err = net.Listen("tcp", listenAddrs[name]); err != nil {
-				return fail(fmt.Errorf("%s: %w", name, err))
-			}
+		l, err := running.Listener(name)
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", name, err))
 		}
-		running.stops = append(running.stops, server.Stop)
-		go func() {
-			if err := server.Serve(l); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
-				running.errs <- fmt.Errorf("%s: %w", name, err)
-			}
-		}()
+		running.OnStop(server.Stop)
+		running.Go(name, func() error { return server.Serve(l) }, grpc.ErrServerStopped)
 	}
 	settings.Logger.Info("services started", "addrs", running.Addrs)
 	return running, nil
@@ -360,16 +313,6 @@ func register(ctx context.Context, server *grpc.Server, name string, settings Se
 	return nil
 }
 
-// Wait blocks until ctx ends or a server fails.
-func (r *Running) Wait(ctx context.Context) error {
-	select {
-	case <-ctx.Done():
-		return nil
-	case err := <-r.errs:
-		return err
-	}
-}
-
 // SetUpstream points this process's channels to upstream service name at
 // addrs (comma-separated) from their next call on; false when the process
 // calls no such service.
@@ -379,8 +322,6 @@ func (r *Running) SetUpstream(name, addrs string) bool { return r.upstream.set(n
 func (r *Running) Stop() {
 	r.cancel()
 	r.upstream.Close()
-	for _, stop := range slices.Backward(r.stops) {
-		stop()
-	}
+	r.Group.Stop()
 	r.storage.Close()
 }

@@ -2,28 +2,23 @@ package mediamicroservices
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/orchbench/orchbench/deathstarbench/internal/rpc"
+	"github.com/orchbench/orchbench/deathstarbench/internal/serving"
 )
 
 // Running is a set of started services.
 type Running struct {
-	// Addrs maps each started service to its bound address.
-	Addrs map[string]string
+	*serving.Group
 
 	cancel   context.CancelFunc
-	stops    []func()
 	storage  *storageSet
 	upstream *upstreamSet
-	errs     chan error
 }
 
 // Start starts the named services, each on its own listener. Those without
@@ -44,51 +39,24 @@ func Start(ctx context.Context, names []string, listenAddrs map[string]string, s
 			return nil, fmt.Errorf("unknown service %q (want one of %s, or all)", name, strings.Join(ServiceNames(), ", "))
 		}
 	}
-	running := &Running{
-		Addrs:    map[string]string{},
-		storage:  newStorageSet(settings),
-		upstream: &upstreamSet{settings: settings},
-		errs:     make(chan error, len(names)),
-	}
-	ctx, running.cancel = context.WithCancel(ctx)
-	fail := func(err error) (*Running, error) {
-		running.Stop()
+	group, err := serving.Bind(names, listenAddrs, func(string) bool { return true })
+	if err != nil {
 		return nil, err
-	}
-
-	// Every address is bound first: a port in use fails at once, and the
-	// services of one process learn each other's addresses. A fixed port
-	// is let go again until its service's stores answer (a bound socket
-	// accepts connections into its backlog before anyone serves them); an
-	// ephemeral one stays bound, as nobody else knows it.
-	held := map[string]net.Listener{}
-	for _, name := range names {
-		addr := listenAddrs[name]
-		if addr == "" {
-			addr = "127.0.0.1:0"
-		}
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			return fail(fmt.Errorf("%s: %w", name, err))
-		}
-		running.Addrs[name] = l.Addr().String()
-		if _, port, _ := net.SplitHostPort(addr); port != "0" {
-			l.Close()
-			continue
-		}
-		held[name] = l
-		running.stops = append(running.stops, func() { l.Close() })
 	}
 	addrs := map[string]string{}
 	for name, addr := range settings.Addrs {
 		addrs[name] = addr
 	}
-	for name, addr := range running.Addrs {
+	for name, addr := range group.Addrs {
 		addrs[name] = addr
 	}
 	settings.Addrs = addrs
-	running.upstream.settings = settings
-	running.storage.settings = settings
+	running := &Running{Group: group, storage: newStorageSet(settings), upstream: &upstreamSet{settings: settings}}
+	ctx, running.cancel = context.WithCancel(ctx)
+	fail := func(err error) (*Running, error) {
+		running.Stop()
+		return nil, err
+	}
 
 	// The front end last: it serves as soon as it listens, and its
 	// upstreams should be serving by then.
@@ -107,7 +75,7 @@ func Start(ctx context.Context, names []string, listenAddrs map[string]string, s
 		if err != nil {
 			return fail(fmt.Errorf("%s: %w", name, err))
 		}
-		if err := running.serve(name, built, held[name]); err != nil {
+		if err := running.serve(name, built); err != nil {
 			return fail(fmt.Errorf("%s: %w", name, err))
 		}
 	}
@@ -122,57 +90,18 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// serve starts serving built on the held listener, or on a new one at the
-// service's address.
-func (r *Running) serve(name string, built builtService, held net.Listener) error {
-	addr := r.Addrs[name]
+func (r *Running) serve(name string, built builtService) error {
 	if built.http != nil {
-		l := held
-		if l == nil {
-			var err error
-			if l, err = net.Listen("tcp", addr); err != nil {
-				return err
-			}
-		}
-		server := &http.Server{Handler: built.http, ReadHeaderTimeout: 10 * time.Second}
-		r.stops = append(r.stops, func() {
-			shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			server.Shutdown(shutdownCtx)
-		})
-		go func() {
-			if err := server.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				r.errs <- fmt.Errorf("%s: %w", name, err)
-			}
-		}()
-		return nil
+		return r.ServeHTTP(name, built.http)
 	}
-	if held != nil {
-		// Thrift's server socket binds its own listener: hand the
-		// ephemeral port over.
-		held.Close()
-	}
-	l, err := rpc.Listen(addr)
+	// Thrift's server socket binds its own listener.
+	l, err := rpc.Listen(r.Release(name))
 	if err != nil {
 		return err
 	}
-	r.stops = append(r.stops, func() { l.Stop() })
-	go func() {
-		if err := l.Serve(built.processor); err != nil {
-			r.errs <- fmt.Errorf("%s: %w", name, err)
-		}
-	}()
+	r.OnStop(func() { l.Stop() })
+	r.Go(name, func() error { return l.Serve(built.processor) }, nil)
 	return nil
-}
-
-// Wait blocks until ctx ends or a server fails.
-func (r *Running) Wait(ctx context.Context) error {
-	select {
-	case <-ctx.Done():
-		return nil
-	case err := <-r.errs:
-		return err
-	}
 }
 
 // SetUpstream points this process's clients of upstream service name at
@@ -184,8 +113,6 @@ func (r *Running) SetUpstream(name, addr string) bool { return r.upstream.set(na
 func (r *Running) Stop() {
 	r.cancel()
 	r.upstream.Close()
-	for _, stop := range slices.Backward(r.stops) {
-		stop()
-	}
+	r.Group.Stop()
 	r.storage.Close()
 }

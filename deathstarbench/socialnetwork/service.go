@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -16,6 +14,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"github.com/orchbench/orchbench/deathstarbench/internal/rpc"
+	"github.com/orchbench/orchbench/deathstarbench/internal/serving"
 	"github.com/orchbench/orchbench/deathstarbench/internal/uniqueid"
 	sn "github.com/orchbench/orchbench/deathstarbench/socialnetwork/thrift/gen-go/socialnet"
 	"github.com/orchbench/orchbench/deathstarbench/store"
@@ -299,14 +298,11 @@ func buildService(ctx context.Context, name string, settings Settings, storage *
 
 // Running is a set of started services.
 type Running struct {
-	// Addrs maps each started service to its bound address.
-	Addrs map[string]string
+	*serving.Group
 
 	cancel   context.CancelFunc
-	stops    []func()
 	storage  *storageSet
 	upstream *upstreamSet
-	errs     chan error
 }
 
 // Start starts the named services, each on its own listener. With more
@@ -317,53 +313,24 @@ func Start(ctx context.Context, names []string, listenAddrs map[string]string, s
 	if settings.Logger == nil {
 		settings.Logger = slog.Default()
 	}
-	running := &Running{
-		Addrs:    map[string]string{},
-		storage:  newStorageSet(settings),
-		upstream: &upstreamSet{settings: settings},
-		errs:     make(chan error, len(names)),
-	}
-	ctx, running.cancel = context.WithCancel(ctx)
-	fail := func(err error) (*Running, error) {
-		running.Stop()
+	group, err := serving.Bind(names, listenAddrs, func(string) bool { return false })
+	if err != nil {
 		return nil, err
-	}
-
-	// Bind every listener first so dependants know where to call.
-	listeners := map[string]net.Listener{}
-	thriftListeners := map[string]*rpc.Listener{}
-	for _, name := range names {
-		addr := listenAddrs[name]
-		if addr == "" {
-			addr = "127.0.0.1:0"
-		}
-		if name == ServiceFrontend {
-			l, err := net.Listen("tcp", addr)
-			if err != nil {
-				return fail(err)
-			}
-			listeners[name] = l
-			running.Addrs[name] = l.Addr().String()
-			running.stops = append(running.stops, func() { l.Close() })
-			continue
-		}
-		l, err := rpc.Listen(addr)
-		if err != nil {
-			return fail(err)
-		}
-		thriftListeners[name] = l
-		running.Addrs[name] = l.Addr().String()
-		running.stops = append(running.stops, func() { l.Stop() })
 	}
 	addrs := map[string]string{}
 	for name, addr := range settings.Addrs {
 		addrs[name] = addr
 	}
-	for name, addr := range running.Addrs {
+	for name, addr := range group.Addrs {
 		addrs[name] = addr
 	}
 	settings.Addrs = addrs
-	running.upstream.settings = settings
+	running := &Running{Group: group, storage: newStorageSet(settings), upstream: &upstreamSet{settings: settings}}
+	ctx, running.cancel = context.WithCancel(ctx)
+	fail := func(err error) (*Running, error) {
+		running.Stop()
+		return nil, err
+	}
 
 	for _, name := range names {
 		built, err := buildService(ctx, name, settings, running.storage, running.upstream)
@@ -371,39 +338,21 @@ func Start(ctx context.Context, names []string, listenAddrs map[string]string, s
 			return fail(fmt.Errorf("%s: %w", name, err))
 		}
 		if built.http != nil {
-			server := &http.Server{Handler: built.http, ReadHeaderTimeout: 10 * time.Second}
-			l := listeners[name]
-			running.stops = append(running.stops, func() {
-				shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				server.Shutdown(shutdownCtx)
-			})
-			go func() {
-				if err := server.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-					running.errs <- fmt.Errorf("%s: %w", name, err)
-				}
-			}()
+			if err := running.ServeHTTP(name, built.http); err != nil {
+				return fail(fmt.Errorf("%s: %w", name, err))
+			}
 			continue
 		}
-		l := thriftListeners[name]
-		go func() {
-			if err := l.Serve(built.processor); err != nil {
-				running.errs <- fmt.Errorf("%s: %w", name, err)
-			}
-		}()
+		// Thrift's server socket binds its own listener.
+		l, err := rpc.Listen(running.Release(name))
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", name, err))
+		}
+		running.OnStop(func() { l.Stop() })
+		running.Go(name, func() error { return l.Serve(built.processor) }, nil)
 	}
 	settings.Logger.Info("services started", "addrs", running.Addrs)
 	return running, nil
-}
-
-// Wait blocks until ctx ends or a server fails.
-func (r *Running) Wait(ctx context.Context) error {
-	select {
-	case <-ctx.Done():
-		return nil
-	case err := <-r.errs:
-		return err
-	}
 }
 
 // SetUpstream points this process's clients of upstream service name at
@@ -416,8 +365,6 @@ func (r *Running) SetUpstream(name, addr string) bool { return r.upstream.set(na
 func (r *Running) Stop() {
 	r.cancel()
 	r.upstream.Close()
-	for _, stop := range slices.Backward(r.stops) {
-		stop()
-	}
+	r.Group.Stop()
 	r.storage.Close()
 }
