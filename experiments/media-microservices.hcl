@@ -4,10 +4,11 @@
 # workload, five repetitions, so each orchestrator's breaking point comes
 # with an interval. Study 002 (../shared/STUDIES.md) found this application
 # broke first, near 500 req/s at baseline with a core per service; at
-# resource_scale 0.015 the miniature's services have 0.015 core each, so the
-# same shape should break near 7.5 req/s. 0.015 is what fits a 2-core node
-# with the load generator's 500 MHz in every variant (vertical declares 70
-# cores: 2729 MHz here). Just k8s-up first; about an hour here.
+# resource_scale 0.02 the miniature's services have 0.02 core each, so the
+# same shape should break near 10 req/s. 0.02 is the most that fits a
+# 2-core node (5192 MHz here) in every variant beside the cluster's own
+# jobs (750 MHz) and the load generator (500 MHz): vertical declares 70
+# cores, 3634 MHz. Just k8s-up first; about an hour here.
 sweep "media-microservices" {
   description = "Media microservices baseline vs vertical vs horizontal on Nomad, Swarm and Kubernetes, compose-review, 5 repetitions"
   seed        = 27
@@ -22,10 +23,10 @@ sweep "media-microservices" {
   app "media-microservices" {
     pack     = "media-microservices"
     variants = ["baseline", "vertical", "horizontal"]
-    vars     = { resource_scale = 0.015 }
-    rates    = [3, 6, 9, 12, 18, 24]
+    vars     = { resource_scale = 0.02 }
+    rates    = [4, 8, 12, 16, 24, 32]
 
-    # A compose crosses up to six services of 0.015 core each: a call that
+    # A compose crosses up to six services of 0.02 core each: a call that
     # outruns its quota waits for the next 100 ms period, so answers take
     # hundreds of milliseconds near the breaking point and the connections
     # must carry the highest rate at a second's latency (Little's law).
