@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"math"
 	"os"
 	"strings"
@@ -121,5 +122,44 @@ func TestCPUSamplerMarksDatastores(t *testing.T) {
 	}
 	if !byTask["redis"].Datastore || byTask["web"].Datastore || byTask["redis"].Cores != 0.1 {
 		t.Fatalf("%+v", byTask)
+	}
+}
+
+// The application must be idle before a load: a task spinning in its
+// cgroup (a backlog being drained) holds the step back until the bound and
+// fails it; idle, the step goes on at the first read.
+func TestSettleWaitsForTheApplicationToGoIdle(t *testing.T) {
+	e, err := limits.ForPID(os.Getpid())
+	if err != nil {
+		testenv.Missing(t, "no readable cgroup: %v", err)
+	}
+	task := func(declared float64) []orchestrator.Limits {
+		return []orchestrator.Limits{{Instance: orchestrator.Instance{ID: "a1b2c3d4e5", Task: "compose-review", Declared: contract.Task{Cores: declared}}, CgroupPath: e.CgroupPath}}
+	}
+	r := &Runner{SettleBound: 1500 * time.Millisecond}
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+	}()
+	began := time.Now()
+	g := r.settle(context.Background(), task(0.02))
+	close(stop)
+	if g.Passed || g.NotChecked || !strings.Contains(g.Detail, "compose-review a1b2c3d4 used") || time.Since(began) < 1500*time.Millisecond {
+		t.Fatalf("a spinning task: %+v after %s", g, time.Since(began))
+	}
+	// Declared 8 cores: the shared cgroup of this test binary can never
+	// use a quarter of them on this machine, so it reads idle.
+	began = time.Now()
+	if g := r.settle(context.Background(), task(8)); !g.Passed || time.Since(began) > time.Second {
+		t.Fatalf("an idle task: %+v after %s", g, time.Since(began))
+	}
+	if g := r.settle(context.Background(), []orchestrator.Limits{{Instance: orchestrator.Instance{Task: "gone"}}}); !g.NotChecked {
+		t.Fatalf("no cgroup to read: %+v", g)
 	}
 }

@@ -51,6 +51,9 @@ type Runner struct {
 	Keep bool
 	// HealthTimeout bounds how long a deployment may take to become healthy.
 	HealthTimeout time.Duration
+	// SettleBound bounds the wait, before each load, for the application to
+	// finish the work the step before left (DefaultSettleBound when 0).
+	SettleBound time.Duration
 	// Orchbench is the binary setup hooks run (default: this process's own).
 	Orchbench string
 	// Agent is the node's log and metrics shipper; its cost is recorded in

@@ -67,6 +67,10 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	if !gate(gates.LimitsGate(lims)) {
 		return files
 	}
+	// Before the probe, whose latency sizes the load's connections.
+	if !gate(r.settle(ctx, lims)) {
+		return files
+	}
 	service := app.App.Service
 	eps, err := o.Endpoints(ctx, app, service)
 	if err != nil {
