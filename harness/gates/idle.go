@@ -63,7 +63,7 @@ func IdleGate(last []TaskUse, waited, bound time.Duration) results.Gate {
 	if len(busy) == 0 {
 		g.Passed = true
 		g.Detail = fmt.Sprintf("%d tasks idle before the load", len(last))
-		if waited > 0 {
+		if waited >= time.Second {
 			g.Detail += fmt.Sprintf(", after %s for the work before it to drain", waited.Round(time.Second))
 		}
 		return g
