@@ -11,8 +11,9 @@ import (
 )
 
 // settleWindow is how long each read of the tasks' CPU before a load
-// spans: five CFS periods, long enough to see a task at its quota.
-const settleWindow = 500 * time.Millisecond
+// spans: three CFS periods, enough to see a task at its quota, and little
+// added to every step.
+const settleWindow = 300 * time.Millisecond
 
 // DefaultSettleBound bounds the wait for an application to finish the work
 // a step before it left (Runner.SettleBound).

@@ -102,7 +102,7 @@ func mediaLostPlot(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	const job = "mm-lost-plot"
-	vars := []string{"--var", "resource_scale=0.02", "--var", "job_name=" + job}
+	vars := []string{"--var", "resource_scale=0.03", "--var", "job_name=" + job}
 	must(t, orchbench, append([]string{"pack", "run", "media-microservices", "--wait", "--skip-hooks", "--timeout", "4m"}, vars...)...)
 	defer must(t, orchbench, append([]string{"pack", "destroy", "media-microservices"}, vars...)...)
 
