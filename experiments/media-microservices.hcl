@@ -8,7 +8,13 @@
 # same shape should break near 10 req/s. 0.02 is the most that fits a
 # 2-core node (5192 MHz here) in every variant beside the cluster's own
 # jobs (750 MHz) and the load generator (500 MHz): vertical declares 70
-# cores, 3634 MHz. Just k8s-up first; about an hour here.
+# cores, 3634 MHz. Just k8s-up first; 83 minutes here.
+#
+# Measured 2026-11-29 (media-microservices-20261129T114643Z; details in
+# packs/media-microservices/README.md): highest rate held, median of five,
+# baseline 16 rps on Nomad and Swarm, 12 on Kubernetes; horizontal 24, 24,
+# 16; vertical at least 32 on all three (the ladder's top); every response
+# a 200; parity clean.
 sweep "media-microservices" {
   description = "Media microservices baseline vs vertical vs horizontal on Nomad, Swarm and Kubernetes, compose-review, 5 repetitions"
   seed        = 27
