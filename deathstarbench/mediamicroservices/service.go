@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/orchbench/orchbench/deathstarbench/internal/rpc"
@@ -109,9 +108,7 @@ type Settings struct {
 // upstreamSet builds Thrift clients for upstream services.
 type upstreamSet struct {
 	settings Settings
-
-	mu     sync.Mutex
-	byName map[string][]*rpc.Client
+	clients  rpc.Clients
 }
 
 func (u *upstreamSet) client(name string) (*rpc.Client, error) {
@@ -119,38 +116,16 @@ func (u *upstreamSet) client(name string) (*rpc.Client, error) {
 	if addr == "" {
 		return nil, fmt.Errorf("no address for upstream %s (--%s-addr or %s)", name, name, AddrEnv(name))
 	}
-	client := rpc.NewClient(addr, rpc.Options{
+	return u.clients.New(name, addr, rpc.Options{
 		Connections:    u.settings.RPCConnections,
 		WaitTimeout:    u.settings.RPCTimeout,
 		ConnectTimeout: u.settings.RPCTimeout,
 		CallTimeout:    u.settings.RPCCallTimeout,
-	})
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.byName == nil {
-		u.byName = map[string][]*rpc.Client{}
-	}
-	u.byName[name] = append(u.byName[name], client)
-	return client, nil
+	}), nil
 }
 
 // set points every client of upstream service name at addr; false when
 // this process has none.
-func (u *upstreamSet) set(name, addr string) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	for _, c := range u.byName[name] {
-		c.SetAddr(addr)
-	}
-	return len(u.byName[name]) > 0
-}
+func (u *upstreamSet) set(name, addr string) bool { return u.clients.SetAddr(name, addr) }
 
-func (u *upstreamSet) Close() {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	for _, clients := range u.byName {
-		for _, c := range clients {
-			c.Close()
-		}
-	}
-}
+func (u *upstreamSet) Close() { u.clients.Close() }

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
@@ -124,21 +123,7 @@ type Settings struct {
 // upstreamSet builds Thrift clients for upstream services.
 type upstreamSet struct {
 	settings Settings
-
-	mu sync.Mutex
-	// byName are the clients made for each upstream service
-	byName map[string][]*rpc.Client
-}
-
-// set points every client of upstream service name at addr; false when
-// this process has none.
-func (u *upstreamSet) set(name, addr string) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	for _, c := range u.byName[name] {
-		c.SetAddr(addr)
-	}
-	return len(u.byName[name]) > 0
+	clients  rpc.Clients
 }
 
 func (u *upstreamSet) pool(name string) (*rpc.Client, error) {
@@ -146,31 +131,19 @@ func (u *upstreamSet) pool(name string) (*rpc.Client, error) {
 	if addr == "" {
 		return nil, fmt.Errorf("no address for upstream %s (--%s-addr or %s)", name, name, AddrEnv(name))
 	}
-	opts := rpc.Options{
+	return u.clients.New(name, addr, rpc.Options{
 		Connections:    u.settings.RPCConnections,
 		WaitTimeout:    u.settings.RPCTimeout,
 		ConnectTimeout: u.settings.RPCTimeout,
 		CallTimeout:    u.settings.RPCCallTimeout,
-	}
-	client := rpc.NewClient(addr, opts)
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.byName == nil {
-		u.byName = map[string][]*rpc.Client{}
-	}
-	u.byName[name] = append(u.byName[name], client)
-	return client, nil
+	}), nil
 }
 
-func (u *upstreamSet) Close() {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	for _, clients := range u.byName {
-		for _, c := range clients {
-			c.Close()
-		}
-	}
-}
+// set points every client of upstream service name at addr; false when
+// this process has none.
+func (u *upstreamSet) set(name, addr string) bool { return u.clients.SetAddr(name, addr) }
+
+func (u *upstreamSet) Close() { u.clients.Close() }
 
 // AddrEnv is the environment variable naming a service's address, e.g.
 // SOCIAL_GRAPH_ADDR.
