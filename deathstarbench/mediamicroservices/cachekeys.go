@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/url"
-	"strconv"
 	"time"
 )
 
@@ -27,5 +26,3 @@ func memcachedKey(prefix, name string) string {
 	sum := sha256.Sum256([]byte(name))
 	return prefix + "sha256:" + hex.EncodeToString(sum[:])
 }
-
-func idKey(prefix string, id int64) string { return prefix + strconv.FormatInt(id, 10) }
