@@ -43,14 +43,7 @@ func Start(ctx context.Context, names []string, listenAddrs map[string]string, s
 	if err != nil {
 		return nil, err
 	}
-	addrs := map[string]string{}
-	for name, addr := range settings.Addrs {
-		addrs[name] = addr
-	}
-	for name, addr := range group.Addrs {
-		addrs[name] = addr
-	}
-	settings.Addrs = addrs
+	settings.Addrs = group.Over(settings.Addrs)
 	running := &Running{Group: group, storage: newStorageSet(settings), upstream: &upstreamSet{settings: settings}}
 	ctx, running.cancel = context.WithCancel(ctx)
 	fail := func(err error) (*Running, error) {

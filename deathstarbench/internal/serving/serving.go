@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -51,6 +52,17 @@ func Bind(names []string, listenAddrs map[string]string, releaseFixed func(name 
 		g.OnStop(func() { l.Close() })
 	}
 	return g, nil
+}
+
+// Over returns the upstream addresses given with the group's own over
+// them: the services of one process call each other where they are bound.
+func (g *Group) Over(given map[string]string) map[string]string {
+	addrs := maps.Clone(given)
+	if addrs == nil {
+		addrs = map[string]string{}
+	}
+	maps.Copy(addrs, g.Addrs)
+	return addrs
 }
 
 // Listener is service name's listener: the one held since Bind, or a new

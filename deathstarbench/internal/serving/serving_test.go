@@ -31,6 +31,10 @@ func TestGroupBindsServesAndStops(t *testing.T) {
 	if g.Addrs["front"] != fixed || g.Addrs["back"] == "" {
 		t.Fatalf("addresses %v", g.Addrs)
 	}
+	given := map[string]string{"back": "10.0.0.9:9090", "store": "10.0.0.8:9090"}
+	if over := g.Over(given); over["back"] != g.Addrs["back"] || over["store"] != "10.0.0.8:9090" || over["front"] != fixed || given["back"] != "10.0.0.9:9090" {
+		t.Fatalf("Over(%v) = %v: want the group's addresses over the given ones, the given map untouched", given, over)
+	}
 	// the released fixed port refuses until the service serves
 	if c, err := net.Dial("tcp", fixed); err == nil {
 		c.Close()
