@@ -144,28 +144,7 @@ func hotelEmptiedProfiles(t *testing.T) {
 	must(t, orchbench, append([]string{"pack", "run", "hotel-reservation", "--wait"}, vars...)...)
 	defer must(t, orchbench, append([]string{"pack", "destroy", "hotel-reservation"}, vars...)...)
 
-	ad, err := nomad.New("", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dep := deploymentOf(t, ad, job)
-	info, _, err := ad.Client.Jobs().Info(job, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := contract.ParseApp(info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rule, err := app.RequireProbe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	probe := sweep.Probe(rule)
-	eps, err := ad.Endpoints(ctx, dep, app.Service)
-	if err != nil || len(eps) == 0 {
-		t.Fatalf("endpoints of %s: %v %v", app.Service, eps, err)
-	}
+	ad, dep, probe, eps := probedOnNomad(t, ctx, job)
 	if g := probe.Check(ctx, eps); !g.Passed {
 		t.Fatalf("the probe fails on the fresh deployment: %s", g.Detail)
 	}
@@ -196,4 +175,32 @@ func onlyEndpoint(t *testing.T, ctx context.Context, ad *nomad.Orchestrator, dep
 		t.Fatalf("%s: %v, %v; want one instance", service, eps, err)
 	}
 	return eps[0].HostPort()
+}
+
+// probedOnNomad reads Nomad job's deployment, the pack's probe as the
+// sweep runs it, and the measured service's endpoints.
+func probedOnNomad(t *testing.T, ctx context.Context, job string) (*nomad.Orchestrator, *orchestrator.Deployment, sweep.Probe, []orchestrator.Endpoint) {
+	t.Helper()
+	ad, err := nomad.New("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep := deploymentOf(t, ad, job)
+	info, _, err := ad.Client.Jobs().Info(job, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := contract.ParseApp(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule, err := app.RequireProbe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps, err := ad.Endpoints(ctx, dep, app.Service)
+	if err != nil || len(eps) == 0 {
+		t.Fatalf("endpoints of %s: %v %v", app.Service, eps, err)
+	}
+	return ad, dep, sweep.Probe(rule), eps
 }

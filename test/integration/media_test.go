@@ -20,10 +20,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"github.com/orchbench/orchbench/deathstarbench/mediamicroservices/dataset"
-	"github.com/orchbench/orchbench/harness/contract"
-	"github.com/orchbench/orchbench/harness/orchestrator/nomad"
 	"github.com/orchbench/orchbench/harness/results"
-	"github.com/orchbench/orchbench/harness/sweep"
 	"github.com/orchbench/orchbench/harness/testutil"
 )
 
@@ -106,28 +103,7 @@ func mediaLostPlot(t *testing.T) {
 	must(t, orchbench, append([]string{"pack", "run", "media-microservices", "--wait", "--skip-hooks", "--timeout", "4m"}, vars...)...)
 	defer must(t, orchbench, append([]string{"pack", "destroy", "media-microservices"}, vars...)...)
 
-	ad, err := nomad.New("", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dep := deploymentOf(t, ad, job)
-	info, _, err := ad.Client.Jobs().Info(job, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := contract.ParseApp(info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rule, err := app.RequireProbe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	probe := sweep.Probe(rule)
-	eps, err := ad.Endpoints(ctx, dep, app.Service)
-	if err != nil || len(eps) == 0 {
-		t.Fatalf("endpoints of %s: %v %v", app.Service, eps, err)
-	}
+	ad, dep, probe, eps := probedOnNomad(t, ctx, job)
 	if g := probe.Check(ctx, eps); g.Passed {
 		t.Fatalf("the probe passes a deployment with no data: %s", g.Detail)
 	}
