@@ -32,7 +32,12 @@ func ParseWrk2Text(r io.Reader) (*Result, error) {
 				if d, err := ParseDuration(m[1]); err == nil {
 					res.Config.DurationSeconds = d.Seconds()
 				}
-				res.Config.URL = m[2]
+				// RE2's \S takes a vertical tab, which strings.Fields (and
+				// the TrimSpace a reprinted report goes through) treats
+				// as a space: keep only what survives a reprint
+				if f := strings.Fields(m[2]); len(f) > 0 {
+					res.Config.URL = f[0]
+				}
 			}
 		case reThreads.MatchString(trim):
 			m := reThreads.FindStringSubmatch(trim)
