@@ -202,7 +202,7 @@ func TestParseErrorsNameFileLineField(t *testing.T) {
 		{"variant_vars for absent variant", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n variants=[\"baseline\"]\n variant_vars = { vertical = { a = 1 } }\n rates=[1]\n }\n}",
 			[]string{`bad.hcl:5,17-41: Unknown variant in variant_vars`}},
 		{"unknown study", "sweep \"x\" {\n  duration = \"1s\"\n  study = \"002\"\n  app \"taewa\" {\n variants=[\"baseline\"]\n rates=[1]\n }\n}",
-			[]string{`bad.hcl:3,11-16: Unknown study`, `"002" is not a study whose headline table orchbench regenerates; valid: 000, 004`}},
+			[]string{`bad.hcl:3,11-16: Unknown study`, `"002" is not a study whose headline table orchbench regenerates; valid: 000, 001, 003, 004`}},
 		{"negative rate", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n variants=[\"baseline\"]\n rates=[1, -5]\n }\n}",
 			[]string{`bad.hcl:5,8-15: Invalid rate`}},
 		{"unknown placement", "sweep \"x\" {\n  duration = \"1s\"\n  app \"taewa\" {\n variants=[\"baseline\"]\n vars = { placement = \"scattered\" }\n rates=[1]\n }\n}",

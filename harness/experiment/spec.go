@@ -65,8 +65,10 @@ var ShippingModes = []string{ShippingOn, ShippingOff}
 
 // Studies are the published studies (../shared/STUDIES.md numbering) whose
 // headline tables the report regenerates: 000, VMs against containers with
-// four small HTTP apps; 004, Node/Express against Kotlin/Spring on Postgres.
-var Studies = []string{"000", "004"}
+// four small HTTP apps; 001, a Django voting app's storage modes; 003, a
+// Node web tier's routes (remote, function pool, cache); 004, Node/Express
+// against Kotlin/Spring on Postgres. harness/studies has a table for each.
+var Studies = []string{"000", "001", "003", "004"}
 
 // Sweep is one parsed and validated sweep block.
 type Sweep struct {

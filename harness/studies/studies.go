@@ -28,6 +28,8 @@ type Table struct {
 
 var builders = map[string]func(sweep) *Table{
 	"000": study000,
+	"001": study001,
+	"003": study003,
 	"004": study004,
 }
 

@@ -16,6 +16,11 @@ type fakeStep struct {
 	qps, cores, meanMs          float64
 	meta                        map[string]any
 	endpoints                   []results.EndpointStats
+	// users, rate and path are the step's level and route (8 users when
+	// neither level is given)
+	users int
+	rate  float64
+	path  string
 }
 
 func record(study string, steps []fakeStep) (*results.SweepRecord, []results.StepResult) {
@@ -26,8 +31,14 @@ func record(study string, steps []fakeStep) (*results.SweepRecord, []results.Ste
 		for k, v := range f.vars {
 			vars[k] = v
 		}
-		id := experiment.StepID(f.pack+varString(vars, "driver")+varString(vars, "difficulty")+varString(vars, "scale"), f.orchestrator, f.variant, 0, 8, f.rep)
-		rec.Plan = append(rec.Plan, experiment.Step{ID: id, App: f.pack, Pack: f.pack, Orchestrator: f.orchestrator, Variant: f.variant, Vars: vars, Rep: f.rep})
+		if f.users == 0 && f.rate == 0 {
+			f.users = 8
+		}
+		app := f.pack + varString(vars, "driver") + varString(vars, "difficulty") + varString(vars, "scale") +
+			varString(vars, "storage_mode") + varString(vars, "instances") + strings.Trim(f.path, "/")
+		id := experiment.StepID(app, f.orchestrator, f.variant, f.rate, f.users, f.rep)
+		rec.Plan = append(rec.Plan, experiment.Step{ID: id, App: app, Pack: f.pack, Orchestrator: f.orchestrator, Variant: f.variant, Vars: vars, Rep: f.rep,
+			Users: f.users, OfferedRPS: f.rate, Load: experiment.Load{Path: f.path}})
 		r := results.StepResult{Outcome: f.outcome, AchievedRPS: f.qps, Endpoints: f.endpoints, Metadata: map[string]any{}}
 		r.Step = id
 		r.Corrected.Mean = f.meanMs
