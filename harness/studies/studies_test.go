@@ -35,7 +35,7 @@ func record(study string, steps []fakeStep) (*results.SweepRecord, []results.Ste
 			f.users = 8
 		}
 		app := f.pack + varString(vars, "driver") + varString(vars, "difficulty") + varString(vars, "scale") +
-			varString(vars, "storage_mode") + varString(vars, "instances") + strings.Trim(f.path, "/")
+			varString(vars, "storage_mode") + strings.Trim(f.path+varString(vars, "route"), "/")
 		id := experiment.StepID(app, f.orchestrator, f.variant, f.rate, f.users, f.rep)
 		rec.Plan = append(rec.Plan, experiment.Step{ID: id, App: app, Pack: f.pack, Orchestrator: f.orchestrator, Variant: f.variant, Vars: vars, Rep: f.rep,
 			Users: f.users, OfferedRPS: f.rate, Load: experiment.Load{Path: f.path}})

@@ -62,7 +62,7 @@ func TestStudy003HighestRateHeldPerRouteAndInstances(t *testing.T) {
 			if l.broken {
 				outcome = results.OutcomeBroken
 			}
-			steps = append(steps, fakeStep{pack: "frontier", orchestrator: "swarm", variant: "baseline", vars: map[string]any{"instances": instances},
+			steps = append(steps, fakeStep{pack: "frontier", orchestrator: "swarm", variant: "baseline", vars: map[string]any{"scale": instances},
 				path: path, rate: l.rate, rep: rep, outcome: outcome})
 		}
 	}
@@ -73,6 +73,13 @@ func TestStudy003HighestRateHeldPerRouteAndInstances(t *testing.T) {
 	// remote breaks at its lowest rate every time
 	add("/remote", 1, 1, []rung{{10, true}})
 	add("/remote", 1, 2, []rung{{10, true}})
+	// the pack's route variable names the route when the spec sets no path
+	for rep := 1; rep <= 2; rep++ {
+		steps = append(steps, fakeStep{pack: "frontier", orchestrator: "swarm", variant: "baseline",
+			vars: map[string]any{"scale": 1.0, "route": "/alternate"}, rate: 10, rep: rep, outcome: results.OutcomeValid},
+			fakeStep{pack: "frontier", orchestrator: "swarm", variant: "baseline",
+				vars: map[string]any{"scale": 1.0, "route": "/alternate"}, rate: 50, rep: rep, outcome: results.OutcomeBroken})
+	}
 	// root with three instances never broke: a lower bound
 	add("/", 3, 1, []rung{{10, false}, {50, false}, {100, false}, {500, false}})
 	tab := Headline(record("003", steps))
@@ -91,7 +98,11 @@ func TestStudy003HighestRateHeldPerRouteAndInstances(t *testing.T) {
 	if !strings.HasPrefix(r[4], "0 ") || r[6] != "< 10" {
 		t.Errorf("remote: %v", r)
 	}
-	if tab.Rows[0][0] != "root" || tab.Rows[len(tab.Rows)-1][0] != "remote" {
+	r = row(t, tab, "alternate", "1", "-", "swarm")
+	if !strings.HasPrefix(r[4], "10 ") || r[6] != "≤ 45" {
+		t.Errorf("alternate, by the route variable: %v", r)
+	}
+	if tab.Rows[0][0] != "root" || tab.Rows[len(tab.Rows)-1][0] != "alternate" {
 		t.Errorf("routes out of the study's order: %v", tab.Rows)
 	}
 }

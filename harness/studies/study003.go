@@ -39,8 +39,8 @@ func study003(s sweep) *Table {
 	byRep := map[repKey003][]level003{}
 	for _, m := range s.steps {
 		k := key003{
-			route:        route003(m.plan.Load.Path),
-			instances:    orDefault(varString(m.plan.Vars, "instances"), "1"),
+			route:        route003(orDefault(varString(m.plan.Vars, "route"), m.plan.Load.Path)),
+			instances:    instances003(m),
 			orchestrator: m.plan.Orchestrator,
 		}
 		if k.route == "cached" {
@@ -114,7 +114,22 @@ func study003(s sweep) *Table {
 	return t
 }
 
-// route003 names a step's route by its path: "/" is the root.
+// instances003 is the web tier's instance count: packs/frontier's scale
+// when set, else its variant's own (horizontal's 3, the study's second
+// shape; one for the others).
+func instances003(m measured) string {
+	if n := varString(m.plan.Vars, "scale"); n != "" && n != "0" {
+		return n
+	}
+	if m.plan.Variant == "horizontal" {
+		return "3"
+	}
+	return "1"
+}
+
+// route003 names a step's route by its path (packs/frontier's route
+// variable, which sets the load path, else the spec's path): "/" is the
+// root.
 func route003(path string) string {
 	p := path
 	if i := strings.IndexAny(p, "?#"); i >= 0 {
