@@ -23,7 +23,7 @@ import (
 // remote service behind all three instances (two requests to two instances
 // answered 0.75 s apart), /cached counting hits in the one Redis, the
 // pool's gauge counting invocations, and the probe failing, with the web
-// tier's message, while Redis is down.
+// tier's 503, while Redis is down.
 func TestFrontierOnNomad(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
@@ -124,9 +124,14 @@ func TestFrontierOnNomad(t *testing.T) {
 		fmt.Fprint(c, "SHUTDOWN NOSAVE\r\n")
 		io.Copy(io.Discard, c)
 		c.Close()
+		status, body, _ := frontierGet(base(1) + "/cached")
+		t.Logf("/cached with Redis down: %d %s", status, body)
+		if status != http.StatusServiceUnavailable || !strings.HasPrefix(body, "cached: redis "+redis+" is not connected") {
+			t.Errorf("/cached with Redis down answered %d %q, want 503 and the web tier's message", status, body)
+		}
 		g := probe.Check(ctx, eps)
 		t.Logf("probe with Redis down: passed %v: %s", g.Passed, g.Detail)
-		if g.Passed || !strings.Contains(g.Detail, "cached: redis") {
+		if g.Passed || !strings.Contains(g.Detail, "/cached: status 503, want 200") {
 			t.Errorf("the probe passed without Redis, or failed for another reason: %+v", g)
 		}
 		eventually(t, time.Minute, "the probe passes again once Redis is back", func() error {
