@@ -7,6 +7,9 @@
 #   riwai     apps/riwai (Express) on the base image, node_modules vendored on the host
 #   raupi     apps/raupi (Flask + Waitress) on the base image, packages vendored on the host
 #   apache    apps/apache (Debian's apache2-bin from the base) serving the 45-byte page
+#   frontier  apps/frontier (study 003) on the base image: the Express web tier (node_modules
+#             vendored on the host), the remote service and the function pool (python3); and redis
+#   redis     Debian's redis-server on base (also built by dsb)
 #   orchbench the static orchbench binary (load generator job) FROM scratch
 #   pause     the holder of bridge-mode network namespaces (Nomad's docker infra_image)
 #   fortio    Fortio (study 000's load tool, cluster/versions.env) FROM scratch, an alternative load runner
@@ -157,6 +160,31 @@ CMD [\"python3\", \"/opt/raupi/server.py\"]" "$ctx"
   rm -rf "$ctx"
 }
 
+# Study 003's three programs in one image: the web tier (node server.js,
+# the default command), the remote service and the function pool (python3
+# remote.py / pool.py, the pack's command for those tasks). Node and Python
+# are in the base; Express and redis come from cluster/vendor.sh.
+build_frontier() {
+  build_base
+  build_redis
+  local tag ctx vendored files=(server.js settings.js upstream.js cache.js)
+  tag="orchbench/frontier:$(content_hash "${files[@]/#/apps/frontier/}" apps/frontier/package.json apps/frontier/package-lock.json \
+    apps/frontier/service/work.py apps/frontier/service/remote.py apps/frontier/service/pool.py cluster/images/base-packages.txt)"
+  have "$tag" && { say "frontier: $tag is up to date"; tag_latest "$tag"; return; }
+  vendored=$("$root/cluster/vendor.sh" dir frontier)
+  ctx=$(mktemp -d); mkdir "$ctx/app" "$ctx/app/service"
+  (cd "$root/apps/frontier" && cp "${files[@]}" "$ctx/app/" && cp service/work.py service/remote.py service/pool.py "$ctx/app/service/")
+  cp -a "$vendored/node_modules" "$ctx/app/"
+  build_ctx frontier "$tag" "FROM $(base_tag)
+COPY app /opt/frontier
+ENV PORT=8080 NODE_ENV=production PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /opt/frontier
+EXPOSE 8080
+USER 65534
+CMD [\"node\", \"/opt/frontier/server.js\"]" "$ctx"
+  rm -rf "$ctx"
+}
+
 build_apache() {
   build_base
   local tag ctx
@@ -193,13 +221,9 @@ build_pause() {
   go_static pause ./cluster/images/pause
 }
 
-build_dsb() {
+# Redis on the base: the social network's store and study 003's cache.
+build_redis() {
   build_base
-  go_static socialnet ./deathstarbench/cmd/socialnet
-  go_static hotelres ./deathstarbench/cmd/hotelres
-  go_static mediamicro ./deathstarbench/cmd/mediamicro
-  # the label tells `dsb social-network snapshot` that it seeds from FERRETDB_SEED_DIR
-  go_static ferretdb ./deathstarbench/cmd/ferretdb "LABEL orchbench.seed-env=FERRETDB_SEED_DIR"
   local ctx; ctx=$(mktemp -d)
   cp "$root/cluster/images/redis/entrypoint.sh" "$ctx/"
   # /alloc/data is in the image, writable by Redis's user, because Docker
@@ -214,7 +238,18 @@ RUN chmod 0755 /usr/local/bin/orchbench-redis && mkdir -p /alloc/data && chmod 1
 LABEL orchbench.seed-env=REDIS_SEED_DIR
 USER 65534
 ENTRYPOINT [\"/usr/local/bin/orchbench-redis\", \"--save\", \"\", \"--protected-mode\", \"no\"]" "$ctx"
-  rm -f "$ctx/Dockerfile" "$ctx/entrypoint.sh"
+  rm -rf "$ctx"
+}
+
+build_dsb() {
+  build_base
+  go_static socialnet ./deathstarbench/cmd/socialnet
+  go_static hotelres ./deathstarbench/cmd/hotelres
+  go_static mediamicro ./deathstarbench/cmd/mediamicro
+  # the label tells `dsb social-network snapshot` that it seeds from FERRETDB_SEED_DIR
+  go_static ferretdb ./deathstarbench/cmd/ferretdb "LABEL orchbench.seed-env=FERRETDB_SEED_DIR"
+  build_redis
+  local ctx; ctx=$(mktemp -d)
   cp "$root/cluster/images/memcached/entrypoint.sh" "$ctx/"
   # as Redis: seeded from MEMCACHED_SEED_DIR, a marker in /alloc/data
   build_ctx memcached "orchbench/memcached:$(content_hash cluster/images/base-packages.txt cluster/images/memcached)" "FROM $(base_tag)
@@ -476,6 +511,8 @@ for t in "${targets[@]}"; do
     riwai) build_riwai ;;
     raupi) build_raupi ;;
     apache) build_apache ;;
+    frontier) build_frontier ;;
+    redis) build_redis ;;
     orchbench) go_static orchbench ./harness/cmd/orchbench ;;
     pause) build_pause ;;
     dsb) build_dsb ;;
@@ -487,7 +524,7 @@ for t in "${targets[@]}"; do
     books) build_postgres; build_books_node; build_books_kotlin ;;
     node) build_node ;;
     host) build_host ;;
-    *) say "unknown image '$t' (known: pause base taewa riwai raupi apache orchbench dsb fortio locust postgres books-node books-kotlin books node host)"; exit 2 ;;
+    *) say "unknown image '$t' (known: pause base taewa riwai raupi apache frontier redis orchbench dsb fortio locust postgres books-node books-kotlin books node host)"; exit 2 ;;
   esac
 done
 # Both tags: the content-hash one, and the one packs and jobs name (local),

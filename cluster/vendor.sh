@@ -3,6 +3,7 @@
 # clients, pinned by the app's lock file, and caches the result by the lock
 # file's hash under ${ORCHBENCH_CACHE:-~/.cache/orchbench}/vendor:
 #   riwai  npm ci of apps/riwai/package-lock.json       -> <dir>/node_modules
+#   frontier  npm ci of apps/frontier/package-lock.json -> <dir>/node_modules
 #   raupi  pip install --require-hashes of requirements -> <dir>/site
 # `cluster/vendor.sh dir APP` prints the cached directory (vendoring first);
 # cluster/images.sh COPYs it into the image. `cluster/vendor.sh install APP`
@@ -17,9 +18,9 @@ host_prefix=/usr/local/lib/orchbench
 
 lock_files() {
   case $1 in
-    riwai) echo apps/riwai/package.json apps/riwai/package-lock.json ;;
+    riwai|frontier) echo "apps/$1/package.json apps/$1/package-lock.json" ;;
     raupi) echo apps/raupi/requirements.txt ;;
-    *) say "unknown app '$1' (known: riwai raupi)"; exit 2 ;;
+    *) say "unknown app '$1' (known: riwai frontier raupi)"; exit 2 ;;
   esac
 }
 
@@ -37,10 +38,10 @@ vendor() {
   [ -f "$dir/.complete" ] && { echo "$dir"; return; }
   mkdir -p "$cache"; tmp=$(mktemp -d "$cache/.$app.XXXXXX"); log="$tmp.log"
   case $app in
-    riwai)
+    riwai|frontier)
       command -v npm >/dev/null || { say "npm is missing (Debian's nodejs has none): apt-get install npm"; exit 1; }
-      cp "$root/apps/riwai/package.json" "$root/apps/riwai/package-lock.json" "$tmp/"
-      say "riwai: npm ci (express, pinned by apps/riwai/package-lock.json)"
+      cp "$root/apps/$app/package.json" "$root/apps/$app/package-lock.json" "$tmp/"
+      say "$app: npm ci (pinned by apps/$app/package-lock.json)"
       (cd "$tmp" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund) >"$log" 2>&1 || { cat "$log" >&2; rm -rf "$tmp"; exit 1; }
       rm "$tmp/package.json" "$tmp/package-lock.json" ;;
     raupi)

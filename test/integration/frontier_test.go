@@ -1,0 +1,161 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestFrontierOnNomad deploys packs/frontier with the study's 3-instance
+// shape and shows on the cluster what study 003 is about: the pack's probe
+// passing through /remote on every instance, /remote serialised by the one
+// remote service behind all three instances (two requests to two instances
+// answered 0.75 s apart), /cached counting hits in the one Redis, the
+// pool's gauge counting invocations, and the probe failing, with the web
+// tier's 503, while Redis is down.
+func TestFrontierOnNomad(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	for _, image := range []string{"orchbench/frontier:local", "orchbench/redis:local"} {
+		if err := exec.Command("docker", "image", "inspect", image).Run(); err != nil {
+			t.Fatalf("image %s is missing: run cluster/images.sh frontier", image)
+		}
+	}
+	const job = "it-frontier"
+	vars := []string{"--var", "job_name=" + job, "--var", "scale=3", "--var", "resource_scale=0.1", "--var", "route=/cached", "--var", "cache_keys=1"}
+	must(t, orchbench, append([]string{"pack", "run", "frontier", "--wait", "--timeout", "4m"}, vars...)...)
+	defer must(t, orchbench, append([]string{"pack", "destroy", "frontier"}, vars...)...)
+	ad, dep, probe, eps := probedOnNomad(t, ctx, job)
+	if len(eps) != 3 {
+		t.Fatalf("%d instances of the web tier registered, want 3: %v", len(eps), eps)
+	}
+	base := func(i int) string { return "http://" + eps[i].HostPort() }
+	// the web tier restarts once when its upstreams register: wait for their answers
+	eventually(t, time.Minute, "every instance answers /remote", func() error {
+		for i := range eps {
+			if status, body, _ := frontierGet(base(i) + "/remote"); status != 200 {
+				return fmt.Errorf("%s/remote: %d %s", base(i), status, body)
+			}
+		}
+		return nil
+	})
+	if g := probe.Check(ctx, eps); !g.Passed {
+		t.Fatalf("the pack's probe fails: %s", g.Detail)
+	} else {
+		t.Logf("probe: %s", g.Detail)
+	}
+
+	t.Run("remote serialises across instances", func(t *testing.T) {
+		type answer struct {
+			ended time.Duration
+			body  string
+		}
+		var mu sync.Mutex
+		var got []answer
+		var wg sync.WaitGroup
+		began := time.Now()
+		for i := 0; i < 2; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				status, body, _ := frontierGet(base(i) + "/remote")
+				if status != 200 {
+					t.Errorf("instance %d /remote: %d %s", i, status, body)
+				}
+				mu.Lock()
+				got = append(got, answer{time.Since(began), body})
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		sort.Slice(got, func(i, j int) bool { return got[i].ended < got[j].ended })
+		t.Logf("two instances, one remote service: %v and %v: %s, %s", got[0].ended.Round(time.Millisecond), got[1].ended.Round(time.Millisecond), got[0].body, got[1].body)
+		if gap := got[1].ended - got[0].ended; gap < 650*time.Millisecond || gap > 1100*time.Millisecond {
+			t.Errorf("the second answer came %v after the first, want about 750 ms: the remote service served them side by side", gap)
+		}
+	})
+
+	t.Run("cached counts hits in the one Redis", func(t *testing.T) {
+		if status, body, _ := frontierDo(http.MethodPost, base(0)+"/flush"); status != 200 {
+			t.Fatalf("POST /flush: %d %s", status, body)
+		}
+		for i := 0; i < 6; i++ {
+			if status, body, hdr := frontierGet(base(i%3) + "/cached"); status != 200 || hdr.Get("X-Cache") != map[bool]string{true: "miss", false: "hit"}[i == 0] {
+				t.Errorf("/cached %d on instance %d: %d %s X-Cache %q", i, i%3, status, body, hdr.Get("X-Cache"))
+			}
+		}
+		var stats struct {
+			Cache struct{ Hits, Misses int }
+			Pool  map[string]float64
+		}
+		_, body, _ := frontierGet(base(2) + "/stats")
+		if err := json.Unmarshal([]byte(body), &stats); err != nil || stats.Cache.Hits != 5 || stats.Cache.Misses != 1 {
+			t.Errorf("/stats after 6 requests over 3 instances: %s (%v), want 5 hits and 1 miss", body, err)
+		}
+		for i := 0; i < 4; i++ {
+			if status, body, _ := frontierGet(base(i%3) + "/alternate"); status != 200 || !strings.HasPrefix(body, `{"from":"pool"`) {
+				t.Errorf("/alternate: %d %s", status, body)
+			}
+		}
+		_, body, _ = frontierGet(base(1) + "/stats")
+		if err := json.Unmarshal([]byte(body), &stats); err != nil || stats.Pool["invocations"] != 4 || stats.Pool["peak_in_flight"] < 1 {
+			t.Errorf("/stats after 4 invocations: %s (%v)", body, err)
+		}
+	})
+
+	t.Run("the probe fails while Redis is down", func(t *testing.T) {
+		redis := onlyEndpoint(t, ctx, ad, dep, job+"-redis")
+		c, err := net.DialTimeout("tcp", redis, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Nomad restarts the task after its restart delay (2 s)
+		fmt.Fprint(c, "SHUTDOWN NOSAVE\r\n")
+		io.Copy(io.Discard, c)
+		c.Close()
+		status, body, _ := frontierGet(base(1) + "/cached")
+		t.Logf("/cached with Redis down: %d %s", status, body)
+		if status != http.StatusServiceUnavailable || !strings.HasPrefix(body, "cached: redis "+redis+" is not connected") {
+			t.Errorf("/cached with Redis down answered %d %q, want 503 and the web tier's message", status, body)
+		}
+		g := probe.Check(ctx, eps)
+		t.Logf("probe with Redis down: passed %v: %s", g.Passed, g.Detail)
+		if g.Passed || !strings.Contains(g.Detail, "/cached: status 503, want 200") {
+			t.Errorf("the probe passed without Redis, or failed for another reason: %+v", g)
+		}
+		eventually(t, time.Minute, "the probe passes again once Redis is back", func() error {
+			if g := probe.Check(ctx, eps); !g.Passed {
+				return fmt.Errorf("%s", g.Detail)
+			}
+			return nil
+		})
+	})
+}
+
+func frontierGet(url string) (int, string, http.Header) { return frontierDo(http.MethodGet, url) }
+
+func frontierDo(method, url string) (int, string, http.Header) {
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		return 0, err.Error(), nil
+	}
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err.Error(), nil
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
