@@ -268,6 +268,22 @@ class V0PubSub(ModeTests, unittest.TestCase):
             app.stop()
 
 
+    def test_the_worker_checks_what_it_receives(self):
+        # straight onto the channel, past the view: the worker's own check refuses these
+        import redis
+
+        r = redis.Redis(host="127.0.0.1", port=REDIS.port)
+        for bad in ({"kind": "vote", "city_no": 2, "box_no": 2, "election_size": 1, "votes": {"party9": 1}},
+                    {"kind": "vote", "city_no": 99, "box_no": 2, "election_size": 1, "votes": {"party1": 1}},
+                    {"kind": "nonsense"}):
+            self.assertEqual(r.publish("votes", json.dumps(bad)), 1)
+        self.assertEqual(r.publish("votes", "not json"), 1)
+        good = {"kind": "vote", "city_no": 2, "box_no": 3, "election_size": 1, "votes": {"party1": 5}}
+        self.assertEqual(r.publish("votes", json.dumps(good)), 1)
+        # one subscriber handles messages in order: once the last is stored, the others were refused
+        eventually(lambda: self.assertEqual(self.stored(), {(2, 3, "party1"): 5}))
+
+
 class V1DirectSQL(ModeTests, unittest.TestCase):
     mode = "v1"
 

@@ -31,10 +31,6 @@ class Ballot:
     election_size: int
     votes: dict
 
-    @property
-    def count_sum(self):
-        return sum(self.votes.values())
-
     def as_message(self):
         return {"city_no": self.city_no, "box_no": self.box_no, "election_size": self.election_size, "votes": self.votes}
 

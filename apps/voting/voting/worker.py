@@ -17,20 +17,22 @@ from .stores import sql
 class Worker:
     def __init__(self, out=sys.stdout):
         self.out = out
-        self.counted = 0
         self.rejected = 0
         self.conn = sql.connect()
 
     def log(self, text):
         print(f"vote_worker: {text}", file=self.out, flush=True)
 
+    def reject(self, why):
+        self.rejected += 1
+        self.log(f"rejected ({self.rejected} so far): {why}")
+
     def handle(self, raw):
         """Act on one message from the channel."""
         try:
             message = json.loads(raw)
         except ValueError:
-            self.rejected += 1
-            self.log(f"rejected a message that is not JSON: {raw[:200]!r}")
+            self.reject(f"a message that is not JSON: {raw[:200]!r}")
             return
         kind = message.get("kind") if isinstance(message, dict) else None
         if kind == "clear":
@@ -39,8 +41,7 @@ class Worker:
             self.log("deleted every vote")
             return
         if kind != "vote":
-            self.rejected += 1
-            self.log(f"rejected a message of unknown kind {kind!r}")
+            self.reject(f"a message of unknown kind {kind!r}")
             return
         try:
             ballot = validation.check({k: v for k, v in message.items() if k != "kind"})
@@ -50,19 +51,14 @@ class Worker:
                 validation.require_parties(ballot, set(ballot.votes) - known, settings.VOTING_PARTIES)
                 sql.upsert(cur, ballot)
         except validation.Invalid as e:
-            self.rejected += 1
-            self.log(f"rejected a ballot: {e}")
-            return
-        self.counted += 1
+            self.reject(f"a ballot: {e}")
 
-    def run(self, ready=None):
+    def run(self):
         """Subscribe and handle messages until the connection ends."""
         # no socket timeout: a quiet channel is no failure
         pubsub = redis.Redis(socket_connect_timeout=10, **settings.REDIS).pubsub(ignore_subscribe_messages=True)
         pubsub.subscribe(settings.VOTING_CHANNEL)
         self.log(f"subscribed to Redis channel {settings.VOTING_CHANNEL!r}")
-        if ready:
-            ready()
         for message in pubsub.listen():
             if message["type"] == "message":
                 self.handle(message["data"].decode())
