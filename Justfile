@@ -156,7 +156,7 @@ k8s-images:
 kubectl *args:
     nsenter --net=/run/netns/orchbench-k8s -- .tools/bin/kubectl --kubeconfig .state/kubernetes/admin.kubeconfig "$@"
 
-# Build the container images locally (base taewa orchbench by default; riwai raupi apache for study 000; frontier for study 003; books for study 004; fortio locust as load tools; dsb for DeathStarBench)
+# Build the container images locally (base taewa orchbench by default; riwai raupi apache for study 000; voting for study 001; frontier for study 003; books for study 004; fortio locust as load tools; dsb for DeathStarBench)
 images *targets:
     cluster/images.sh "$@"
 
@@ -245,7 +245,7 @@ test-remote: build
     cluster/images.sh host taewa orchbench pause
     ORCHBENCH_TEST_STRICT=1 go test -tags remote -count=1 -timeout 30m -v ./test/remote/
 
-# Go, Node and Python unit tests (no cluster; needs `just tools` for VictoriaMetrics, redis and memcached; Riwai's, Frontier's and Raupi's packages come from cluster/vendor.sh)
+# Go, Node and Python unit tests (no cluster; needs `just tools` for VictoriaMetrics, redis, memcached and PostgreSQL 15; Riwai's, Frontier's, Raupi's and the voting app's packages come from cluster/vendor.sh)
 test-unit:
     test -z "$(gofmt -l harness deathstarbench apps test 2>/dev/null)" || { echo "gofmt needed:"; gofmt -l harness deathstarbench apps test; exit 1; }
     go vet ./...
@@ -255,6 +255,7 @@ test-unit:
     node --test apps/taewa
     NODE_PATH="$(cluster/vendor.sh dir riwai)/node_modules" node --test apps/riwai
     PYTHONPATH="$(cluster/vendor.sh dir raupi)/site" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m unittest discover -s apps/raupi
+    cd apps/voting && PYTHONPATH="$(../../cluster/vendor.sh dir voting)/site" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m unittest test_voting
     node --test apps/books-node
     NODE_PATH="$(cluster/vendor.sh dir frontier)/node_modules" PYTHON=/usr/bin/python3 node --test apps/frontier
     PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m unittest discover -s apps/frontier/service
@@ -267,7 +268,7 @@ fuzz time="5s":
 
 # Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
 test-integration: tools tools-kubernetes build
-    cluster/images.sh pause base taewa riwai raupi apache frontier orchbench dsb fortio locust books
+    cluster/images.sh pause base taewa riwai raupi apache frontier orchbench dsb fortio locust books voting
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/socialnetwork/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/hotelreservation/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/mediamicroservices/e2e/

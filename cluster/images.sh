@@ -6,6 +6,8 @@
 #   taewa     apps/taewa on the base image
 #   riwai     apps/riwai (Express) on the base image, node_modules vendored on the host
 #   raupi     apps/raupi (Flask + Waitress) on the base image, packages vendored on the host
+#   voting    apps/voting (study 001's Django app, runserver or gunicorn) on the base image,
+#             packages vendored on the host; its stores are the postgres and redis (dsb) images
 #   apache    apps/apache (Debian's apache2-bin from the base) serving the 45-byte page
 #   frontier  apps/frontier (study 003) on the base image: the Express web tier (node_modules
 #             vendored on the host), the remote service and the function pool (python3); and redis
@@ -39,8 +41,8 @@ built=()
 
 cache="${ORCHBENCH_CACHE:-$HOME/.cache/orchbench}"
 content_hash() { (cd "$root" && find "$@" -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12); }
-# src_hash PATH...: content_hash without build outputs (node_modules, target).
-src_hash() { (cd "$root" && find "$@" \( -name node_modules -o -name target \) -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12); }
+# src_hash PATH...: content_hash without build outputs (node_modules, target, __pycache__).
+src_hash() { (cd "$root" && find "$@" \( -name node_modules -o -name target -o -name __pycache__ \) -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12); }
 have() { docker image inspect "$1" >/dev/null 2>&1; }
 # Every image also gets the tag "local" (IMAGE_TAG overrides it, so a
 # parallel build does not replace the images others deploy), which packs use
@@ -182,6 +184,33 @@ WORKDIR /opt/frontier
 EXPOSE 8080
 USER 65534
 CMD [\"node\", \"/opt/frontier/server.js\"]" "$ctx"
+  rm -rf "$ctx"
+}
+
+# Study 001's voting app: Django, psycopg2, redis-py and gunicorn vendored
+# like Raupi's packages; the tests and realstores.py stay out of the image.
+# One entrypoint, manage.py: the default command serves, the pack's v0
+# worker runs `vote_worker`.
+build_voting() {
+  build_base
+  local tag ctx vendored app=(manage.py voting_site voting)
+  tag="orchbench/voting:$(src_hash apps/voting/manage.py apps/voting/voting_site apps/voting/voting apps/voting/requirements.txt cluster/images/base-packages.txt)"
+  have "$tag" && { say "voting: $tag is up to date"; tag_latest "$tag"; return; }
+  vendored=$("$root/cluster/vendor.sh" dir voting)
+  ctx=$(mktemp -d); mkdir "$ctx/app"
+  (cd "$root/apps/voting" && cp -r "${app[@]}" "$ctx/app/")
+  find "$ctx/app" -name __pycache__ -prune -exec rm -rf {} +
+  cp -a "$vendored/site" "$ctx/"
+  build_ctx voting "$tag" "FROM $(base_tag)
+COPY site /opt/voting/site
+COPY app/ /opt/voting/
+RUN python3 -m compileall -q /opt/voting/voting /opt/voting/voting_site
+WORKDIR /opt/voting
+ENV PORT=8000 PYTHONPATH=/opt/voting/site PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+EXPOSE 8000
+USER 65534
+ENTRYPOINT [\"python3\", \"/opt/voting/manage.py\"]
+CMD [\"serve\"]" "$ctx"
   rm -rf "$ctx"
 }
 
@@ -510,6 +539,7 @@ for t in "${targets[@]}"; do
     taewa) build_taewa ;;
     riwai) build_riwai ;;
     raupi) build_raupi ;;
+    voting) build_voting ;;
     apache) build_apache ;;
     frontier) build_frontier ;;
     redis) build_redis ;;
@@ -524,7 +554,7 @@ for t in "${targets[@]}"; do
     books) build_postgres; build_books_node; build_books_kotlin ;;
     node) build_node ;;
     host) build_host ;;
-    *) say "unknown image '$t' (known: pause base taewa riwai raupi apache frontier redis orchbench dsb fortio locust postgres books-node books-kotlin books node host)"; exit 2 ;;
+    *) say "unknown image '$t' (known: pause base taewa riwai raupi voting apache frontier redis orchbench dsb fortio locust postgres books-node books-kotlin books node host)"; exit 2 ;;
   esac
 done
 # Both tags: the content-hash one, and the one packs and jobs name (local),

@@ -5,6 +5,7 @@
 #   riwai  npm ci of apps/riwai/package-lock.json       -> <dir>/node_modules
 #   frontier  npm ci of apps/frontier/package-lock.json -> <dir>/node_modules
 #   raupi  pip install --require-hashes of requirements -> <dir>/site
+#   voting pip install --require-hashes of requirements -> <dir>/site
 # `cluster/vendor.sh dir APP` prints the cached directory (vendoring first);
 # cluster/images.sh COPYs it into the image. `cluster/vendor.sh install APP`
 # copies it to /usr/local/lib/orchbench/APP, which the exec driver's chroot
@@ -20,7 +21,8 @@ lock_files() {
   case $1 in
     riwai|frontier) echo "apps/$1/package.json apps/$1/package-lock.json" ;;
     raupi) echo apps/raupi/requirements.txt ;;
-    *) say "unknown app '$1' (known: riwai frontier raupi)"; exit 2 ;;
+    voting) echo apps/voting/requirements.txt ;;
+    *) say "unknown app '$1' (known: riwai frontier raupi voting)"; exit 2 ;;
   esac
 }
 
@@ -44,12 +46,12 @@ vendor() {
       say "$app: npm ci (pinned by apps/$app/package-lock.json)"
       (cd "$tmp" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund) >"$log" 2>&1 || { cat "$log" >&2; rm -rf "$tmp"; exit 1; }
       rm "$tmp/package.json" "$tmp/package-lock.json" ;;
-    raupi)
+    raupi|voting)
       # Debian's python3 on purpose: the image's python3 is the same bookworm
       # 3.11, so the wheels and the precompiled bytecode fit both
-      say "raupi: pip install --require-hashes -r apps/raupi/requirements.txt"
+      say "$app: pip install --require-hashes -r apps/$app/requirements.txt"
       /usr/bin/python3 -m pip install --quiet --no-deps --require-hashes --only-binary=:all: --no-warn-script-location \
-        --target "$tmp/site" -r "$root/apps/raupi/requirements.txt" >"$log" 2>&1 || { cat "$log" >&2; rm -rf "$tmp"; exit 1; }
+        --target "$tmp/site" -r "$root/apps/$app/requirements.txt" >"$log" 2>&1 || { cat "$log" >&2; rm -rf "$tmp"; exit 1; }
       rm -rf "$tmp/site/bin" ;;
   esac
   rm -f "$log"; touch "$tmp/.complete"

@@ -153,7 +153,9 @@ func TestTranslateFixtures(t *testing.T) {
 			t.Errorf("%s: %d services, entry %+v", f.Name, len(p.Services), p.Entry)
 		}
 		for _, s := range p.Services {
-			if s.Check == nil {
+			// a group that registers no Consul service (the voting pack's
+			// v0 worker) is healthy when running, on Nomad as here
+			if s.Check == nil && len(s.Consul) > 0 {
 				t.Errorf("%s: %s has no health check", f.Name, s.Name)
 			}
 			words := append([]string{}, s.Container.Args...)

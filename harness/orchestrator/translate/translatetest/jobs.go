@@ -121,6 +121,9 @@ var Fixtures = []Fixture{
 	{"taewa-vertical", 1, "taewa-vertical-taewa"},
 	{"social-network-vertical", 15, "social-network-vertical-frontend"},
 	{"social-network-ha", 15, "social-network-ha-frontend"},
+	// study 001's app in its widest form: PostgreSQL, Redis, v0's worker
+	// (a group without a port or service) and the app under gunicorn
+	{"voting-v0-gunicorn", 4, "voting-v0-baseline-gunicorn-voting"},
 }
 
 //go:embed testdata/*.json
