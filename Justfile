@@ -265,7 +265,7 @@ fuzz time="5s":
 
 # Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
 test-integration: tools tools-kubernetes build
-    cluster/images.sh pause base taewa riwai raupi apache orchbench dsb fortio locust books
+    cluster/images.sh pause base taewa riwai raupi apache orchbench dsb fortio locust jmeter books
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/socialnetwork/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/hotelreservation/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/mediamicroservices/e2e/
