@@ -69,7 +69,8 @@ jmeter.save.saveservice.encoding=false
 jmeter.save.saveservice.subresults=false
 jmeter.save.saveservice.sample_count=true
 jmeter.save.saveservice.hostname=false
-sample_variables=` + jmeterPlanVar + "," + jmeterBodyVar + `
+sample_variables=` + jmeterPlanVar + "," + jmeterHeadersVar + `
+jmeter.regex.engine=oro
 # a failed request is a sample, never retried unseen
 httpclient4.retrycount=0
 httpclient4.request_sent_retry_enabled=false

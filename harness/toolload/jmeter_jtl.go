@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/orchbench/orchbench/harness/loadgen"
@@ -17,7 +18,7 @@ import (
 // jtlColumns are the JTL columns the parse reads (jmeterProps asks for
 // them); others are ignored.
 var jtlColumns = []string{"timeStamp", "elapsed", "label", "responseCode", "success", "threadName",
-	"bytes", "Latency", "Connect", "SampleCount", "ErrorCount", jmeterPlanVar, jmeterBodyVar}
+	"bytes", "Latency", "Connect", "SampleCount", "ErrorCount", jmeterPlanVar, jmeterHeadersVar}
 
 // nonHTTP starts the response code JMeter records for a request that got
 // no HTTP answer; the exception's class follows.
@@ -29,7 +30,7 @@ const jmeterOpening = 3
 
 // jtlSample is one row of the JTL: JMeter's times are whole milliseconds.
 type jtlSample struct {
-	row                       int
+	row                       int   // the sample's place in the file, from 1
 	start                     int64 // ms since the epoch
 	elapsed, latency, connect int64 // ms
 	pos                       int
@@ -42,6 +43,16 @@ type jtlSample struct {
 }
 
 func (s jtlSample) end() int64 { return s.start + s.elapsed }
+
+// headerBytes is how many bytes JMeter counts for a response's header
+// lines as it records them (status line first, each ending in \n): each
+// line ended by \r\n on the wire, then the blank line.
+func headerBytes(lines string) int64 {
+	if lines == "" {
+		return 0
+	}
+	return int64(utf8.RuneCountInString(lines)+strings.Count(lines, "\n")) + 2
+}
 
 // timedOut says whether a failure without an answer was JMeter's connect
 // or response timeout (HttpClient's exceptions).
@@ -84,7 +95,7 @@ func readJTL(out []byte) ([]jtlSample, jmeterPlan, error) {
 	}
 	var samples []jtlSample
 	planText := ""
-	for line := 2; ; line++ {
+	for n := 1; ; n++ {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			break
@@ -93,43 +104,45 @@ func readJTL(out []byte) ([]jtlSample, jmeterPlan, error) {
 			return nil, plan, err
 		}
 		if len(rec) != len(header) {
-			return nil, plan, fmt.Errorf("line %d has %d fields, the header %d", line, len(rec), len(header))
+			return nil, plan, fmt.Errorf("sample %d has %d fields, the header %d", n, len(rec), len(header))
 		}
 		field := func(name string) string { return rec[col[name]] }
-		s := jtlSample{row: line, thread: field("threadName")}
+		s := jtlSample{row: n, thread: field("threadName")}
 		for name, dst := range map[string]*int64{"timeStamp": &s.start, "elapsed": &s.elapsed, "Latency": &s.latency,
-			"Connect": &s.connect, "bytes": &s.bytes, jmeterBodyVar: &s.body} {
+			"Connect": &s.connect, "bytes": &s.bytes} {
 			if *dst, err = strconv.ParseInt(field(name), 10, 64); err != nil {
-				return nil, plan, fmt.Errorf("line %d: %s %q is not an integer", line, name, field(name))
+				return nil, plan, fmt.Errorf("sample %d: %s %q is not an integer", n, name, field(name))
 			}
 		}
 		if field("SampleCount") != "1" {
-			return nil, plan, fmt.Errorf("line %d: SampleCount %q; the plan's samples are single requests", line, field("SampleCount"))
+			return nil, plan, fmt.Errorf("sample %d: SampleCount %q; the plan's samples are single requests", n, field("SampleCount"))
 		}
 		var ok bool
 		if s.pos, s.endpoint, ok = parseSamplerName(field("label")); !ok {
-			return nil, plan, fmt.Errorf("line %d: label %q is not one of the plan's samplers (#position METHOD path)", line, field("label"))
+			return nil, plan, fmt.Errorf("sample %d: label %q is not one of the plan's samplers (#position METHOD path)", n, field("label"))
 		}
 		if s.success, err = strconv.ParseBool(field("success")); err != nil {
-			return nil, plan, fmt.Errorf("line %d: success %q", line, field("success"))
+			return nil, plan, fmt.Errorf("sample %d: success %q", n, field("success"))
 		}
 		if (field("ErrorCount") == "1") == s.success || (field("ErrorCount") != "0" && field("ErrorCount") != "1") {
-			return nil, plan, fmt.Errorf("line %d: ErrorCount %q contradicts success %t", line, field("ErrorCount"), s.success)
+			return nil, plan, fmt.Errorf("sample %d: ErrorCount %q contradicts success %t", n, field("ErrorCount"), s.success)
 		}
 		code := field("responseCode")
 		if exc, found := strings.CutPrefix(code, nonHTTP); found && exc != "" {
 			s.exception = exc
 		} else if s.status, err = strconv.Atoi(code); err != nil || s.status < 100 || s.status > 599 {
-			return nil, plan, fmt.Errorf("line %d: response code %q is neither an HTTP status nor %q and an exception", line, code, nonHTTP)
+			return nil, plan, fmt.Errorf("sample %d: response code %q is neither an HTTP status nor %q and an exception", n, code, nonHTTP)
+		} else {
+			s.body = s.bytes - headerBytes(field(jmeterHeadersVar))
 		}
 		switch p := field(jmeterPlanVar); {
 		case planText == "":
 			if plan, err = parseJMeterPlan(p); err != nil {
-				return nil, plan, fmt.Errorf("line %d: %v", line, err)
+				return nil, plan, fmt.Errorf("sample %d: %v", n, err)
 			}
 			planText = p
 		case p != planText:
-			return nil, plan, fmt.Errorf("line %d comes from another plan (%q, the first line's %q)", line, p, planText)
+			return nil, plan, fmt.Errorf("sample %d comes from another plan (%q, the first sample's %q)", n, p, planText)
 		}
 		samples = append(samples, s)
 	}
@@ -161,10 +174,10 @@ func jmeterResult(samples []jtlSample, plan jmeterPlan) (*loadgen.Result, []stri
 	for _, s := range samples {
 		first, last = min(first, s.start), max(last, s.end())
 		if s.elapsed < 0 || s.latency < 0 || s.connect < 0 || s.latency > s.elapsed || (s.latency > 0 && s.connect > s.latency) {
-			problems = append(problems, fmt.Sprintf("line %d: times out of order (elapsed %d, latency %d, connect %d ms)", s.row, s.elapsed, s.latency, s.connect))
+			problems = append(problems, fmt.Sprintf("sample %d: times out of order (elapsed %d, latency %d, connect %d ms)", s.row, s.elapsed, s.latency, s.connect))
 		}
 		if prev, ok := atPos[s.pos]; ok && prev != s.endpoint {
-			problems = append(problems, fmt.Sprintf("line %d: sampler #%d is %q, earlier %q", s.row, s.pos, s.endpoint, prev))
+			problems = append(problems, fmt.Sprintf("sample %d: sampler #%d is %q, earlier %q", s.row, s.pos, s.endpoint, prev))
 		}
 		atPos[s.pos] = s.endpoint
 		e := eps[s.endpoint]
@@ -178,7 +191,7 @@ func jmeterResult(samples []jtlSample, plan jmeterPlan) (*loadgen.Result, []stri
 		us := s.elapsed * 1000
 		switch {
 		case s.status == 0 && s.success:
-			problems = append(problems, fmt.Sprintf("line %d: %s counted a success", s.row, s.exception))
+			problems = append(problems, fmt.Sprintf("sample %d: %s counted a success", s.row, s.exception))
 		case s.status == 0 && s.timedOut():
 			a.Timeouts++
 			e.Errors++
@@ -191,10 +204,10 @@ func jmeterResult(samples []jtlSample, plan jmeterPlan) (*loadgen.Result, []stri
 			res.Errors.Read++
 		default:
 			if s.success != (s.status < 400) {
-				problems = append(problems, fmt.Sprintf("line %d: status %d with success %t", s.row, s.status, s.success))
+				problems = append(problems, fmt.Sprintf("sample %d: status %d with success %t", s.row, s.status, s.success))
 			}
-			if s.body < 0 || s.body > s.bytes {
-				problems = append(problems, fmt.Sprintf("line %d: a body of %d bytes in a response of %d", s.row, s.body, s.bytes))
+			if s.body < 0 || s.body == s.bytes {
+				problems = append(problems, fmt.Sprintf("sample %d: header lines of %d bytes in a response of %d", s.row, s.bytes-s.body, s.bytes))
 			}
 			res.StatusCodes[s.status]++
 			if res.Bytes == 0 || s.bytes < res.ResponseBytes.Min {

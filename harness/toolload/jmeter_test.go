@@ -1,6 +1,7 @@
 package toolload
 
 import (
+	"encoding/csv"
 	"encoding/xml"
 	"os"
 	"regexp"
@@ -35,6 +36,36 @@ func readJTLTestdata(t *testing.T) string {
 	return string(b)
 }
 
+// jtlEdit is the test JTL with its samples edited: each edit gets the
+// header and the records (sample n is records[n]) and returns the records.
+func jtlEdit(t *testing.T, edit func(col map[string]int, recs [][]string) [][]string) string {
+	t.Helper()
+	recs, err := csv.NewReader(strings.NewReader(readJTLTestdata(t))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, name := range recs[0] {
+		col[name] = i
+	}
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	if err := w.WriteAll(edit(col, recs)); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// set edits fields of sample n: name, value, name, value...
+func set(n int, nv ...string) func(map[string]int, [][]string) [][]string {
+	return func(col map[string]int, recs [][]string) [][]string {
+		for i := 0; i+1 < len(nv); i += 2 {
+			recs[n][col[nv[i]]] = nv[i+1]
+		}
+		return recs
+	}
+}
+
 func TestJMeterParse(t *testing.T) {
 	res, err := JMeter{}.Parse([]byte(readJTLTestdata(t)))
 	if err != nil {
@@ -51,25 +82,29 @@ func TestJMeterParse(t *testing.T) {
 	if res.Requests != 72 || res.Bytes != 15876 {
 		t.Errorf("requests %d, bytes %d; want 72 answers of 15876 bytes", res.Requests, res.Bytes)
 	}
-	// first start 1795962773417, last end 1795962778502
-	if res.DurationSeconds != 5.085 || res.Start.UnixMilli() != 1795962773417 || res.End.UnixMilli() != 1795962778502 {
+	// first start 1795963105786, last end 1795963110902
+	if res.DurationSeconds != 5.116 || res.Start.UnixMilli() != 1795963105786 || res.End.UnixMilli() != 1795963110902 {
 		t.Errorf("window %s to %s (%.3f s)", res.Start, res.End, res.DurationSeconds)
 	}
-	if r := res.AchievedRate; r < 14.15 || r > 14.16 {
-		t.Errorf("achieved %.3f rps, want 72 / 5.085", r)
+	if r := res.AchievedRate; r < 14.07 || r > 14.08 {
+		t.Errorf("achieved %.3f rps, want 72 / 5.116", r)
 	}
-	// every sample, the timeouts at JMeter's 1002-1008 ms, sums to 14894 ms
+	// every sample, the timeouts at JMeter's 1006-1011 ms, sums to 14975 ms
 	l := res.Latency
-	if l.Count != 84 || l.Mean < 177.2e3 || l.Mean > 177.5e3 || l.Max < 1007e3 || l.Max > 1009e3 {
-		t.Errorf("latency count %d, mean %.0f µs, max %d µs; want 84, 177310, 1008000", l.Count, l.Mean, l.Max)
+	if l.Count != 84 || l.Mean < 178.1e3 || l.Mean > 178.4e3 || l.Max < 1010e3 || l.Max > 1012e3 {
+		t.Errorf("latency count %d, mean %.0f µs, max %d µs; want 84, 178274, 1011000", l.Count, l.Mean, l.Max)
 	}
 	if len(res.Endpoints) != 7 {
 		t.Fatalf("%d endpoints", len(res.Endpoints))
 	}
-	post, slow, errs := res.Endpoints[0], res.Endpoints[4], res.Endpoints[5]
-	if post.Label != "POST /books" || post.Completed != 12 || post.BodyBytes != 12*73 || post.BodyMax != 73 || post.BodySquares != 12*73*73 {
-		t.Errorf("POST /books %+v", post)
+	// the server's bodies (its Content-Length): the header lines' bytes off
+	bodies := map[string]int64{"POST /books": 73, "PATCH /books/1": 75, "GET /books/1": 59, "GET /cpu-intensive?num=8": 71, "DELETE /books/1": 108}
+	for _, e := range res.Endpoints {
+		if want, ok := bodies[e.Label]; ok && (e.Completed != 12 || e.BodyBytes != 12*want || e.BodyMax != want || e.BodySquares != float64(12*want*want)) {
+			t.Errorf("%s: %d completed, %d body bytes, max %d; want 12 of %d", e.Label, e.Completed, e.BodyBytes, e.BodyMax, want)
+		}
 	}
+	slow, errs := res.Endpoints[4], res.Endpoints[5]
 	if slow.Label != "GET /slow" || slow.Count != 0 || slow.Errors != 12 || slow.Latency.Count != 12 {
 		t.Errorf("GET /slow %+v", slow)
 	}
@@ -94,15 +129,15 @@ func TestJMeterParseRefusesGarbage(t *testing.T) {
 	for name, c := range map[string]struct{ in, want string }{
 		"empty":          {"", "jmeter result: no header line"},
 		"no samples":     {header + "\n", "jmeter result: no sample was recorded"},
-		"xml":            {"<?xml version=\"1.0\"?>\n<testResults>", `jmeter result: no header line`},
+		"xml":            {"<?xml version=\"1.0\"?>\n<testResults>", "jmeter result: no header line"},
 		"other columns":  {"time,label\n1,GET /\n", `jmeter result: no "timeStamp" column`},
-		"no plan column": {strings.ReplaceAll(good, `"orchbench_plan"`, `"other"`), `no "orchbench_plan" column`},
-		"not a number":   {strings.Replace(good, ",54,#1 POST", ",5x,#1 POST", 1), `line 2: elapsed "5x" is not an integer`},
-		"unknown label":  {strings.Replace(good, "#1 POST /books", "HTTP Request", 1), `line 2: label "HTTP Request" is not one of the plan's samplers`},
-		"another plan":   {strings.Replace(good, "requests=7 bound_ms=60000", "requests=7 bound_ms=30000", 1), "line 3 comes from another plan"},
-		"garbled code":   {strings.Replace(good, ",200,OK,", ",20,OK,", 1), `line 2: response code "20" is neither an HTTP status`},
-		"error count":    {strings.Replace(good, "true,,217,196,3,3,54,1,0,", "true,,217,196,3,3,54,1,1,", 1), `line 2: ErrorCount "1" contradicts success true`},
-		"cut mid-line":   {good[:len(good)-40], "fields, the header"},
+		"no plan column": {strings.Replace(good, `"orchbench_plan"`, `"other"`, 1), `no "orchbench_plan" column`},
+		"not a number":   {jtlEdit(t, set(1, "elapsed", "5x")), `sample 1: elapsed "5x" is not an integer`},
+		"unknown label":  {jtlEdit(t, set(1, "label", "HTTP Request")), `sample 1: label "HTTP Request" is not one of the plan's samplers`},
+		"another plan":   {jtlEdit(t, set(2, "orchbench_plan", "threads=3 loops=4 requests=7 bound_ms=30000")), "sample 2 comes from another plan"},
+		"garbled code":   {jtlEdit(t, set(1, "responseCode", "20")), `sample 1: response code "20" is neither an HTTP status`},
+		"error count":    {jtlEdit(t, set(1, "ErrorCount", "1")), `sample 1: ErrorCount "1" contradicts success true`},
+		"cut mid-sample": {good[:len(good)-40], "jmeter result: "},
 	} {
 		res, err := JMeter{}.Parse([]byte(c.in))
 		if err == nil || !strings.Contains(err.Error(), c.want) || res != nil {
@@ -112,28 +147,37 @@ func TestJMeterParseRefusesGarbage(t *testing.T) {
 }
 
 // A JTL whose samples contradict each other or the plan they carry (lost
-// or reordered rows, impossible times) comes back with its result, to be
-// archived, and an error that makes the step invalid.
+// or reordered samples, impossible times) comes back with its result, to
+// be archived, and an error that makes the step invalid.
 func TestJMeterResultThatContradictsItselfIsRefused(t *testing.T) {
-	good := readJTLTestdata(t)
-	lines := strings.SplitAfter(good, "\n")
-	without := func(i int) string { return strings.Join(append(append([]string{}, lines[:i]...), lines[i+1:]...), "") }
-	for name, c := range map[string]struct{ in, want string }{
-		"a lost row":        {without(20), `thread "users 1-3"'s request 7 is sampler #1, the sequence's #7`},
-		"the last rows cut": {strings.Join(lines[:60], ""), "59 of the plan's 84 requests (3 threads × 4 loops × 7) were recorded, though the run ended after 3.8 s, before its 60 s bound"},
-		"negative elapsed":  {strings.Replace(good, ",54,#1 POST", ",-54,#1 POST", 1), "line 2: times out of order (elapsed -54, latency 54, connect 41 ms)"},
-		"latency past end":  {strings.Replace(good, "3,3,54,1,0,41", "3,3,99,1,0,41", 1), "line 2: times out of order (elapsed 54, latency 99, connect 41 ms)"},
-		"a 503 that passed": {strings.Replace(good, "users 1-1,false,,216,121,3,3,21,1,1,", "users 1-1,true,,216,121,3,3,21,1,0,", 1), "line 20: status 503 with success true"},
-		"a timeout passed":  {strings.Replace(good, "Read timed out,users 1-2,false,,2677,0,3,3,0,1,1", "Read timed out,users 1-2,true,,2677,0,3,3,0,1,0", 1), "java.net.SocketTimeoutException counted a success"},
-		"body past bytes":   {strings.Replace(good, "bound_ms=60000,73\n", "bound_ms=60000,730\n", 1), "line 2: a body of 730 bytes in a response of 217"},
-		"a stray thread":    {good + strings.Replace(lines[1], "users 1-3", "users 1-4", 1), `thread "users 1-4" is not one of the plan's 3`},
-		"overlapping sends": {strings.Replace(good, "1795962773419,54,#1 POST", "1795962773419,254,#1 POST", 1), `thread "users 1-3"'s request starts at`},
+	without := func(n int) func(map[string]int, [][]string) [][]string {
+		return func(_ map[string]int, recs [][]string) [][]string { return append(recs[:n:n], recs[n+1:]...) }
+	}
+	first := func(n int) func(map[string]int, [][]string) [][]string {
+		return func(_ map[string]int, recs [][]string) [][]string { return recs[:n+1] }
+	}
+	for name, c := range map[string]struct {
+		edit func(map[string]int, [][]string) [][]string
+		want string
+	}{
+		"a lost sample":     {without(20), `thread "users 1-3"'s request 7 is sampler #1, the sequence's #7`},
+		"the last cut":      {first(59), "59 of the plan's 84 requests (3 threads × 4 loops × 7) were recorded, though the run ended after 3.8 s, before its 60 s bound"},
+		"negative elapsed":  {set(1, "elapsed", "-102"), "sample 1: times out of order (elapsed -102, latency 92, connect 21 ms)"},
+		"latency past end":  {set(1, "Latency", "150"), "sample 1: times out of order (elapsed 102, latency 150, connect 21 ms)"},
+		"a 503 that passed": {set(15, "success", "true", "ErrorCount", "0"), "sample 15: status 503 with success true"},
+		"a timeout passed":  {set(13, "success", "true", "ErrorCount", "0"), "sample 13: java.net.SocketTimeoutException counted a success"},
+		"headers past size": {set(1, "bytes", "100"), "sample 1: header lines of 144 bytes in a response of 100"},
+		"no header lines":   {set(1, "orchbench_headers", ""), "sample 1: header lines of 0 bytes in a response of 217"},
+		"a stray thread": {func(col map[string]int, recs [][]string) [][]string {
+			extra := append([]string{}, recs[1]...)
+			extra[col["threadName"]] = "users 1-4"
+			return append(recs, extra)
+		}, `thread "users 1-4" is not one of the plan's 3`},
+		"overlapping sends": {set(1, "elapsed", "300"), `thread "users 1-3"'s request starts at 1795963105949, before its previous one ended (1795963106088)`},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if c.in == good {
-				t.Fatal("the edit changed nothing")
-			}
-			res, err := JMeter{}.Parse([]byte(c.in))
+			in := jtlEdit(t, c.edit)
+			res, err := JMeter{}.Parse([]byte(in))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want %q", err, c.want)
 			}
@@ -145,9 +189,19 @@ func TestJMeterResultThatContradictsItselfIsRefused(t *testing.T) {
 			}
 		})
 	}
+	// the file as rewritten by the edits is the file
+	if res, err := (JMeter{}).Parse([]byte(jtlEdit(t, set(1)))); err != nil || res.Accounting.Due != 84 {
+		t.Fatalf("the unedited samples: %v", err)
+	}
 	// a run its bound stopped is short without contradicting itself: the
 	// iterations gate says the users did not finish
-	bounded := strings.ReplaceAll(strings.Join(lines[:60], ""), "bound_ms=60000", "bound_ms=5000")
+	bounded := jtlEdit(t, func(col map[string]int, recs [][]string) [][]string {
+		recs = recs[:60]
+		for _, r := range recs[1:] {
+			r[col["orchbench_plan"]] = "threads=3 loops=4 requests=7 bound_ms=5000"
+		}
+		return recs
+	})
 	res, err := JMeter{}.Parse([]byte(bounded))
 	if err != nil || res.Accounting.Due != 59 {
 		t.Errorf("a run stopped by its bound: %v, %d samples", err, res.Accounting.Due)
@@ -252,7 +306,7 @@ func TestJMeterPlan(t *testing.T) {
 		t.Error("the plan does not carry itself into the JTL")
 	}
 	props2 := files[jmeterPropsFile]
-	for _, line := range []string{"sample_variables=orchbench_plan,orchbench_body", "sampleresult.timestamp.start=true", "httpclient4.retrycount=0",
+	for _, line := range []string{"sample_variables=orchbench_plan,orchbench_headers", "jmeter.regex.engine=oro", "sampleresult.timestamp.start=true", "httpclient4.retrycount=0",
 		"jmeter.save.saveservice.output_format=csv", "httpclient.reset_state_on_thread_group_iteration=false"} {
 		if !strings.Contains(props2, line+"\n") {
 			t.Errorf("properties lack %q", line)

@@ -43,13 +43,13 @@ func checkThreads(samples []jtlSample, plan jmeterPlan) []string {
 		}
 		for i, s := range ss {
 			if want := i%plan.Requests + 1; s.pos != want {
-				problems = append(problems, fmt.Sprintf("line %d: thread %q's request %d is sampler #%d, the sequence's #%d", s.row, name, i+1, s.pos, want))
+				problems = append(problems, fmt.Sprintf("sample %d: thread %q's request %d is sampler #%d, the sequence's #%d", s.row, name, i+1, s.pos, want))
 				break
 			}
 			// one request at a time: JMeter's milliseconds are truncated, so
 			// a start may read up to 1 ms before the last one's end
 			if i > 0 && s.start < ss[i-1].end()-1 {
-				problems = append(problems, fmt.Sprintf("line %d: thread %q's request starts at %d, before its previous one ended (%d)", s.row, name, s.start, ss[i-1].end()))
+				problems = append(problems, fmt.Sprintf("sample %d: thread %q's request starts at %d, before its previous one ended (%d)", s.row, name, s.start, ss[i-1].end()))
 				break
 			}
 		}
