@@ -9,6 +9,7 @@
 #                         its GUI templates and HTML report template
 #   lib/ext/              ApacheJMeter_core, _http, _components
 #   lib/                  their runtime dependencies, as Maven resolves them
+#   lib/junit/            empty (JMeter's JUnit sampler is not assembled)
 # Built once per pin; MAVEN_REPO_LOCAL (default ~/.m2/repository) keeps the downloads.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,7 +36,8 @@ say "mvn dependency:copy-dependencies for JMeter $version (cold ~30 s with downl
   dependency:copy-dependencies -DoutputDirectory="$tmp/jars") >"$log" 2>&1 || {
   say "mvn failed; last lines of .state/logs/maven-jmeter.log:"; tail -n 30 "$log" | sed 's/^/    /' >&2; exit 1; }
 
-mkdir -p "$tmp/home/bin" "$tmp/home/lib/ext"
+# lib/junit: the launcher prints a stack trace when it cannot list it
+mkdir -p "$tmp/home/bin" "$tmp/home/lib/ext" "$tmp/home/lib/junit"
 for jar in "$tmp"/jars/*.jar; do
   name=$(basename "$jar")
   case $name in
