@@ -469,21 +469,19 @@ CMD [\"java\", \"-XX:MaxRAMPercentage=75\", \"-jar\", \"/opt/books-kotlin/books-
 }
 
 # JMeter (study 004's load tool): the headless home cluster/images/jmeter/home.sh
-# assembles from Maven Central, on orchbench/jre. Its heap is half the job's
-# memory limit (the generator's 256 MiB); a JVM out of heap exits instead of
-# measuring on.
-jmeter_entrypoint='["java", "-XX:MaxRAMPercentage=50", "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true", "-jar", "/opt/jmeter/bin/ApacheJMeter.jar"]'
+# assembles from Maven Central, run by its launcher (the JVM's flags), on
+# orchbench/jre.
 build_jmeter() {
   build_jre
   local home tag ctx
   home=$("$root/cluster/images/jmeter/home.sh")
-  tag="orchbench/jmeter:$(printf '%s\n' "$(basename "$home")" "$(jre_tag)" "$jmeter_entrypoint" | sha256sum | cut -c1-12)"
+  tag="orchbench/jmeter:$(printf '%s\n' "$(basename "$home")" "$(jre_tag)" | sha256sum | cut -c1-12)"
   if have "$tag"; then say "jmeter: $tag is up to date"; tag_latest "$tag"; return; fi
   ctx=$(mktemp -d); cp -r "$home" "$ctx/jmeter"
   build_ctx jmeter "$tag" "FROM $(jre_tag)
 COPY jmeter/ /opt/jmeter/
 USER 65534
-ENTRYPOINT $jmeter_entrypoint" "$ctx"
+ENTRYPOINT [\"/opt/jmeter/bin/jmeter\"]" "$ctx"
   rm -rf "$ctx"
   docker run --rm "$tag" --version -j /tmp/jmeter.log >/dev/null 2>&1 || { say "jmeter: JMeter does not start in $tag"; exit 1; }
 }

@@ -16,13 +16,11 @@ import (
 	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/testenv"
-	"github.com/orchbench/orchbench/harness/testutil"
 	"github.com/orchbench/orchbench/harness/toolload"
 )
 
-// jmeterBinary is a launcher of the JMeter home cluster/images/jmeter/home.sh
-// assembles (from its cache, else from Maven Central), with the image's
-// JVM flags.
+// jmeterBinary is the launcher of the JMeter home cluster/images/jmeter/home.sh
+// assembles (from its cache, else from Maven Central), which the image runs.
 func jmeterBinary(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("java"); err != nil {
@@ -32,8 +30,7 @@ func jmeterBinary(t *testing.T) string {
 	if err != nil {
 		testenv.Missing(t, "no JMeter home: cluster/images/jmeter/home.sh: %v", err)
 	}
-	home := strings.TrimSpace(string(out))
-	return testutil.ShellScript(t, "jmeter", "exec java -Xmx128m -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true -jar "+home+`/bin/ApacheJMeter.jar "$@"`)
+	return filepath.Join(strings.TrimSpace(string(out)), "bin", "jmeter")
 }
 
 // Study 004's plan (experiments/study-004.hcl: 5 threads × 20 loops × its

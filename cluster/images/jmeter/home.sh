@@ -23,8 +23,8 @@ hash=$(cat "$here/pom.xml" "$here/home.sh" | sha256sum | cut -c1-12)
 home="$cache/jmeter/$version-$hash"
 if [ -f "$home/.complete" ]; then echo "$home"; exit 0; fi
 
-for tool in mvn unzip; do
-  command -v "$tool" >/dev/null || { say "$tool is missing (Debian's maven, unzip): run ./justw tools"; exit 1; }
+for tool in mvn python3; do
+  command -v "$tool" >/dev/null || { say "$tool is missing (Debian's maven, python3): run ./justw tools"; exit 1; }
 done
 mkdir -p "$root/.state/logs" "$cache/jmeter"
 log="$root/.state/logs/maven-jmeter.log"
@@ -42,7 +42,13 @@ for jar in "$tmp"/jars/*.jar; do
   name=$(basename "$jar")
   case $name in
     "ApacheJMeter-$version.jar") cp "$jar" "$tmp/home/bin/ApacheJMeter.jar" ;;
-    ApacheJMeter_config-*) unzip -q -o "$jar" 'bin/*' -x 'bin/templates/*' 'bin/report-template/*' -d "$tmp/home" ;;
+    ApacheJMeter_config-*) python3 - "$jar" "$tmp/home" <<'PY' ;;
+import sys, zipfile
+# bin/ without the GUI's templates and the HTML report's template
+with zipfile.ZipFile(sys.argv[1]) as z:
+    z.extractall(sys.argv[2], [n for n in z.namelist() if n.startswith("bin/")
+                               and not n.startswith(("bin/templates/", "bin/report-template/"))])
+PY
     ApacheJMeter_*) cp "$jar" "$tmp/home/lib/ext/" ;;
     *) cp "$jar" "$tmp/home/lib/" ;;
   esac
@@ -51,6 +57,17 @@ for f in bin/ApacheJMeter.jar bin/jmeter.properties bin/saveservice.properties b
   "lib/ext/ApacheJMeter_core-$version.jar" "lib/ext/ApacheJMeter_http-$version.jar" "lib/ext/ApacheJMeter_components-$version.jar"; do
   [ -f "$tmp/home/$f" ] || { say "the assembled home lacks $f"; exit 1; }
 done
+# the launcher the image runs and .tools/bin/jmeter links to: one place for
+# the JVM's flags. The heap is half the memory limit (the load job's 256 MiB;
+# JMeter's own script asks for 1 GiB), and a JVM out of heap exits instead
+# of measuring on.
+cat >"$tmp/home/bin/jmeter" <<'SH'
+#!/bin/sh
+# JMeter, headless, as orchbench runs it (cluster/images/jmeter/home.sh)
+home=$(dirname "$(dirname "$(readlink -f "$0")")")
+exec java -XX:MaxRAMPercentage=50 -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true -jar "$home/bin/ApacheJMeter.jar" "$@"
+SH
+chmod 755 "$tmp/home/bin/jmeter"
 touch "$tmp/home/.complete"
 rm -rf "$home"
 mv "$tmp/home" "$home"
