@@ -16,6 +16,8 @@
 #   pause     the holder of bridge-mode network namespaces (Nomad's docker infra_image)
 #   fortio    Fortio (study 000's load tool, cluster/versions.env) FROM scratch, an alternative load runner
 #   locust    Locust (study 001's load tool, cluster/images/locust/requirements.txt) on a Debian base with python3
+#   jre       Debian's OpenJDK 17 JRE on base
+#   jmeter    JMeter (study 004's load tool, cluster/images/jmeter/pom.xml) from Maven Central, on jre
 #   dsb       DeathStarBench: socialnet, hotelres, mediamicro, ferretdb FROM scratch; redis, memcached on base
 #   postgres     Debian's PostgreSQL 15 on base (study 004's database)
 #   books-node   apps/books-node (Express + sequelize) on base, node_modules from `npm ci` on the host
@@ -530,6 +532,24 @@ CMD [\"java\", \"-XX:MaxRAMPercentage=75\", \"-jar\", \"/opt/books-kotlin/books-
   rm -rf "$ctx"
 }
 
+# JMeter (study 004's load tool): the headless home cluster/images/jmeter/home.sh
+# assembles from Maven Central, run by its launcher (the JVM's flags), on
+# orchbench/jre.
+build_jmeter() {
+  build_jre
+  local home tag ctx
+  home=$("$root/cluster/images/jmeter/home.sh")
+  tag="orchbench/jmeter:$(printf '%s\n' "$(basename "$home")" "$(jre_tag)" | sha256sum | cut -c1-12)"
+  if have "$tag"; then say "jmeter: $tag is up to date"; tag_latest "$tag"; return; fi
+  ctx=$(mktemp -d); cp -r "$home" "$ctx/jmeter"
+  build_ctx jmeter "$tag" "FROM $(jre_tag)
+COPY jmeter/ /opt/jmeter/
+USER 65534
+ENTRYPOINT [\"/opt/jmeter/bin/jmeter\"]" "$ctx"
+  rm -rf "$ctx"
+  docker run --rm "$tag" --version -j /tmp/jmeter.log >/dev/null 2>&1 || { say "jmeter: JMeter does not start in $tag"; exit 1; }
+}
+
 mkdir -p "$root/.state/logs"
 "$root/cluster/dockerd.sh" up >/dev/null
 targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(pause base taewa orchbench)
@@ -548,13 +568,15 @@ for t in "${targets[@]}"; do
     dsb) build_dsb ;;
     fortio) build_fortio ;;
     locust) build_locust ;;
+    jre) build_jre ;;
+    jmeter) build_jmeter ;;
     postgres) build_postgres ;;
     books-node) build_books_node ;;
     books-kotlin) build_books_kotlin ;;
     books) build_postgres; build_books_node; build_books_kotlin ;;
     node) build_node ;;
     host) build_host ;;
-    *) say "unknown image '$t' (known: pause base taewa riwai raupi voting apache frontier redis orchbench dsb fortio locust postgres books-node books-kotlin books node host)"; exit 2 ;;
+    *) say "unknown image '$t' (known: pause base taewa riwai raupi voting apache frontier redis orchbench dsb fortio locust jre jmeter postgres books-node books-kotlin books node host)"; exit 2 ;;
   esac
 done
 # Both tags: the content-hash one, and the one packs and jobs name (local),

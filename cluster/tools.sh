@@ -314,6 +314,16 @@ build_registry() {
   say "registry $REGISTRY_VERSION: built"
 }
 
+# JMeter (study 004's load tool) for --load-runner local: .tools/bin/jmeter
+# links to the launcher of the home cluster/images/jmeter/home.sh assembles
+# from Maven Central, the one the jmeter image runs.
+install_jmeter() {
+  tool=jmeter step="cluster/images/jmeter/home.sh"
+  local home; home=$("$root/cluster/images/jmeter/home.sh") || fail cluster/images/jmeter/home.sh
+  ln -sfn "$home/bin/jmeter" "$bin/jmeter"
+  say "jmeter: $bin/jmeter -> $home/bin/jmeter"
+}
+
 # Study 000's Riwai and Raupi under the exec driver: their pinned npm and PyPI
 # packages, vendored by cluster/vendor.sh (cached by lock-file hash) and
 # copied under /usr/local/lib/orchbench, inside the exec chroot's /usr.
@@ -338,9 +348,10 @@ for t in "${targets[@]}"; do
     kubernetes) build_kubernetes ;;
     coredns) build_coredns ;;
     fortio) build_fortio ;;
+    jmeter) install_jmeter ;;
     registry) build_registry ;;
     apps) install_apps ;;
-    *) say "unknown tool '$t' (known: apt nomad nomad-ui consul levant hashi-up victoriametrics victorialogs otelcol kubernetes coredns fortio registry apps)"; exit 2 ;;
+    *) say "unknown tool '$t' (known: apt nomad nomad-ui consul levant hashi-up victoriametrics victorialogs otelcol kubernetes coredns fortio jmeter registry apps)"; exit 2 ;;
   esac
 done
 say "all tools ready in $(( $(date +%s) - start )) s"

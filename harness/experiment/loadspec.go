@@ -12,7 +12,7 @@ import (
 // The load runner and JMeter-style iterations of an app block:
 //
 //	app "books" {
-//	  runner  = "orchbench"   # or "fortio" (closed loop, no think), "locust" (closed loop)
+//	  runner  = "orchbench"   # or "fortio" (closed loop, no think), "locust" (closed loop), "jmeter" (iterations)
 //	  timeout = "1s"          # per request; a timeout is an error
 //	  iterations {
 //	    threads      = 5
@@ -55,6 +55,14 @@ func (p *parser) runner(block *hcl.Block, a hcl.Attributes, app *App) {
 		return
 	}
 	l := app.Load
+	if l.Runner == RunnerJMeter {
+		// JMeter's thread group is the iterations block; its other loads
+		// (a thread group run for a duration) are ours to offer
+		if l.Kind != LoadIterations {
+			p.errorf(rng, "Unsupported load for runner", "runner %q runs a thread group of threads × loops × requests: use an iterations block, not %s load%s", l.Runner, l.Kind, via)
+		}
+		return
+	}
 	switch {
 	case l.Kind != LoadClosed:
 		p.errorf(rng, "Unsupported load for runner", "runner %q runs only a closed loop of users (fortio: at its maximum rate, -qps -1): use a closed_loop block, not %s load%s", l.Runner, l.Kind, via)

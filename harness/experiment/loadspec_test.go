@@ -18,8 +18,12 @@ func TestLoadSpecErrorsNameFileLine(t *testing.T) {
 		name, body string
 		want       []string
 	}{
-		{"bad runner", "    runner = \"jmeter\"\n    rates = [1]\n",
-			[]string{`bad.hcl:6,14-22: Invalid runner`, `runner must be one of orchbench, fortio, locust; got "jmeter"`}},
+		{"bad runner", "    runner = \"k6\"\n    rates = [1]\n",
+			[]string{`bad.hcl:6,14-18: Invalid runner`, `runner must be one of orchbench, fortio, locust, jmeter; got "k6"`}},
+		{"jmeter open loop", "    runner = \"jmeter\"\n    rates = [1]\n",
+			[]string{`bad.hcl:6,14-22: Unsupported load for runner`, "use an iterations block, not open load"}},
+		{"jmeter closed loop", "    runner = \"jmeter\"\n    closed_loop {\n      users = 4\n    }\n",
+			[]string{`bad.hcl:6,14-22: Unsupported load for runner`, "use an iterations block, not closed load"}},
 		{"artillery not built", "    runner = \"artillery\"\n    closed_loop {\n      users = 4\n    }\n",
 			[]string{`bad.hcl:6,14-25: Invalid runner`, "artillery, study 003's tool, is not built yet"}},
 		{"fortio open loop", "    runner = \"fortio\"\n    rates = [1]\n",
@@ -88,6 +92,19 @@ func TestFortioRunnerParses(t *testing.T) {
 	for _, st := range Plan(s) {
 		if st.Load.RunnerName() != RunnerFortio || st.Warmup != 5*time.Second {
 			t.Errorf("step %s: runner %s, warm-up %s", st.ID, st.Load.RunnerName(), st.Warmup)
+		}
+	}
+}
+
+func TestJMeterRunnerParses(t *testing.T) {
+	body := "    runner = \"jmeter\"\n    timeout = \"1s\"\n    iterations {\n      threads = 5\n      loops = 20\n      request { path = \"/books\" }\n    }\n"
+	s, err := Parse([]byte(appSpec(body)), "j.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: testBase(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range Plan(s) {
+		if st.Load.RunnerName() != RunnerJMeter || st.Warmup != 0 || st.Users != 5 || st.Load.Iterations.PerUser() != 20 {
+			t.Errorf("step %s: runner %s, warm-up %s, %d users", st.ID, st.Load.RunnerName(), st.Warmup, st.Users)
 		}
 	}
 }

@@ -46,10 +46,11 @@ const (
 	RunnerFortio    = "fortio"
 	RunnerLocust    = "locust"
 	RunnerArtillery = "artillery"
+	RunnerJMeter    = "jmeter"
 )
 
 // Runners are the load runners a spec may name.
-var Runners = []string{RunnerOrchbench, RunnerFortio, RunnerLocust}
+var Runners = []string{RunnerOrchbench, RunnerFortio, RunnerLocust, RunnerJMeter}
 
 // Shipping modes: whether the node agent ships logs and metrics while a
 // step's load runs. "off" stops it for the app's steps (what the step's

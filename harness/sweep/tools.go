@@ -49,7 +49,14 @@ func (r *Runner) loadRunner(o orchestrator.Orchestrator, l experiment.Load) (orc
 
 // toolRequest is what a study tool is asked for a step.
 func toolRequest(st experiment.Step, url string) toolload.Request {
-	return toolload.Request{URL: url, Connections: st.Users, Think: st.Load.Think, Warmup: st.Warmup, Duration: st.Duration, Timeout: st.Load.Timeout}
+	req := toolload.Request{URL: url, Connections: st.Users, Think: st.Load.Think, Warmup: st.Warmup, Duration: st.Duration, Timeout: st.Load.Timeout}
+	if it := st.Load.Iterations; st.Load.Kind == experiment.LoadIterations && it != nil {
+		req.Iterations = &toolload.Iterations{Threads: st.Users, Loops: it.Loops}
+		for _, r := range it.Requests {
+			req.Iterations.Requests = append(req.Iterations.Requests, toolload.HTTPRequest{Method: r.Method, Path: r.Path, Body: r.Body, ContentType: r.ContentType})
+		}
+	}
+	return req
 }
 
 // toolCommand is the tool's command line, archived with the step.

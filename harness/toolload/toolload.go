@@ -25,7 +25,33 @@ type Request struct {
 	Duration    time.Duration `json:"duration_ns"`
 	// Timeout is the per-request timeout (0: the tool's default).
 	Timeout time.Duration `json:"timeout_ns,omitempty"`
+	// Iterations, when set, replaces the closed loop with a JMeter-style
+	// thread group: Iterations.Threads users each send the sequence Loops
+	// times, back to back, bounded by Duration. URL then gives only the
+	// scheme, host and port.
+	Iterations *Iterations `json:"iterations,omitempty"`
 }
+
+// Iterations is a thread group: Threads users, each running Requests in
+// order Loops times.
+type Iterations struct {
+	Threads  int           `json:"threads"`
+	Loops    int           `json:"loops"`
+	Requests []HTTPRequest `json:"requests"`
+}
+
+// HTTPRequest is one request of an iterations sequence.
+type HTTPRequest struct {
+	Method string `json:"method"`
+	// Path is the request target: path and query.
+	Path        string `json:"path"`
+	Body        string `json:"body,omitempty"`
+	ContentType string `json:"content_type,omitempty"`
+}
+
+// Label is how the request's endpoint is named in a result, as
+// orchbench's generator names the same request: "METHOD path".
+func (r HTTPRequest) Label() string { return r.Method + " " + r.Path }
 
 // Tool is one load tool.
 type Tool interface {

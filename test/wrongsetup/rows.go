@@ -84,6 +84,7 @@ const LenientLag = "max_generator_lag = \"25ms\"\n    "
 //	little             1 connection for 2000 rps               invalid (little, before the load)
 //	closed-starved     a closed loop, generator at 0.05 core   invalid (generator: the lag distorts latency)
 //	tool-starved       Fortio capped at 0.05 core              invalid (generator: fortio saturated)
+//	jmeter-starved     JMeter's thread group capped at 0.1 core invalid (generator: jmeter saturated)
 //	tool-entry         Fortio given a service of 2 instances   invalid (tool-entry, before the load)
 //
 // The test arranges what the rows cannot say themselves: the forwarder
@@ -124,6 +125,13 @@ var Nomad = []Row{
 		results.OutcomeInvalid, "generator", "the latency it reports is distorted"},
 	{"tool-starved", Faulty("faulty-fortio", "/", 0, "runner = \"fortio\"\n    generator_cores = 0.05\n    closed_loop {\n      users = 16\n    }"),
 		results.OutcomeInvalid, "generator", "fortio saturated: fortio used"},
+	// 16 users of a fast server wait on a JVM held to 0.1 core: under a
+	// 0.1 core CFS quota JMeter sent 1600 such requests in 24 s, throttled
+	// in 568 of 572 periods; its start-up (30 s there) comes before the
+	// measured window
+	{"jmeter-starved", TaewaBlock("unlimited", "faulty-jmeter", FaultyVars+", resource_scale = 0.05",
+		"runner = \"jmeter\"\n    generator_cores = 0.1\n    iterations {\n      threads = 16\n      loops = 50\n      max_duration = \"60s\"\n      request { path = \"/\" }\n    }"),
+		results.OutcomeInvalid, "generator", "jmeter saturated: jmeter used"},
 	{"tool-entry", TaewaBlock("horizontal", "taewa-fortio-two", "resource_scale = 0.25", "runner = \"fortio\"\n    closed_loop {\n      users = 4\n    }"),
 		results.OutcomeInvalid, "tool-entry", "fortio takes one URL, but the service has 2 instances"},
 }

@@ -135,7 +135,12 @@ func (t *ToolRunner) RunObserved(ctx context.Context, req orchestrator.LoadReque
 	}
 	run.Started, run.Ended = taskTimes(alloc, measuredTask)
 	var raw []byte
-	for _, task := range []string{"warmup", "load"} {
+	tasks := []string{measuredTask}
+	if warm != nil {
+		// a job without a warm-up has no such task, nor its logs to read
+		tasks = []string{"warmup", measuredTask}
+	}
+	for _, task := range tasks {
 		raw = append(raw, t.Base.cat(alloc, "alloc/logs/"+task+".stdout.0")...)
 		raw = append(raw, t.Base.cat(alloc, "alloc/logs/"+task+".stderr.0")...)
 	}
