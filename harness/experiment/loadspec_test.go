@@ -18,10 +18,10 @@ func TestLoadSpecErrorsNameFileLine(t *testing.T) {
 		name, body string
 		want       []string
 	}{
-		{"bad runner", "    runner = \"jmeter\"\n    rates = [1]\n",
-			[]string{`bad.hcl:6,14-22: Invalid runner`, `runner must be one of orchbench, fortio, locust; got "jmeter"`}},
-		{"artillery not built", "    runner = \"artillery\"\n    closed_loop {\n      users = 4\n    }\n",
-			[]string{`bad.hcl:6,14-25: Invalid runner`, "artillery, study 003's tool, is not built yet"}},
+		{"bad runner", "    runner = \"k6\"\n    rates = [1]\n",
+			[]string{`bad.hcl:6,14-18: Invalid runner`, `runner must be one of orchbench, fortio, locust, artillery; got "k6"`}},
+		{"artillery closed loop", "    runner = \"artillery\"\n    closed_loop {\n      users = 4\n    }\n",
+			[]string{`bad.hcl:6,14-25: Unsupported load for runner`, "not a population of users", "not closed load"}},
 		{"fortio open loop", "    runner = \"fortio\"\n    rates = [1]\n",
 			[]string{`bad.hcl:6,14-22: Unsupported load for runner`, "only a closed loop of users", "not open load"}},
 		{"fortio think", "    runner = \"fortio\"\n    closed_loop {\n      users = 4\n      think = \"1s\"\n    }\n",

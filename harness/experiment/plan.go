@@ -225,7 +225,15 @@ func loadText(st Step) string {
 	case LoadIterations:
 		return fmt.Sprintf("iterations %d threads x %d loops x %d requests, timeout %s%s", st.Users, l.Iterations.Loops, len(l.Iterations.Requests), l.Timeout, runner)
 	}
-	return fmt.Sprintf("%s rps %s, %d thr/%d conn, %s", FormatRate(st.OfferedRPS), l.Distribution, l.Threads, l.Connections, target)
+	rate := FormatRate(st.OfferedRPS) + " rps"
+	if len(l.Phases) > 0 {
+		rate = phasesLoadText(st)
+	}
+	if l.Runner == RunnerArtillery {
+		// a virtual user per request, each on its own connection
+		return fmt.Sprintf("%s, %s%s", rate, target, runner)
+	}
+	return fmt.Sprintf("%s %s, %d thr/%d conn, %s%s", rate, l.Distribution, l.Threads, l.Connections, target, runner)
 }
 
 func varsText(vars map[string]any) string {
