@@ -25,6 +25,11 @@ type Request struct {
 	Duration    time.Duration `json:"duration_ns"`
 	// Timeout is the per-request timeout (0: the tool's default).
 	Timeout time.Duration `json:"timeout_ns,omitempty"`
+	// Rate and Phases, when set, replace the closed loop with open-loop
+	// arrivals: Phases (absolute rates) are the measured run, whose
+	// length is Duration, and a warm-up runs at Rate.
+	Rate   float64         `json:"rate,omitempty"`
+	Phases []loadgen.Phase `json:"phases,omitempty"`
 }
 
 // Tool is one load tool.
