@@ -3,10 +3,13 @@ package sweep
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/experiment"
+	"github.com/orchbench/orchbench/harness/gates"
+	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/loadgen"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
@@ -58,5 +61,26 @@ func TestToolPhasesOfPlainRates(t *testing.T) {
 	closed := toolRequest(experiment.Step{Users: 4, Duration: time.Second}, "http://127.0.0.1:1/")
 	if closed.Phases != nil || closed.Rate != 0 {
 		t.Errorf("a closed loop was given arrivals: %+v", closed)
+	}
+}
+
+// Artillery's ceiling is the worker threads its run reports: a run of one
+// worker at 0.95 cores saturated it, even on a node of two cores and with
+// no generator_cores declared.
+func TestArtilleryCeilingIsItsWorkers(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(s int, cpu float64) limits.Usage {
+		return limits.Usage{At: t0.Add(time.Duration(s) * time.Second), CPU: time.Duration(cpu * float64(time.Second))}
+	}
+	run := &orchestrator.ToolRun{CPU: []limits.Usage{at(0, 0), at(10, 9.5)}, LimitCores: 2, CPUSource: "cgroup /x"}
+	res := &loadgen.Result{Start: t0, End: t0.Add(10 * time.Second), Config: loadgen.ConfigEcho{Threads: 1}}
+	sr := results.StepResult{Metadata: map[string]any{}}
+	g := toolGeneratorGate(&sr, "artillery", run, res, 0, gates.ServiceUse{Used: 0.1, Limit: 1})
+	if g.Passed || g.NotChecked || !strings.Contains(g.Detail, "95 % of the 1 core artillery can use") {
+		t.Errorf("one worker at 0.95 cores: %+v", g)
+	}
+	res.Config.Threads = 3
+	if g := toolGeneratorGate(&sr, "artillery", run, res, 0, gates.ServiceUse{Used: 0.1, Limit: 1}); !g.Passed {
+		t.Errorf("three workers at 0.95 cores on two: %+v", g)
 	}
 }
