@@ -156,7 +156,7 @@ k8s-images:
 kubectl *args:
     nsenter --net=/run/netns/orchbench-k8s -- .tools/bin/kubectl --kubeconfig .state/kubernetes/admin.kubeconfig "$@"
 
-# Build the container images locally (base taewa orchbench by default; riwai raupi apache for study 000; books for study 004; fortio locust as load tools; dsb for DeathStarBench)
+# Build the container images locally (base taewa orchbench by default; riwai raupi apache for study 000; books for study 004; fortio locust artillery as load tools; dsb for DeathStarBench)
 images *targets:
     cluster/images.sh "$@"
 
@@ -265,7 +265,7 @@ fuzz time="5s":
 
 # Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
 test-integration: tools tools-kubernetes build
-    cluster/images.sh pause base taewa riwai raupi apache orchbench dsb fortio locust books
+    cluster/images.sh pause base taewa riwai raupi apache orchbench dsb fortio locust artillery books
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/socialnetwork/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/hotelreservation/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/mediamicroservices/e2e/
