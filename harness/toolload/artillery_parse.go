@@ -128,7 +128,7 @@ func (Artillery) Parse(out []byte) (*loadgen.Result, error) {
 }
 
 // artilleryWindow is the measured window: from the first phase's start to
-// the last one's end, as Artillery's main thread saw them. A phase that
+// the last one's end, as Artillery's threads saw them. A phase that
 // never ran, or a run much longer than declared, is a contradiction.
 func artilleryWindow(rec *artilleryRecord, problems *[]string) (start, end time.Time, err error) {
 	runs := map[int]artilleryPhaseRun{}
@@ -140,6 +140,15 @@ func artilleryWindow(rec *artilleryRecord, problems *[]string) (start, end time.
 		return start, end, fmt.Errorf("artillery result: its %d phases were not seen from the first one's start to the last one's end (%d phase events)", len(rec.Declared), len(rec.Phases))
 	}
 	start, end = time.UnixMilli(*first.StartedMs).UTC(), time.UnixMilli(*last.EndedMs).UTC()
+	// A phase's start is the main thread's clock when a worker's message
+	// arrived, its end the worker's own: a starved process delivers the
+	// message late, while its first phase ran at least its declared length
+	// before it ended. The earlier of the two is nearer the real start.
+	if first.EndedMs != nil {
+		if alt := time.UnixMilli(*first.EndedMs - rec.Declared[0]).UTC(); alt.Before(start) {
+			start = alt
+		}
+	}
 	var declared time.Duration
 	for i, ms := range rec.Declared {
 		declared += time.Duration(ms) * time.Millisecond

@@ -123,6 +123,12 @@ func TestArtilleryParse(t *testing.T) {
 	if res.Start != time.UnixMilli(1795963382612).UTC() || res.End != time.UnixMilli(1795963396649).UTC() {
 		t.Errorf("window %s to %s", res.Start, res.End)
 	}
+	// the main thread heard of the first phase 300 ms late: its 2 s ended
+	// at the worker's ...384622, so it began by ...382622
+	late, err := Artillery{}.Parse([]byte(strings.Replace(string(b), `"started_ms": 1795963382612`, `"started_ms": 1795963382912`, 1)))
+	if err != nil || late.Start != time.UnixMilli(1795963382622).UTC() {
+		t.Errorf("a late start message: window from %v (%v), want the first phase's end less its 2 s", late.Start, err)
+	}
 	if r := res.AchievedRate; r < 10.68 || r > 10.69 || res.DueRate != res.AchievedRate {
 		t.Errorf("achieved %.3f rps, due %.3f: want 150 over the window", r, res.DueRate)
 	}

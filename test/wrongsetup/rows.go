@@ -84,6 +84,7 @@ const LenientLag = "max_generator_lag = \"25ms\"\n    "
 //	little             1 connection for 2000 rps               invalid (little, before the load)
 //	closed-starved     a closed loop, generator at 0.05 core   invalid (generator: the lag distorts latency)
 //	tool-starved       Fortio capped at 0.05 core              invalid (generator: fortio saturated)
+//	artillery-starved  Artillery's phases capped at 0.1 core   invalid (generator: artillery saturated)
 //	tool-entry         Fortio given a service of 2 instances   invalid (tool-entry, before the load)
 //
 // The test arranges what the rows cannot say themselves: the forwarder
@@ -124,9 +125,18 @@ var Nomad = []Row{
 		results.OutcomeInvalid, "generator", "the latency it reports is distorted"},
 	{"tool-starved", Faulty("faulty-fortio", "/", 0, "runner = \"fortio\"\n    generator_cores = 0.05\n    closed_loop {\n      users = 16\n    }"),
 		results.OutcomeInvalid, "generator", "fortio saturated: fortio used"},
+	ArtilleryStarved,
 	{"tool-entry", TaewaBlock("horizontal", "taewa-fortio-two", "resource_scale = 0.25", "runner = \"fortio\"\n    closed_loop {\n      users = 4\n    }"),
 		results.OutcomeInvalid, "tool-entry", "fortio takes one URL, but the service has 2 instances"},
 }
+
+// ArtilleryStarved: 400 arrivals a second, each a virtual user on a
+// connection of its own, from an Artillery held to 0.1 core (its start-up
+// comes before the measured window), against Taewa's fast path on a whole
+// core, which keeps up.
+var ArtilleryStarved = Row{"artillery-starved", TaewaBlock("baseline", "taewa-artillery-starved", "resource_scale = 1",
+	"path = \"/?n=0\"\n    runner = \"artillery\"\n    generator_cores = 0.1\n    rates = [400]\n    phases {\n      phase {\n        duration = \"5s\"\n        rate     = 1\n      }\n    }"),
+	results.OutcomeInvalid, "generator", "artillery saturated: artillery used"}
 
 // Elsewhere are the wrong setups that need no faulty server, for the
 // orchestrators whose adapters translate the pack: Taewa's /?n=0 is the
