@@ -59,6 +59,9 @@ func TestPhasesParseAndPlan(t *testing.T) {
 			if !strings.Contains(out.String(), line) {
 				t.Errorf("plan does not show the r100 phases as %q:\n%s", line, out.String())
 			}
+			if !strings.Contains(out.String(), "app taewa: no warm-up, measured over its 2m30s of phases") {
+				t.Errorf("plan does not say the phases replace the warm-up and duration:\n%s", out.String())
+			}
 			if runner == "artillery" && !strings.Contains(out.String(), "(artillery)") {
 				t.Errorf("plan does not name the runner:\n%s", out.String())
 			}
