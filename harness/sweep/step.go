@@ -192,6 +192,11 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		complete = gates.IterationsGate(res, runErr, st, load.Name())
 	}
 	if !gate(complete) {
+		if tool != experiment.RunnerOrchbench && res != nil {
+			// a tool that fell behind its own schedule (Artillery's phases
+			// stretched) was most often short of CPU: the step says that too
+			gate(toolGeneratorGate(sr, tool, toolRun, res, req.GeneratorCores, gates.ServiceUseOf(taskCPU, eps)))
+		}
 		return files
 	}
 	// a fault may have replaced an instance during the load: its new
