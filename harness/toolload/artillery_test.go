@@ -41,7 +41,7 @@ func TestArtilleryScriptOfAStep(t *testing.T) {
 	if err := json.Unmarshal([]byte(files[artilleryScript]), &script); err != nil {
 		t.Fatal(err)
 	}
-	wantPhases := []map[string]float64{{"pause": 30}, {"duration": 60, "arrivalRate": 0, "rampTo": 100}, {"duration": 30, "arrivalRate": 100}, {"pause": 30}}
+	wantPhases := []map[string]float64{{"pause": 30}, {"duration": 60, "arrivalRate": 0, "rampTo": 100}, {"duration": 30, "arrivalRate": 100, "rampTo": 100}, {"pause": 30}}
 	if !reflect.DeepEqual(script.Config.Phases, wantPhases) {
 		t.Errorf("phases %v, want %v", script.Config.Phases, wantPhases)
 	}
@@ -73,7 +73,7 @@ func TestArtilleryWarmup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(files[artilleryWarmup], `"duration": 3,`) || !strings.Contains(files[artilleryWarmup], `"arrivalRate": 20`) {
+	if !strings.Contains(files[artilleryWarmup], `"duration": 3,`) || !strings.Contains(files[artilleryWarmup], `"arrivalRate": 20,`) || !strings.Contains(files[artilleryWarmup], `"rampTo": 20`) {
 		t.Errorf("warm-up script:\n%s", files[artilleryWarmup])
 	}
 	warm, _, _ := Artillery{}.Command(req, "/local", "/alloc")
