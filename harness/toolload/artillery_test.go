@@ -12,6 +12,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/orchbench/orchbench/harness/loadgen"
+	"github.com/orchbench/orchbench/harness/testenv"
 )
 
 // study003 at 100 rps: pad 30 s, ramp 60 s to 100, 30 s at 100, pad 30 s.
@@ -219,7 +220,7 @@ func TestArtilleryResultThatContradictsItselfIsRefused(t *testing.T) {
 func TestArtilleryProcessorBucketsAreHDRs(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("no node on this machine")
+		testenv.Missing(t, "no node on this machine to run the processor's bucketing")
 	}
 	dir := t.TempDir()
 	src := artilleryProcessorSource("/", 1, []int64{1000})
