@@ -159,7 +159,7 @@ func (Artillery) Files(req Request) (map[string]string, error) {
 	for _, p := range req.Phases {
 		declared = append(declared, p.Dur.Milliseconds())
 	}
-	files[artilleryProcessor] = artilleryProcessorSource(u.RequestURI(), expectedArrivals(req.Phases), declared)
+	files[artilleryProcessor] = artilleryProcessorSource(u.RequestURI(), expectedArrivals(req.Phases), declared, timeout)
 	return files, nil
 }
 

@@ -16,8 +16,11 @@ import (
 // the aggregate's counters and the processor's record.
 type artilleryReport struct {
 	Aggregate *struct {
-		Counters  map[string]int64 `json:"counters"`
-		Orchbench *artilleryRecord `json:"orchbench"`
+		Counters map[string]int64 `json:"counters"`
+		// LastMetricAt is when its last metric (a response, a failure)
+		// was counted, in ms since the epoch.
+		LastMetricAt int64            `json:"lastMetricAt"`
+		Orchbench    *artilleryRecord `json:"orchbench"`
 	} `json:"aggregate"`
 }
 
@@ -53,6 +56,13 @@ func (Artillery) Parse(out []byte) (*loadgen.Result, error) {
 	start, end, err := artilleryWindow(rec, &problems)
 	if err != nil {
 		return nil, err
+	}
+	// Every request ends within the timeout of its sending: a later one
+	// was sent after the phases, by an Artillery that fell behind them (a
+	// ramp's arrivals wait for its timer, which a busy process runs late).
+	if last := time.UnixMilli(rep.Aggregate.LastMetricAt); rec.TimeoutMs > 0 && last.After(end.Add(time.Duration(rec.TimeoutMs)*time.Millisecond+time.Second)) {
+		problems = append(problems, fmt.Sprintf("its last response came %.1f s after its phases ended, more than the %d ms timeout allows: it sent late, behind its phases",
+			last.Sub(end).Seconds(), rec.TimeoutMs))
 	}
 	res := &loadgen.Result{Schema: loadgen.ResultSchema, Tool: "artillery", StatusCodes: map[int]int64{},
 		Errors: loadgen.ErrorCounts{Classes: map[string]int64{}}}

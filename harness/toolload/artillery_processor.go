@@ -3,6 +3,7 @@ package toolload
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // artilleryRecord is what the generated processor adds to Artillery's JSON
@@ -14,6 +15,8 @@ type artilleryRecord struct {
 	Path     string  `json:"path"`
 	Due      float64 `json:"due"`
 	Declared []int64 `json:"declared_ms"`
+	// TimeoutMs is the request timeout the script gave.
+	TimeoutMs int64 `json:"timeout_ms"`
 	// Workers counts the worker threads that sent requests.
 	Workers int64 `json:"workers"`
 	// Phases are Artillery's own phase events as its main thread saw them.
@@ -116,11 +119,12 @@ module.exports = {
 `
 
 // artilleryProcessorSource is the processor with the step's plan in it.
-func artilleryProcessorSource(path string, due float64, declaredMs []int64) string {
+func artilleryProcessorSource(path string, due float64, declaredMs []int64, timeout time.Duration) string {
 	plan, _ := json.Marshal(struct {
-		Path     string  `json:"path"`
-		Due      float64 `json:"due"`
-		Declared []int64 `json:"declared_ms"`
-	}{path, due, declaredMs})
+		Path      string  `json:"path"`
+		Due       float64 `json:"due"`
+		Declared  []int64 `json:"declared_ms"`
+		TimeoutMs int64   `json:"timeout_ms"`
+	}{path, due, declaredMs, timeout.Milliseconds()})
 	return fmt.Sprintf(artilleryProcessorJS, plan)
 }

@@ -57,7 +57,7 @@ func TestArtilleryScriptOfAStep(t *testing.T) {
 		t.Errorf("before %+v: the processor does not watch the run", script.Before)
 	}
 	// 3000 on the ramp, 3000 flat
-	if proc := files[artilleryProcessor]; !strings.Contains(proc, `const PLAN = {"path":"/hello?x=1","due":6000,"declared_ms":[30000,60000,30000,30000]};`) {
+	if proc := files[artilleryProcessor]; !strings.Contains(proc, `const PLAN = {"path":"/hello?x=1","due":6000,"declared_ms":[30000,60000,30000,30000],"timeout_ms":1500};`) {
 		t.Errorf("processor's plan:\n%s", proc[:min(len(proc), 400)])
 	}
 	warm, run, err := Artillery{}.Command(req, "/local", "/alloc")
@@ -102,7 +102,8 @@ func TestArtilleryRefusesWhatItCannotRun(t *testing.T) {
 
 // testdata/artillery-2.0.21.json is the real report of Artillery 2.0.21 on
 // Debian's Node 18, run on this tool's own script and processor: pad 2 s,
-// ramp 5 s to 20/s, 5 s at 20/s, pad 2 s against a loopback HTTP server.
+// ramp 5 s to 20/s, 5 s at 20/s, pad 2 s against a loopback HTTP server
+// (Python's http.server listing a directory), timeout 1 s.
 func TestArtilleryParse(t *testing.T) {
 	b, err := os.ReadFile("testdata/artillery-2.0.21.json")
 	if err != nil {
@@ -117,29 +118,29 @@ func TestArtilleryParse(t *testing.T) {
 	if a.Due != 150 || a.Completed != 150 || a.Unsent != 0 || a.Errors != 0 || !a.Balanced() {
 		t.Errorf("accounting %s", a)
 	}
-	// the window is the phases as they ran, pads included: 14.037 s
-	if d := res.DurationSeconds; d < 14.03 || d > 14.04 {
-		t.Errorf("window %.3f s, want the four phases' 14.037 s", d)
+	// the window is the phases as they ran, pads included: 14.020 s
+	if d := res.DurationSeconds; d < 14.015 || d > 14.025 {
+		t.Errorf("window %.3f s, want the four phases' 14.020 s", d)
 	}
-	if res.Start != time.UnixMilli(1795963382612).UTC() || res.End != time.UnixMilli(1795963396649).UTC() {
+	if res.Start != time.UnixMilli(1795968135745).UTC() || res.End != time.UnixMilli(1795968149765).UTC() {
 		t.Errorf("window %s to %s", res.Start, res.End)
 	}
 	// the main thread heard of the first phase 300 ms late: its 2 s ended
-	// at the worker's ...384622, so it began by ...382622
-	late, err := Artillery{}.Parse([]byte(strings.Replace(string(b), `"started_ms": 1795963382612`, `"started_ms": 1795963382912`, 1)))
-	if err != nil || late.Start != time.UnixMilli(1795963382622).UTC() {
+	// at the worker's ...137754, so it began by ...135754
+	late, err := Artillery{}.Parse([]byte(strings.Replace(string(b), `"started_ms": 1795968135745`, `"started_ms": 1795968136045`, 1)))
+	if err != nil || late.Start != time.UnixMilli(1795968135754).UTC() {
 		t.Errorf("a late start message: window from %v (%v), want the first phase's end less its 2 s", late.Start, err)
 	}
-	if r := res.AchievedRate; r < 10.68 || r > 10.69 || res.DueRate != res.AchievedRate {
+	if r := res.AchievedRate; r < 10.69 || r > 10.70 || res.DueRate != res.AchievedRate {
 		t.Errorf("achieved %.3f rps, due %.3f: want 150 over the window", r, res.DueRate)
 	}
-	if res.Latency.Count != 150 || res.Latency.Min != 2284 || res.Latency.Max < 174208 || res.Latency.Max > 174335 {
+	if res.Latency.Count != 150 || res.Latency.Min != 2864 || res.Latency.Max < 34464 || res.Latency.Max > 34495 {
 		t.Errorf("latency %+v", res.Latency)
 	}
 	if res.StatusCodes[200] != 150 || res.Config.Threads != 1 || (Artillery{}).MaxCoresOf(res) != 1 {
 		t.Errorf("codes %v, workers %d", res.StatusCodes, res.Config.Threads)
 	}
-	if ep := res.Endpoints[0]; ep.Label != "GET /" || ep.Completed != 150 || ep.BodyBytes != 64350 {
+	if ep := res.Endpoints[0]; ep.Label != "GET /" || ep.Completed != 150 || ep.BodyBytes != 146850 {
 		t.Errorf("endpoint %+v", ep)
 	}
 }
@@ -174,7 +175,7 @@ func TestArtilleryParseErrorsAndTimeouts(t *testing.T) {
 func TestArtilleryParseRefusesGarbage(t *testing.T) {
 	good, _ := os.ReadFile("testdata/artillery-2.0.21.json")
 	noRecord := strings.Replace(string(good), `"orchbench": {`, `"other": {`, 1)
-	noEnd := strings.Replace(string(good), `"ended_ms": 1795963396649`, `"ended_ms": null`, 1)
+	noEnd := strings.Replace(string(good), `"ended_ms": 1795968149765`, `"ended_ms": null`, 1)
 	for name, c := range map[string]struct{ in, want string }{
 		"empty":       {"", "artillery result: unexpected end of JSON input"},
 		"no counters": {`{"aggregate": {}}`, "artillery result: no aggregate counters"},
@@ -200,10 +201,11 @@ func TestArtilleryResultThatContradictsItselfIsRefused(t *testing.T) {
 	}
 	for name, c := range map[string]struct{ in, want string }{
 		"responses":     {edit(`"http.responses": 150`, `"http.responses": 151`), "http.responses is 151 but its status codes count 150"},
-		"untimed":       {edit(`"2284": 1`, `"2284": 2`), "150 responses, but the processor timed 151"},
+		"untimed":       {edit(`"2864": 1`, `"2864": 2`), "150 responses, but the processor timed 151"},
 		"users":         {edit(`"vusers.completed": 150`, `"vusers.completed": 149`), "150 virtual users created, but 149 completed and 0 failed"},
 		"overrun":       {edit(`"due": 150`, `"due": 100`), "it created 150 virtual users, more than the 100 its phases offer"},
-		"long phases":   {edit(`"ended_ms": 1795963396649`, `"ended_ms": 1795963399649`), "its phases ran 17.0 s, 14.0 s were declared"},
+		"long phases":   {edit(`"ended_ms": 1795968149765`, `"ended_ms": 1795968152765`), "its phases ran 17.0 s, 14.0 s were declared"},
+		"sent late":     {edit(`"lastMetricAt": 1795968147771,`, `"lastMetricAt": 1795968155000,`), "its last response came 5.2 s after its phases ended, more than the 1000 ms timeout allows"},
 		"bodies":        {edit(`"completed_bodies": 150`, `"completed_bodies": 140`), "150 responses below status 400, but the processor counted 140"},
 		"phase missing": {edit(`"index": 2,`, `"index": 7,`), "phase 3 of 4 did not both start and end"},
 	} {
@@ -223,7 +225,7 @@ func TestArtilleryProcessorBucketsAreHDRs(t *testing.T) {
 		testenv.Missing(t, "no node on this machine to run the processor's bucketing")
 	}
 	dir := t.TempDir()
-	src := artilleryProcessorSource("/", 1, []int64{1000})
+	src := artilleryProcessorSource("/", 1, []int64{1000}, time.Second)
 	// the module keeps bucket private; expose it for this test only
 	src += "\nmodule.exports.bucket = bucket;\n"
 	if err := os.WriteFile(filepath.Join(dir, "p.js"), []byte(src), 0o644); err != nil {

@@ -133,10 +133,11 @@ var Nomad = []Row{
 // ArtilleryStarved: 200 arrivals a second, each a virtual user on a
 // connection of its own, from an Artillery held to 0.1 core, against
 // Taewa's fast path on a whole core, which keeps up. Artillery spends about
-// 2.3 ms of CPU on a virtual user (Node 18), so 0.1 core creates some 44 a
-// second: measured at 400/s, its 5 s phase took 45 s, throttled in 767 of
-// 784 periods. Its load gate fails too (the phase ran longer than
-// declared); its start-up comes before the window.
+// 2 ms of CPU on a virtual user (Node 18), so 0.1 core creates some 50 a
+// second: measured, it used 98 % of its 0.1 core, throttled in every CFS
+// period, while Taewa used 3 % of its core. Its load gate fails too (it
+// answered its users long after its phase); its start-up comes before the
+// window.
 var ArtilleryStarved = Row{"artillery-starved", TaewaBlock("baseline", "taewa-artillery-starved", "resource_scale = 1",
 	"path = \"/?n=0\"\n    runner = \"artillery\"\n    generator_cores = 0.1\n    rates = [200]\n    phases {\n      phase {\n        duration = \"5s\"\n        rate     = 1\n      }\n    }"),
 	results.OutcomeInvalid, "generator", "artillery saturated: artillery used"}
