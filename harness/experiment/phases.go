@@ -38,8 +38,12 @@ type Phase struct {
 	To       float64       `json:"to"`
 }
 
-// maxPhases bounds a phases block; a shape of more segments is a typo.
-const maxPhases = 100
+// maxPhases bounds a phases block, and maxPhasesDuration its length (a
+// step's); more is a typo.
+const (
+	maxPhases         = 100
+	maxPhasesDuration = 24 * time.Hour
+)
 
 // PhasesDuration is the length of the whole phase list.
 func PhasesDuration(phases []Phase) time.Duration {
@@ -126,6 +130,13 @@ func (p *parser) phases(blocks hcl.Blocks, a hcl.Attributes, app *App) {
 	var out []Phase
 	for _, pb := range content.Blocks {
 		out = append(out, p.phase(pb))
+	}
+	var total time.Duration
+	for _, ph := range out {
+		if total += ph.Duration; total > maxPhasesDuration || total < 0 {
+			p.errorf(b.DefRange, "Phases too long", "the phases last more than %s; a step that long is a typo", maxPhasesDuration)
+			return
+		}
 	}
 	if PeakFactor(out) == 0 && !p.diags.HasErrors() {
 		p.errorf(b.DefRange, "Phases send nothing", "every phase is a pad (no rate, from or to above 0): no request would be sent")

@@ -127,6 +127,8 @@ func TestPhasesErrorsNameFileLine(t *testing.T) {
 			[]string{`bad.hcl:6,5-11: Missing rates`, "phases are relative to each step's rate"}},
 		{"only pads", "    rates = [10]\n    phases {\n      phase { duration = \"5s\" }\n    }\n",
 			[]string{`bad.hcl:7,5-11: Phases send nothing`}},
+		{"too long", "    rates = [10]\n    phases {\n      phase {\n        duration = \"20h\"\n        rate = 1\n      }\n      phase { duration = \"5h\" }\n    }\n",
+			[]string{`bad.hcl:7,5-11: Phases too long`, "more than 24h0m0s"}},
 		{"empty", "    rates = [10]\n    phases {\n    }\n",
 			[]string{`bad.hcl:7,5-11: Missing phases`}},
 		{"two blocks", "    rates = [10]\n    phases {\n      phase {\n        duration = \"5s\"\n        rate = 1\n      }\n    }\n    phases {\n      phase { duration = \"5s\" }\n    }\n",
