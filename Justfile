@@ -109,7 +109,7 @@ nodes-revive +nodes:
 nodes-down:
     cluster/nodes.sh down
 
-# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down; then the registry, placement (spread, packed) on Nomad and Swarm, the load job on the client node, budgets and link delay (TestNodesPlacement); the Swarm adapter from the host with DOCKER_HOST at a manager (TestNodesSwarmAdapter); a sweep run from the client node judged through the workers' node probes, and made invalid by a mis-wired resolver and by silent probes; every validity row on the nodes (TestNodesEveryGateCanFail); a whole sweep with node faults on Nomad, Swarm and Kubernetes from the host (TestNodesSweepNodeFaults, experiments/taewa-node-faults.hcl, on nodes=4 servers=3 k8s=1); Kubernetes across the nodes (TestNodesKubernetes: up 4 3 k8s=1, Taewa spread over the workers from the client node, limits through the DaemonSet's probes, a worker killed and its pod rescheduled); then the node faults on both shapes (test-node-faults 1 and 3); two hours or more; needs `just images taewa orchbench pause fortio jmeter` and the CoreDNS image `just k8s-up` makes
+# The emulated multi-node cluster end to end: up 4 3, leaders, a job spread over the workers, a task's cgroup under its node's, the Nomad leader's node killed, down; then the registry, placement (spread, packed) on Nomad and Swarm, the load job on the client node, budgets and link delay (TestNodesPlacement); the Swarm adapter from the host with DOCKER_HOST at a manager (TestNodesSwarmAdapter); a sweep run from the client node judged through the workers' node probes, and made invalid by a mis-wired resolver and by silent probes; every validity row on the nodes (TestNodesEveryGateCanFail); a whole sweep with node faults on Nomad, Swarm and Kubernetes from the host (TestNodesSweepNodeFaults, experiments/taewa-node-faults.hcl, on nodes=4 servers=3 k8s=1); Kubernetes across the nodes (TestNodesKubernetes: up 4 3 k8s=1, Taewa spread over the workers from the client node, limits through the DaemonSet's probes, a worker killed and its pod rescheduled); then the node faults on both shapes (test-node-faults 1 and 3); two hours or more; needs `just images taewa orchbench pause fortio jmeter artillery` and the CoreDNS image `just k8s-up` makes
 test-nodes:
     go test -tags multinode -count=1 -timeout 180m -v -run TestNodes ./test/cluster/
     {{just_executable()}} --justfile {{justfile()}} test-node-faults 1
@@ -156,7 +156,7 @@ k8s-images:
 kubectl *args:
     nsenter --net=/run/netns/orchbench-k8s -- .tools/bin/kubectl --kubeconfig .state/kubernetes/admin.kubeconfig "$@"
 
-# Build the container images locally (base taewa orchbench by default; riwai raupi apache for study 000; voting for study 001; frontier for study 003; books for study 004; fortio locust jmeter as load tools; dsb for DeathStarBench)
+# Build the container images locally (base taewa orchbench by default; riwai raupi apache for study 000; voting for study 001; frontier for study 003; books for study 004; fortio locust jmeter artillery as load tools; dsb for DeathStarBench)
 images *targets:
     cluster/images.sh "$@"
 
@@ -268,7 +268,7 @@ fuzz time="5s":
 
 # Integration tests: bring up the embedded cluster, deploy, verify, measure, bring it down
 test-integration: tools tools-kubernetes build
-    cluster/images.sh pause base taewa riwai raupi apache frontier orchbench dsb fortio locust jmeter books voting
+    cluster/images.sh pause base taewa riwai raupi apache frontier orchbench dsb fortio locust jmeter artillery books voting
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/socialnetwork/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/hotelreservation/e2e/
     ORCHBENCH_TEST_STRICT=1 go test -tags e2e -count=1 -timeout 10m ./deathstarbench/mediamicroservices/e2e/

@@ -18,6 +18,7 @@
 #   locust    Locust (study 001's load tool, cluster/images/locust/requirements.txt) on a Debian base with python3
 #   jre       Debian's OpenJDK 17 JRE on base
 #   jmeter    JMeter (study 004's load tool, cluster/images/jmeter/pom.xml) from Maven Central, on jre
+#   artillery Artillery (study 003's load tool, cluster/images/artillery/package-lock.json) on the base's Node 18
 #   dsb       DeathStarBench: socialnet, hotelres, mediamicro, ferretdb FROM scratch; redis, memcached on base
 #   postgres     Debian's PostgreSQL 15 on base (study 004's database)
 #   books-node   apps/books-node (Express + sequelize) on base, node_modules from `npm ci` on the host
@@ -338,6 +339,42 @@ ENTRYPOINT [\"locust\"]" "$ctx"
   rm -rf "$ctx"
 }
 
+# Artillery from npm: the tree of cluster/images/artillery/package-lock.json,
+# installed on the host with `npm ci` (no install scripts: they fetch a
+# browser for Artillery's Playwright engine) and cached by the lock's hash,
+# on the base image, whose Debian nodejs (bookworm's 18) Artillery 2.0.21
+# runs on. posthog-node is removed: Artillery 2.0.21 sends a telemetry event
+# at every run even with ARTILLERY_DISABLE_TELEMETRY set, and it loads that
+# client inside a try, so without it nothing leaves the machine.
+build_artillery() {
+  build_base
+  local h; h=$(content_hash cluster/images/artillery)
+  local tag; tag="orchbench/artillery:$(printf '%s\n' "$h" "$(base_tag)" | sha256sum | cut -c1-12)"
+  if have "$tag"; then say "artillery: $tag is up to date"; tag_latest "$tag"; return; fi
+  command -v npm >/dev/null || { say "artillery: npm is missing (Debian's nodejs ships it here): run ./justw tools"; exit 1; }
+  local mods="$cache/npm/artillery-$h"
+  if [ ! -f "$mods/.complete" ]; then
+    say "artillery: npm ci (exact versions from package-lock.json) into $mods"
+    rm -rf "$mods"; mkdir -p "$mods"
+    cp "$root/cluster/images/artillery/package.json" "$root/cluster/images/artillery/package-lock.json" "$mods/"
+    (cd "$mods" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund) >"$root/.state/logs/npm-artillery.log" 2>&1 || {
+      say "artillery: npm ci failed; last lines of .state/logs/npm-artillery.log:"; tail -n 20 "$root/.state/logs/npm-artillery.log" | sed 's/^/    /'; exit 1; }
+    rm -rf "$mods/node_modules/posthog-node"
+    touch "$mods/.complete"
+  fi
+  local ctx; ctx=$(mktemp -d); mkdir "$ctx/app"
+  cp -r "$mods/package.json" "$mods/node_modules" "$ctx/app/"
+  # HOME: Artillery keeps a config file there; nobody has none of its own
+  build_ctx artillery "$tag" "FROM $(base_tag)
+COPY app/ /opt/artillery/
+ENV ARTILLERY_DISABLE_TELEMETRY=true HOME=/tmp
+USER 65534
+ENTRYPOINT [\"node\", \"/opt/artillery/node_modules/artillery/bin/run\"]" "$ctx"
+  rm -rf "$ctx"
+  local version; version=$(sed -n 's/.*"artillery": "\([0-9.]*\)".*/\1/p' "$root/cluster/images/artillery/package.json")
+  docker run --rm --network none "$tag" --version 2>&1 | grep -q "Artillery: $version" || { say "artillery: $tag does not run Artillery $version"; exit 1; }
+}
+
 # deb_layer NAME PACKAGE...: the .deb files that PACKAGE... need beyond what
 # the base image holds, downloaded on the host into a cache dir keyed by the
 # base and the list; prints the dir.
@@ -570,13 +607,14 @@ for t in "${targets[@]}"; do
     locust) build_locust ;;
     jre) build_jre ;;
     jmeter) build_jmeter ;;
+    artillery) build_artillery ;;
     postgres) build_postgres ;;
     books-node) build_books_node ;;
     books-kotlin) build_books_kotlin ;;
     books) build_postgres; build_books_node; build_books_kotlin ;;
     node) build_node ;;
     host) build_host ;;
-    *) say "unknown image '$t' (known: pause base taewa riwai raupi voting apache frontier redis orchbench dsb fortio locust jre jmeter postgres books-node books-kotlin books node host)"; exit 2 ;;
+    *) say "unknown image '$t' (known: pause base taewa riwai raupi voting apache frontier redis orchbench dsb fortio locust jre jmeter artillery postgres books-node books-kotlin books node host)"; exit 2 ;;
   esac
 done
 # Both tags: the content-hash one, and the one packs and jobs name (local),

@@ -92,7 +92,7 @@ func TestParseDemoSpec(t *testing.T) {
 		!reflect.DeepEqual(a.Rates, []float64{50, 100, 200, 400}) {
 		t.Fatalf("app wrong: %+v", a)
 	}
-	if a.Load != (Load{Kind: LoadOpen, Threads: 2, Connections: 16, Distribution: "exp"}) {
+	if !reflect.DeepEqual(a.Load, Load{Kind: LoadOpen, Threads: 2, Connections: 16, Distribution: "exp"}) {
 		t.Fatalf("load = %+v", a.Load)
 	}
 	if a.Vars["resource_scale"] != 0.25 {

@@ -12,7 +12,7 @@ import (
 // The load runner and JMeter-style iterations of an app block:
 //
 //	app "books" {
-//	  runner  = "orchbench"   # or "fortio" (closed loop, no think), "locust" (closed loop), "jmeter" (iterations)
+//	  runner  = "orchbench"   # or "fortio" (closed loop, no think), "locust" (closed loop), "jmeter" (iterations), "artillery" (rates, phases)
 //	  timeout = "1s"          # per request; a timeout is an error
 //	  iterations {
 //	    threads      = 5
@@ -44,14 +44,14 @@ func (p *parser) runner(block *hcl.Block, a hcl.Attributes, app *App) {
 		return
 	}
 	if !slices.Contains(Runners, app.Load.Runner) {
-		why := ""
-		if app.Load.Runner == RunnerArtillery {
-			why = " (artillery, study 003's tool, is not built yet: its npm tree is not packaged)"
-		}
-		p.errorf(rng, "Invalid runner", "runner must be one of %s; got %q%s%s", strings.Join(Runners, ", "), app.Load.Runner, why, via)
+		p.errorf(rng, "Invalid runner", "runner must be one of %s; got %q%s", strings.Join(Runners, ", "), app.Load.Runner, via)
 		return
 	}
 	if app.Load.Runner == RunnerOrchbench {
+		return
+	}
+	if app.Load.Runner == RunnerArtillery {
+		p.artilleryLoad(rng, app, via)
 		return
 	}
 	l := app.Load
@@ -140,8 +140,13 @@ func (p *parser) request(b *hcl.Block) Request {
 
 // stepTimes are a step's warm-up and measured period: an iterations step
 // has no warm-up (JMeter's had none) and runs until its users are done,
-// bounded by max_duration or the sweep's duration.
+// bounded by max_duration or the sweep's duration; a step with phases has
+// none either and runs its phases.
 func stepTimes(s *Sweep, l Load) (warmup, duration time.Duration) {
+	if len(l.Phases) > 0 {
+		// the phases are the whole run; a leading pad is the spec's own
+		return 0, PhasesDuration(l.Phases)
+	}
 	if l.Kind != LoadIterations {
 		return s.Warmup, s.Duration
 	}

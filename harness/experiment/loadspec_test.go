@@ -19,13 +19,13 @@ func TestLoadSpecErrorsNameFileLine(t *testing.T) {
 		want       []string
 	}{
 		{"bad runner", "    runner = \"k6\"\n    rates = [1]\n",
-			[]string{`bad.hcl:6,14-18: Invalid runner`, `runner must be one of orchbench, fortio, locust, jmeter; got "k6"`}},
+			[]string{`bad.hcl:6,14-18: Invalid runner`, `runner must be one of orchbench, fortio, locust, jmeter, artillery; got "k6"`}},
 		{"jmeter open loop", "    runner = \"jmeter\"\n    rates = [1]\n",
 			[]string{`bad.hcl:6,14-22: Unsupported load for runner`, "use an iterations block, not open load"}},
 		{"jmeter closed loop", "    runner = \"jmeter\"\n    closed_loop {\n      users = 4\n    }\n",
 			[]string{`bad.hcl:6,14-22: Unsupported load for runner`, "use an iterations block, not closed load"}},
-		{"artillery not built", "    runner = \"artillery\"\n    closed_loop {\n      users = 4\n    }\n",
-			[]string{`bad.hcl:6,14-25: Invalid runner`, "artillery, study 003's tool, is not built yet"}},
+		{"artillery closed loop", "    runner = \"artillery\"\n    closed_loop {\n      users = 4\n    }\n",
+			[]string{`bad.hcl:6,14-25: Unsupported load for runner`, "not a population of users", "not closed load"}},
 		{"fortio open loop", "    runner = \"fortio\"\n    rates = [1]\n",
 			[]string{`bad.hcl:6,14-22: Unsupported load for runner`, "only a closed loop of users", "not open load"}},
 		{"fortio think", "    runner = \"fortio\"\n    closed_loop {\n      users = 4\n      think = \"1s\"\n    }\n",

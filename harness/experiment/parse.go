@@ -311,7 +311,7 @@ var appSchema = &hcl.BodySchema{
 		{Name: "shipping"},
 		{Name: "ha"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "closed_loop"}, {Type: "iterations"}, {Type: "probe"}, {Type: "fault"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "closed_loop"}, {Type: "iterations"}, {Type: "probe"}, {Type: "fault"}, {Type: "phases"}},
 }
 
 // maxLevels bounds rates_from/to/step so a wrong step cannot plan a million steps.
@@ -440,11 +440,13 @@ func (p *parser) app(block *hcl.Block, defaults *hcl.BodyContent) (App, bool) {
 		p.errorf(a["script"].Expr.Range(), "Conflicting load", "set workload or script, not both")
 	}
 
-	var loops hcl.Blocks
+	var loops, phases hcl.Blocks
 	for _, b := range content.Blocks {
 		switch {
 		case b.Type == "closed_loop" || b.Type == "iterations":
 			loops = append(loops, b)
+		case b.Type == "phases":
+			phases = append(phases, b)
 		case b.Type == "fault" && app.Fault != nil:
 			p.errorf(b.DefRange, "Duplicate fault block", "only one fault block is allowed")
 		case b.Type == "fault":
@@ -456,6 +458,7 @@ func (p *parser) app(block *hcl.Block, defaults *hcl.BodyContent) (App, bool) {
 		}
 	}
 	p.levels(block, a, loops, &app)
+	p.phases(phases, a, &app)
 	p.runner(block, a, &app)
 	return app, len(p.diags.Errs()) == before
 }

@@ -30,6 +30,8 @@ func FuzzParse(f *testing.F) {
 		}
 		f.Add(src)
 	}
+	// the phases block, until a spec under experiments/ has one
+	f.Add([]byte(appSpec("    runner = \"artillery\"\n    rates = [10, 50]\n" + study003Phases)))
 	opts := Options{Orchestrators: knownOrchestrators, BaseDir: root, ListVariants: cachedVariants(PackVariants(filepath.Join(root, "packs"))),
 		Now: func() time.Time { return time.Unix(1700000000, 0) }}
 	f.Fuzz(func(t *testing.T, src []byte) {

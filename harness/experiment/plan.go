@@ -179,6 +179,11 @@ func FormatPlan(w io.Writer, s *Sweep, steps []Step) error {
 	fmt.Fprintf(w, "  seed %d%s\n", s.Seed, seedNote)
 	fmt.Fprintf(w, "  %d steps, %d deployments (%s), %d repetitions, early stop %v\n", len(steps), deploys, s.Deploy, s.Repetitions, s.EarlyStop)
 	fmt.Fprintf(w, "  each step: warmup %s, measure %s, cooldown %s; load time at least %s\n", s.Warmup, s.Duration, s.Cooldown, EstimatedDuration(steps))
+	for _, app := range s.Apps {
+		if len(app.Load.Phases) > 0 {
+			fmt.Fprintf(w, "  app %s: no warm-up, measured over its %s of phases\n", app.Name, PhasesDuration(app.Load.Phases))
+		}
+	}
 	fmt.Fprintf(w, "  SLO: p99 <= %s ms, achieved >= %g x offered, errors <= %g\n\n", sloP99(s.SLO.P99Ms), s.SLO.MinAchievedRatio, s.SLO.MaxErrorRatio)
 
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -225,7 +230,15 @@ func loadText(st Step) string {
 	case LoadIterations:
 		return fmt.Sprintf("iterations %d threads x %d loops x %d requests, timeout %s%s", st.Users, l.Iterations.Loops, len(l.Iterations.Requests), l.Timeout, runner)
 	}
-	return fmt.Sprintf("%s rps %s, %d thr/%d conn, %s", FormatRate(st.OfferedRPS), l.Distribution, l.Threads, l.Connections, target)
+	rate := FormatRate(st.OfferedRPS) + " rps"
+	if len(l.Phases) > 0 {
+		rate = phasesLoadText(st)
+	}
+	if l.Runner == RunnerArtillery {
+		// a virtual user per request, each on its own connection
+		return fmt.Sprintf("%s, %s%s", rate, target, runner)
+	}
+	return fmt.Sprintf("%s %s, %d thr/%d conn, %s%s", rate, l.Distribution, l.Threads, l.Connections, target, runner)
 }
 
 func varsText(vars map[string]any) string {

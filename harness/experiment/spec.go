@@ -50,7 +50,7 @@ const (
 )
 
 // Runners are the load runners a spec may name.
-var Runners = []string{RunnerOrchbench, RunnerFortio, RunnerLocust, RunnerJMeter}
+var Runners = []string{RunnerOrchbench, RunnerFortio, RunnerLocust, RunnerJMeter, RunnerArtillery}
 
 // Shipping modes: whether the node agent ships logs and metrics while a
 // step's load runs. "off" stops it for the app's steps (what the step's
@@ -200,6 +200,9 @@ type Load struct {
 	Timeout time.Duration `json:"timeout_ns,omitempty"`
 	// Iterations is set for LoadIterations: the loops and the sequence.
 	Iterations *Iterations `json:"iterations,omitempty"`
+	// Phases, in open loop, shape every step's arrivals as multiples of
+	// its rate (phases.go); none is one flat phase at the rate.
+	Phases []Phase `json:"phases,omitempty"`
 	// MaxGeneratorLag bounds the generator's own send delay (p99); past it
 	// the step is invalid. 0 means the harness default: 5 ms, or a tenth of
 	// the SLO's p99 when that is smaller.

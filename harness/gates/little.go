@@ -71,3 +71,11 @@ func ClosedLittleGate(users int) results.Gate {
 	return results.Gate{Name: Little, NotChecked: true,
 		Detail: fmt.Sprintf("closed loop: each of the %d users waits for its answer before sending again, so no request waits for a free connection", users)}
 }
+
+// ConnectionPerArrivalLittleGate stands for LittleGate with a tool that
+// opens a connection for every arrival (Artillery's virtual users): no
+// request ever waits for a free one, so the connections set no ceiling.
+func ConnectionPerArrivalLittleGate(tool string) results.Gate {
+	return results.Gate{Name: Little, NotChecked: true,
+		Detail: fmt.Sprintf("%s opens a connection for every arrival, so no request waits for a free one", tool)}
+}

@@ -303,13 +303,22 @@ func loadSeed(sweepSeed uint64, st experiment.Step) uint64 {
 // loadArgs turns a step's load settings into `orchbench load` flags.
 func loadArgs(rec *results.SweepRecord, st experiment.Step, eps []orchestrator.Endpoint) []string {
 	l := st.Load
-	args := []string{"-t", strconv.Itoa(max(l.Threads, 1)), "-d", st.Duration.String(), "--warmup", st.Warmup.String(), "-L", "-U",
-		"--seed", strconv.FormatUint(loadSeed(rec.Seed, st), 10)}
+	args := []string{"-t", strconv.Itoa(max(l.Threads, 1))}
+	if len(l.Phases) == 0 {
+		args = append(args, "-d", st.Duration.String())
+	}
+	args = append(args, "--warmup", st.Warmup.String(), "-L", "-U", "--seed", strconv.FormatUint(loadSeed(rec.Seed, st), 10))
 	switch {
 	case l.Kind == experiment.LoadIterations:
 		args = append(args, iterationArgs(st)...)
 	case st.Users > 0:
 		args = append(args, "--closed", "-c", strconv.Itoa(st.Users), "--think", l.Think.String())
+	case len(l.Phases) > 0:
+		// the phases replace -d and -R: their length is the step's duration
+		args = append(args, "-c", strconv.Itoa(max(l.Connections, 1)), "--phases", experiment.PhasesText(l.Phases, st.OfferedRPS))
+		if l.Distribution != "" {
+			args = append(args, "-D", l.Distribution)
+		}
 	default:
 		args = append(args, "-c", strconv.Itoa(max(l.Connections, 1)), "-R", experiment.FormatRate(st.OfferedRPS))
 		if l.Distribution != "" {

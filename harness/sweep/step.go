@@ -129,8 +129,11 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	if tool != experiment.RunnerOrchbench {
 		sr.Metadata["load_command"] = toolCommand(tool, req.Tool)
 	}
-	if st.Users == 0 {
-		little := gates.LittleCheckOf(max(st.Load.Connections, 1), st.OfferedRPS, probed.Slowest)
+	if st.Users == 0 && tool == experiment.RunnerArtillery {
+		gate(gates.ConnectionPerArrivalLittleGate(tool))
+	} else if st.Users == 0 {
+		// the connections must carry the phases' peak, not their mean
+		little := gates.LittleCheckOf(max(st.Load.Connections, 1), st.PeakRPS(), probed.Slowest)
 		sr.Metadata["little"] = little
 		if !gate(gates.LittleGate(little)) {
 			return files
@@ -189,6 +192,11 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		complete = gates.IterationsGate(res, runErr, st, load.Name())
 	}
 	if !gate(complete) {
+		if tool != experiment.RunnerOrchbench && res != nil {
+			// a tool that fell behind its own schedule (Artillery's phases
+			// stretched) was most often short of CPU: the step says that too
+			gate(toolGeneratorGate(sr, tool, toolRun, res, req.GeneratorCores, gates.ServiceUseOf(taskCPU, eps)))
+		}
 		return files
 	}
 	// a fault may have replaced an instance during the load: its new

@@ -40,7 +40,7 @@ func toolGeneratorGate(sr *results.StepResult, tool string, run *orchestrator.To
 	}
 	toolMax := 0.0
 	if t, err := toolload.Lookup(tool); err == nil {
-		toolMax = t.MaxCores()
+		toolMax = toolload.Ceiling(t, res)
 	}
 	return gates.ToolGeneratorGate(tool, cpu, generatorCores, toolMax, svc)
 }

@@ -56,7 +56,23 @@ func toolRequest(st experiment.Step, url string) toolload.Request {
 			req.Iterations.Requests = append(req.Iterations.Requests, toolload.HTTPRequest{Method: r.Method, Path: r.Path, Body: r.Body, ContentType: r.ContentType})
 		}
 	}
+	if st.Users == 0 && st.OfferedRPS > 0 {
+		req.Rate, req.Phases = st.OfferedRPS, toolPhases(st)
+	}
 	return req
+}
+
+// toolPhases are an open-loop step's arrivals at its rate: its phases, or
+// one flat phase of its duration.
+func toolPhases(st experiment.Step) []loadgen.Phase {
+	if len(st.Load.Phases) == 0 {
+		return []loadgen.Phase{{Dur: st.Duration, From: st.OfferedRPS, To: st.OfferedRPS}}
+	}
+	out := make([]loadgen.Phase, 0, len(st.Load.Phases))
+	for _, p := range st.Load.Phases {
+		out = append(out, loadgen.Phase{Dur: p.Duration, From: p.From * st.OfferedRPS, To: p.To * st.OfferedRPS})
+	}
+	return out
 }
 
 // toolCommand is the tool's command line, archived with the step.

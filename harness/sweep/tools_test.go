@@ -187,7 +187,7 @@ func TestLoadRunnerChoice(t *testing.T) {
 	if got, _ := r.loadRunner(noTools{}, experiment.Load{}); got.Name() != "local" {
 		t.Fatalf("ours with --load-runner local: %s", got.Name())
 	}
-	if _, err := r.loadRunner(noTools{}, experiment.Load{Runner: "k6"}); err == nil || !strings.Contains(err.Error(), `load runner "k6" is not a tool of this build; tools: fortio, jmeter, locust`) {
+	if _, err := r.loadRunner(noTools{}, experiment.Load{Runner: "k6"}); err == nil || !strings.Contains(err.Error(), `load runner "k6" is not a tool of this build; tools: artillery, fortio, jmeter, locust`) {
 		t.Fatalf("an unknown tool: %v", err)
 	}
 }

@@ -30,6 +30,11 @@ type Request struct {
 	// times, back to back, bounded by Duration. URL then gives only the
 	// scheme, host and port.
 	Iterations *Iterations `json:"iterations,omitempty"`
+	// Rate and Phases, when set, replace the closed loop with open-loop
+	// arrivals: Phases (absolute rates) are the measured run, whose
+	// length is Duration, and a warm-up runs at Rate.
+	Rate   float64         `json:"rate,omitempty"`
+	Phases []loadgen.Phase `json:"phases,omitempty"`
 }
 
 // Iterations is a thread group: Threads users, each running Requests in

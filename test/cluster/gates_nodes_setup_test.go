@@ -34,11 +34,11 @@ type gatesHarness struct {
 // gatesWorkDir is where the validity sweeps run inside the client node.
 const gatesWorkDir = "/opt/obn/gates"
 
-var gatesImages = []string{taewaImage, "orchbench/orchbench:local", "orchbench/pause:local", "orchbench/fortio:local", "orchbench/jmeter:local"}
+var gatesImages = []string{taewaImage, "orchbench/orchbench:local", "orchbench/pause:local", "orchbench/fortio:local", "orchbench/jmeter:local", "orchbench/artillery:local"}
 
 func newGatesHarness(t *testing.T) *gatesHarness {
 	t.Helper()
-	requireNodeHost(t, "just images taewa orchbench pause fortio jmeter", gatesImages...)
+	requireNodeHost(t, "just images taewa orchbench pause fortio jmeter artillery", gatesImages...)
 	bin := buildStatic(t)
 	h := &gatesHarness{forwarder: buildStaticPackage(t, "./test/wrongsetup/forwarder")}
 	if dockerOut(t, "ps", "-q", "--filter", "label=orchbench.nodes="+clusterName) == "" {

@@ -85,6 +85,7 @@ const LenientLag = "max_generator_lag = \"25ms\"\n    "
 //	closed-starved     a closed loop, generator at 0.05 core   invalid (generator: the lag distorts latency)
 //	tool-starved       Fortio capped at 0.05 core              invalid (generator: fortio saturated)
 //	jmeter-starved     JMeter's thread group capped at 0.1 core invalid (generator: jmeter saturated)
+//	artillery-starved  Artillery's phases capped at 0.1 core   invalid (generator: artillery saturated; load: its phase ran long)
 //	tool-entry         Fortio given a service of 2 instances   invalid (tool-entry, before the load)
 //
 // The test arranges what the rows cannot say themselves: the forwarder
@@ -132,9 +133,22 @@ var Nomad = []Row{
 	{"jmeter-starved", TaewaBlock("unlimited", "faulty-jmeter", FaultyVars+", resource_scale = 0.05",
 		"runner = \"jmeter\"\n    generator_cores = 0.1\n    iterations {\n      threads = 16\n      loops = 50\n      max_duration = \"60s\"\n      request { path = \"/\" }\n    }"),
 		results.OutcomeInvalid, "generator", "jmeter saturated: jmeter used"},
+	ArtilleryStarved,
 	{"tool-entry", TaewaBlock("horizontal", "taewa-fortio-two", "resource_scale = 0.25", "runner = \"fortio\"\n    closed_loop {\n      users = 4\n    }"),
 		results.OutcomeInvalid, "tool-entry", "fortio takes one URL, but the service has 2 instances"},
 }
+
+// ArtilleryStarved: 200 arrivals a second, each a virtual user on a
+// connection of its own, from an Artillery held to 0.1 core, against
+// Taewa's fast path on a whole core, which keeps up. Artillery spends about
+// 2 ms of CPU on a virtual user (Node 18), so 0.1 core creates some 50 a
+// second: measured, it used 98 % of its 0.1 core, throttled in every CFS
+// period, while Taewa used 3 % of its core. Its load gate fails too (it
+// answered its users long after its phase); its start-up comes before the
+// window.
+var ArtilleryStarved = Row{"artillery-starved", TaewaBlock("baseline", "taewa-artillery-starved", "resource_scale = 1",
+	"path = \"/?n=0\"\n    runner = \"artillery\"\n    generator_cores = 0.1\n    rates = [200]\n    phases {\n      phase {\n        duration = \"5s\"\n        rate     = 1\n      }\n    }"),
+	results.OutcomeInvalid, "generator", "artillery saturated: artillery used"}
 
 // Elsewhere are the wrong setups that need no faulty server, for the
 // orchestrators whose adapters translate the pack: Taewa's /?n=0 is the

@@ -95,7 +95,7 @@ func (t *ToolRunner) RunObserved(ctx context.Context, req orchestrator.LoadReque
 		files = map[string]string{}
 	}
 	filesJSON, _ := json.Marshal(files)
-	vars := fmt.Sprintf("image = %q\nargs = %s\nwarmup_args = %s\nfiles = %s\nmemory = %d\n", t.Image, hclList(args), hclList(warm), filesJSON, orchestrator.LoadMemoryMiB)
+	vars := fmt.Sprintf("image = %q\nargs = %s\nwarmup_args = %s\nfiles = %s\nmemory = %d\n", t.Image, hclList(args), hclList(warm), filesJSON, toolload.MemoryMiB(t.Tool, orchestrator.LoadMemoryMiB))
 	if req.GeneratorCores > 0 {
 		if req.MHzPerCore <= 0 {
 			return nil, nil, run, fmt.Errorf("generator_cores = %g: the node's MHz per core is unknown", req.GeneratorCores)
