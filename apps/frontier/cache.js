@@ -78,7 +78,10 @@ class Cache {
       return await Promise.race([fn(this.client), timeout]);
     } catch (e) {
       if (e instanceof UpstreamError) throw e;
-      throw new UpstreamError(502, `cached: redis ${this.where}: ${e.message}`);
+      // the client still counted as ready when Redis went away under the
+      // command (its socket ended mid-command): Redis is unavailable, as
+      // when the client already knew it
+      throw new UpstreamError(503, `cached: redis ${this.where} failed: ${e.message}`);
     } finally {
       clearTimeout(timer);
     }

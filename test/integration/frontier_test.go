@@ -126,7 +126,9 @@ func TestFrontierOnNomad(t *testing.T) {
 		c.Close()
 		status, body, _ := frontierGet(base(1) + "/cached")
 		t.Logf("/cached with Redis down: %d %s", status, body)
-		if status != http.StatusServiceUnavailable || !strings.HasPrefix(body, "cached: redis "+redis+" is not connected") {
+		// the first request may meet the client still counting as ready, its
+		// command cut off: a failure of the same Redis, also 503
+		if status != http.StatusServiceUnavailable || !strings.HasPrefix(body, "cached: redis "+redis+" is not connected") && !strings.HasPrefix(body, "cached: redis "+redis+" failed: ") {
 			t.Errorf("/cached with Redis down answered %d %q, want 503 and the web tier's message", status, body)
 		}
 		g := probe.Check(ctx, eps)
