@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/orchbench/orchbench/harness/results"
-	"github.com/orchbench/orchbench/test/wrongsetup"
 )
 
 // Study 003's shape, short: pad 5 s, ramp 10 s to the rate, 10 s at it,
@@ -93,11 +92,4 @@ func TestArtilleryPhasesMatchOurGenerator(t *testing.T) {
 	if math.Abs(ratio-1) > 0.10 {
 		t.Fatalf("achieved rates differ by more than 10 %%: artillery %.2f, ours %.2f rps", art.AchievedRPS, ours.AchievedRPS)
 	}
-}
-
-// An Artillery job held to 0.1 core while its phases ask 200 arrivals a
-// second saturates it: the step is invalid, by the generator gate, as
-// TestEveryGateCanFail's row artillery-starved says.
-func TestArtilleryStarvedStepIsInvalid(t *testing.T) {
-	runWrongSetups(t, "nomad", []wrongsetup.Row{wrongsetup.ArtilleryStarved})
 }
