@@ -120,9 +120,13 @@ func registers(g *api.TaskGroup, t *api.Task, service string) (bool, int) {
 	return false, 0
 }
 
-// parse hands the job to `nomad job run -output`, which parses it locally
-// with Nomad's own jobspec parser and prints what it would submit.
-func (c Checker) parse(hcl string) (*api.Job, error) {
+// parse hands the job to `nomad job run -output` (ParseJob).
+func (c Checker) parse(hcl string) (*api.Job, error) { return ParseJob(c.Nomad, hcl) }
+
+// ParseJob hands a job specification to the nomad binary's
+// `job run -output`, which parses it locally with Nomad's own jobspec
+// parser and prints what it would submit; nothing is sent.
+func ParseJob(nomad, hcl string) (*api.Job, error) {
 	dir, err := os.MkdirTemp("", "orchbench-conformance-")
 	if err != nil {
 		return nil, err
@@ -132,7 +136,7 @@ func (c Checker) parse(hcl string) (*api.Job, error) {
 	if err := os.WriteFile(path, []byte(hcl), 0o644); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(c.Nomad, "job", "run", "-output", path)
+	cmd := exec.Command(nomad, "job", "run", "-output", path)
 	// nothing is sent; an unreachable address proves it
 	cmd.Env = append(os.Environ(), "NOMAD_ADDR=http://127.0.0.1:1")
 	out, err := cmd.Output()

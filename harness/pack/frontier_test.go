@@ -1,15 +1,16 @@
 package pack_test
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/conformance"
 	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/orchestrator/kubernetes"
@@ -64,21 +65,11 @@ func parseWithNomad(t *testing.T, hcl string) *api.Job {
 			t.Fatalf("the frontier pack tests parse jobs with the pinned nomad binary: run ./justw tools (%v)", err)
 		}
 	}
-	file := filepath.Join(t.TempDir(), "frontier.nomad.hcl")
-	if err := os.WriteFile(file, []byte(hcl), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(nomad, "job", "run", "-output", file)
-	cmd.Env = append(os.Environ(), "NOMAD_ADDR=http://127.0.0.1:1") // nothing is sent
-	out, err := cmd.Output()
+	job, err := conformance.ParseJob(nomad, hcl)
 	if err != nil {
 		t.Fatalf("nomad does not parse the rendered job: %v\n%s", err, hcl)
 	}
-	var wrapped struct{ Job *api.Job }
-	if err := json.Unmarshal(out, &wrapped); err != nil || wrapped.Job == nil {
-		t.Fatalf("nomad job run -output printed no job: %v", err)
-	}
-	return wrapped.Job
+	return job
 }
 
 type frontierTask struct {
@@ -131,7 +122,7 @@ func TestFrontierShapes(t *testing.T) {
 			t.Errorf("%v: job %s, web tier %d x cpu %d mem %d, intent %+v, cpu_hard_limit %v", c.vars, *job.ID, web.count, web.cpu,
 				*web.task.Resources.MemoryMB, web.intent, hard)
 		}
-		if job.Meta["orchbench_service"] != c.job || job.Meta["orchbench_count"] != itoaInt(c.count) {
+		if job.Meta["orchbench_service"] != c.job || job.Meta["orchbench_count"] != strconv.Itoa(c.count) {
 			t.Errorf("%v: job meta %v", c.vars, job.Meta)
 		}
 		// the remote service is exactly one whatever the shape; the support
@@ -149,8 +140,6 @@ func TestFrontierShapes(t *testing.T) {
 		}
 	}
 }
-
-func itoaInt(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // Each route's probe takes that route's right answer and nothing else: not
 // an upstream's error message, not an empty body, not another route's.
