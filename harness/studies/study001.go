@@ -84,7 +84,7 @@ func study001(s sweep) *Table {
 		case a.server != b.server:
 			return a.server > b.server // runserver (the study's) first
 		case a.replicas != b.replicas:
-			return numericOrder(a.replicas) < numericOrder(b.replicas)
+			return configOrder(a.replicas) < configOrder(b.replicas)
 		case a.users != b.users:
 			return a.users < b.users
 		}
@@ -122,13 +122,6 @@ func replicas001(m measured) string {
 func orDefault(s, def string) string {
 	if s == "" {
 		return def
-	}
-	return s
-}
-
-func numericOrder(s string) string {
-	if n, err := strconv.Atoi(s); err == nil {
-		return fmt.Sprintf("%012d", n)
 	}
 	return s
 }

@@ -87,9 +87,9 @@ func study003(s sweep) *Table {
 		case a.route != b.route:
 			return routeRank003(a.route) < routeRank003(b.route)
 		case a.instances != b.instances:
-			return numericOrder(a.instances) < numericOrder(b.instances)
+			return configOrder(a.instances) < configOrder(b.instances)
 		case a.keys != b.keys:
-			return numericOrder(a.keys) < numericOrder(b.keys)
+			return configOrder(a.keys) < configOrder(b.keys)
 		}
 		return a.orchestrator < b.orchestrator
 	})

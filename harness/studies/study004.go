@@ -122,6 +122,9 @@ func describeConfig(c string) string {
 	return c
 }
 
+// configOrder is a sort key: whole numbers in numeric order, anything else
+// after them (study 004's "1 core", study 001's replicas, study 003's
+// instances and cache keys).
 func configOrder(c string) string {
 	if n, err := strconv.Atoi(c); err == nil {
 		return fmt.Sprintf("0%06d", n)

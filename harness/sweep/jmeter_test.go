@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
@@ -98,7 +99,7 @@ func TestJMeterRunsStudy004sPlan(t *testing.T) {
 		}
 		return m
 	}
-	if j, o := counts(jm), counts(ours); len(j) != len(it.Requests) || !equalCounts(j, o) {
+	if j, o := counts(jm), counts(ours); len(j) != len(it.Requests) || !maps.Equal(j, o) {
 		t.Errorf("per endpoint, jmeter %v, ours %v", j, o)
 	}
 	if jm.StatusCodes[201] != ours.StatusCodes[201] || jm.StatusCodes[200] != ours.StatusCodes[200] {
@@ -112,16 +113,4 @@ func TestJMeterRunsStudy004sPlan(t *testing.T) {
 	}
 	t.Logf("jmeter: %.1f rps over %.2f s, mean %.2f ms; ours: %.1f rps over %.2f s, mean %.2f ms",
 		jm.AchievedRate, jm.DurationSeconds, jm.Latency.Mean/1000, ours.AchievedRate, ours.DurationSeconds, ours.Latency.Mean/1000)
-}
-
-func equalCounts(a, b map[string]int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }

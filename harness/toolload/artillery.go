@@ -159,17 +159,15 @@ func (Artillery) Files(req Request) (map[string]string, error) {
 	for _, p := range req.Phases {
 		declared = append(declared, p.Dur.Milliseconds())
 	}
-	files[artilleryProcessor] = artilleryProcessorSource(u.RequestURI(), expectedArrivals(req.Phases), declared, timeout)
+	files[artilleryProcessor] = artilleryProcessorSource(u.RequestURI(), phasesOffer(req.Phases), declared, timeout)
 	return files, nil
 }
 
-// expectedArrivals is the phases' integral: what they offer in all.
-func expectedArrivals(phases []loadgen.Phase) float64 {
-	n := 0.0
-	for _, p := range phases {
-		n += p.Dur.Seconds() * (p.From + p.To) / 2
-	}
-	return n
+// phasesOffer is what the phases offer in all: the integral of the
+// schedule our generator would run them on.
+func phasesOffer(phases []loadgen.Phase) float64 {
+	sched := loadgen.ScheduleOf(phases)
+	return sched.Hits(sched.Duration())
 }
 
 func (a Artillery) Command(req Request, in, out string) (warmup, run []string, err error) {
