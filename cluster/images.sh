@@ -340,7 +340,7 @@ ENTRYPOINT [\"locust\"]" "$ctx"
 }
 
 # Artillery from npm: the tree of cluster/images/artillery/package-lock.json,
-# installed on the host with `npm ci` (no install scripts: they fetch a
+# installed on the host by cluster/vendor.sh's `npm ci` (no install scripts: they fetch a
 # browser for Artillery's Playwright engine) and cached by the lock's hash,
 # on the base image, whose Debian nodejs (bookworm's 18) Artillery 2.0.21
 # runs on. posthog-node is removed: Artillery 2.0.21 sends a telemetry event
@@ -351,19 +351,10 @@ build_artillery() {
   local h; h=$(content_hash cluster/images/artillery)
   local tag; tag="orchbench/artillery:$(printf '%s\n' "$h" "$(base_tag)" | sha256sum | cut -c1-12)"
   if have "$tag"; then say "artillery: $tag is up to date"; tag_latest "$tag"; return; fi
-  command -v npm >/dev/null || { say "artillery: npm is missing (Debian's nodejs ships it here): run ./justw tools"; exit 1; }
-  local mods="$cache/npm/artillery-$h"
-  if [ ! -f "$mods/.complete" ]; then
-    say "artillery: npm ci (exact versions from package-lock.json) into $mods"
-    rm -rf "$mods"; mkdir -p "$mods"
-    cp "$root/cluster/images/artillery/package.json" "$root/cluster/images/artillery/package-lock.json" "$mods/"
-    (cd "$mods" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund) >"$root/.state/logs/npm-artillery.log" 2>&1 || {
-      say "artillery: npm ci failed; last lines of .state/logs/npm-artillery.log:"; tail -n 20 "$root/.state/logs/npm-artillery.log" | sed 's/^/    /'; exit 1; }
-    rm -rf "$mods/node_modules/posthog-node"
-    touch "$mods/.complete"
-  fi
+  local mods; mods=$("$root/cluster/vendor.sh" dir artillery)
   local ctx; ctx=$(mktemp -d); mkdir "$ctx/app"
-  cp -r "$mods/package.json" "$mods/node_modules" "$ctx/app/"
+  cp -r "$root/cluster/images/artillery/package.json" "$mods/node_modules" "$ctx/app/"
+  rm -rf "$ctx/app/node_modules/posthog-node"
   # HOME: Artillery keeps a config file there; nobody has none of its own
   build_ctx artillery "$tag" "FROM $(base_tag)
 COPY app/ /opt/artillery/

@@ -5,6 +5,8 @@
 #   riwai  npm ci of apps/riwai/package-lock.json       -> <dir>/node_modules
 #   frontier  npm ci of apps/frontier/package-lock.json -> <dir>/node_modules
 #   raupi  pip install --require-hashes of requirements -> <dir>/site
+#   artillery  npm ci of cluster/images/artillery/package-lock.json (a
+#          load tool's tree, which cluster/images.sh puts in its image)
 #   voting pip install --require-hashes of requirements -> <dir>/site
 # `cluster/vendor.sh dir APP` prints the cached directory (vendoring first);
 # cluster/images.sh COPYs it into the image. `cluster/vendor.sh install APP`
@@ -20,9 +22,10 @@ host_prefix=/usr/local/lib/orchbench
 lock_files() {
   case $1 in
     riwai|frontier) echo "apps/$1/package.json apps/$1/package-lock.json" ;;
+    artillery) echo cluster/images/artillery/package.json cluster/images/artillery/package-lock.json ;;
     raupi) echo apps/raupi/requirements.txt ;;
     voting) echo apps/voting/requirements.txt ;;
-    *) say "unknown app '$1' (known: riwai frontier raupi voting)"; exit 2 ;;
+    *) say "unknown app '$1' (known: riwai frontier raupi voting artillery)"; exit 2 ;;
   esac
 }
 
@@ -40,10 +43,12 @@ vendor() {
   [ -f "$dir/.complete" ] && { echo "$dir"; return; }
   mkdir -p "$cache"; tmp=$(mktemp -d "$cache/.$app.XXXXXX"); log="$tmp.log"
   case $app in
-    riwai|frontier)
+    riwai|frontier|artillery)
       command -v npm >/dev/null || { say "npm is missing (Debian's nodejs has none): apt-get install npm"; exit 1; }
-      cp "$root/apps/$app/package.json" "$root/apps/$app/package-lock.json" "$tmp/"
-      say "$app: npm ci (pinned by apps/$app/package-lock.json)"
+      local manifest lock
+      read -r manifest lock <<<"$(lock_files "$app")"
+      cp "$root/$manifest" "$root/$lock" "$tmp/"
+      say "$app: npm ci (pinned by $lock)"
       (cd "$tmp" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund) >"$log" 2>&1 || { cat "$log" >&2; rm -rf "$tmp"; exit 1; }
       rm "$tmp/package.json" "$tmp/package-lock.json" ;;
     raupi|voting)
