@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/orchbench/orchbench/harness/results"
+	"github.com/orchbench/orchbench/test/wrongsetup"
 )
 
 // TestKubernetes brings the embedded Kubernetes up (twice: the second is a
@@ -18,8 +19,9 @@ import (
 // through the NodePort with the load generator as a Job, and reads 0.5
 // cores and 512 MiB back from the pod's cgroup; then sets a smaller CPU
 // quota on the container's cgroup behind the kubelet's back, and the next step
-// is invalid by the limits gate; faults during load, and the hotel
-// reservation's quick sweep. Last, k8s-down leaves nothing on the host
+// is invalid by the limits gate; faults during load, the hotel
+// reservation's and the media microservices' quick sweeps, and the wrong
+// setups of TestEveryGateCanFail that need no exec driver. Last, k8s-down leaves nothing on the host
 // that k8s-up found absent.
 func TestKubernetes(t *testing.T) {
 	must(t, filepath.Join(root, "cluster", "kubernetes.sh"), "up")
@@ -112,6 +114,10 @@ func TestKubernetes(t *testing.T) {
 	t.Run("hotel-reservation", func(t *testing.T) { hotelQuickSweep(t, "kubernetes") })
 	// and the media microservices' (TestMediaMicroservices: Nomad, Swarm)
 	t.Run("media-microservices", func(t *testing.T) { mediaQuickSweep(t, "kubernetes") })
+	// and TestEveryGateCanFail's wrong setups that need no exec driver
+	// (TestEveryGateCanFailOnSwarm runs them on Swarm): one bring-up of
+	// Kubernetes for all, not one more for these (about 100 s of CI)
+	t.Run("every-gate-can-fail", func(t *testing.T) { runWrongSetups(t, "kubernetes", wrongsetup.Elsewhere) })
 
 	out := down()
 	left, err := sh(root, "cluster/hoststate.sh", "diff", filepath.Join(root, ".state", "hoststate", "kubernetes"))

@@ -15,9 +15,11 @@ import (
 // same Taewa pack and limits, 8 connections at max rate, 8 s, our
 // generator and Fortio capped at 0.25 core in their own batch jobs: every
 // step must be valid, archive rps per core the service used, and the medians of the two
-// throughputs over 3 repetitions must agree within 15 %. Steps are deployed
-// afresh and shuffled together, so the machine's drift spreads over both;
-// still, on a shared 2-core machine one runner's own repetitions spread
+// throughputs over 3 repetitions must agree within a factor 1.5. Each
+// runner's steps share one deployment (per-step deployments spread the
+// machine's drift over both runners, at 6 more deployments, about 80 s of
+// CI, for a test whose bound is a factor); on a shared 2-core machine one
+// runner's own repetitions spread
 // by up to 70 % (ours 1703-2953 rps, fortio 2508-3128 in one run), so the 5 % parity is
 // asserted by sweep's TestClosedLoopMatchesFortio, which runs both side by
 // side on one pinned CPU, where drift cannot tell them apart.
@@ -49,7 +51,7 @@ func TestFortioRunnerMatchesOurClosedLoop(t *testing.T) {
 	spec := `sweep "loadtools" {
   seed        = 1
   repetitions = 3
-  deploy      = "per-step"
+  deploy      = "per-configuration"
   warmup      = "2s"
   duration    = "8s"
   orchestrators = ["nomad"]` + app("ours", "orchbench", 1000, 0.25) + app("fortio", "fortio", 1000, 0.25) + app("locust", "locust", 80000, 1) + `

@@ -142,7 +142,6 @@ func TestDurabilityRedisAppendOnlyEverySecond(t *testing.T) {
 	// the pack's flags (packs/social-network)
 	p := newStoreProcess(t, logDir, "redis", redisServer, "--bind", "127.0.0.1", "--port", strconv.Itoa(port),
 		"--save", "", "--appendonly", "yes", "--appendfsync", "everysec", "--maxmemory-policy", "noeviction", "--dir", dataDir)
-	ctx := context.Background()
 	for round := range durabilityRounds {
 		p.start()
 		testutil.WaitTCP(t, "redis", addr, 30*time.Second)
@@ -158,13 +157,8 @@ func TestDurabilityRedisAppendOnlyEverySecond(t *testing.T) {
 		testutil.WaitTCP(t, "redis", addr, 30*time.Second)
 		client = redis.NewClient(&redis.Options{Addr: addr})
 		waitLoaded(t, client)
-		lost, total := missing(t, acked, func(w, seq int) bool {
-			n, err := client.Exists(ctx, key(w, seq)).Result()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n == 1
-		})
+		present := presentKeys(t, client, acked, key)
+		lost, total := missing(t, acked, func(w, seq int) bool { return present[key(w, seq)] })
 		client.Close()
 		p.kill()
 		t.Logf("redis round %d: %d acknowledged writes (%.0f/s), %d lost after SIGKILL and restart (%.2f s of writes)",
@@ -178,6 +172,40 @@ func TestDurabilityRedisAppendOnlyEverySecond(t *testing.T) {
 			t.Errorf("round %d: %d acknowledged writes lost, more than two seconds' worth (%.0f/s)", round+1, lost, rate)
 		}
 	}
+}
+
+// presentKeys asks Redis which of the acknowledged keys exist, a
+// pipeline of a thousand EXISTS at a time: one round trip a key made the
+// three rounds' 400,000 checks take most of this test's 40 s.
+func presentKeys(t *testing.T, client *redis.Client, acked []int, key func(w, seq int) string) map[string]bool {
+	t.Helper()
+	present := map[string]bool{}
+	var batch []string
+	flush := func() {
+		pipe := client.Pipeline()
+		cmds := make([]*redis.IntCmd, len(batch))
+		for i, k := range batch {
+			cmds[i] = pipe.Exists(context.Background(), k)
+		}
+		if _, err := pipe.Exec(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for i, cmd := range cmds {
+			present[batch[i]] = cmd.Val() == 1
+		}
+		batch = batch[:0]
+	}
+	for w, last := range acked {
+		for seq := 0; seq <= last; seq++ {
+			if batch = append(batch, key(w, seq)); len(batch) == 1000 {
+				flush()
+			}
+		}
+	}
+	if len(batch) > 0 {
+		flush()
+	}
+	return present
 }
 
 // waitLoaded waits until Redis has read its append-only file: it answers
