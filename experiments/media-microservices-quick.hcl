@@ -2,7 +2,7 @@
 # baseline under DeathStarBench's compose-review workload on Nomad, Docker
 # Swarm and Kubernetes (just k8s-up first), two repetitions of two low
 # rates, short steps; a few minutes in all, most of them the dataset's load
-# (about 60 s per deployment at resource_scale 0.03, the most that leaves
+# (about 36 s per deployment at resource_scale 0.03, the most that leaves
 # room on a 2-core node for the cluster's own jobs and the load generator's
 # 500 MHz; at 0.05 the generator could not be placed). test/integration's
 # TestMediaMicroservices (Nomad, Swarm) and TestKubernetes run it.

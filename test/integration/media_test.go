@@ -92,7 +92,7 @@ func mediaQuickSweep(t *testing.T, orchestrators ...string) []results.StepResult
 
 // mediaLostPlot deploys the baseline on Nomad without its hooks, writes
 // the first movie's page (its info, cast and plot: what the probe reads;
-// the full load takes 90 s), passes the probe, then deletes the plot from
+// the full load takes 36 s), passes the probe, then deletes the plot from
 // mongodb-plot and flushes memcached-plot: the page answers 404, so the
 // probe, as the sweep runs it before every load, fails.
 func mediaLostPlot(t *testing.T) {
