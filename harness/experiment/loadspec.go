@@ -68,8 +68,28 @@ func (p *parser) runner(block *hcl.Block, a hcl.Attributes, app *App) {
 		p.errorf(rng, "Unsupported load for runner", "runner %q runs only a closed loop of users (fortio: at its maximum rate, -qps -1): use a closed_loop block, not %s load%s", l.Runner, l.Kind, via)
 	case l.Think > 0 && l.Runner == RunnerFortio:
 		p.errorf(rng, "Unsupported load for runner", "runner %q has no think time; drop think from closed_loop or use runner = \"orchbench\"%s", l.Runner, via)
+	case l.SpawnRate > 0 && l.Runner == RunnerFortio:
+		p.errorf(rng, "Unsupported load for runner", "runner %q starts all its connections at once; drop spawn_rate from closed_loop or use runner = \"orchbench\" or \"locust\"%s", l.Runner, via)
 	case l.Script != "" || l.Workload != "":
 		p.errorf(rng, "Unsupported load for runner", "runner %q sends one request path; a script or workload needs runner = \"orchbench\"%s", l.Runner, via)
+	}
+}
+
+// locustfile holds a spec's own locustfile to the load it can run: Locust's
+// closed loop of users, whose flow and wait time are the file's.
+func (p *parser) locustfile(a hcl.Attributes, app *App) {
+	l := app.Load
+	if l.Locustfile == "" {
+		return
+	}
+	rng := a["locustfile"].Expr.Range()
+	switch {
+	case l.RunnerName() != RunnerLocust:
+		p.errorf(rng, "Locustfile without Locust", "a locustfile is run by runner = \"locust\"; this app's runner is %q (the same flow for orchbench's generator is a workload or a script)", l.RunnerName())
+	case l.Think > 0:
+		p.errorf(rng, "Conflicting think time", "the locustfile's users wait as its wait_time says; drop think from closed_loop")
+	case l.Path != "":
+		p.errorf(rng, "Conflicting load", "the locustfile's users send what it says; drop path")
 	}
 }
 

@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,9 @@ func appSpec(body string) string {
 // Each case names the field and the line:column range it must point at.
 func TestLoadSpecErrorsNameFileLine(t *testing.T) {
 	base := testBase(t)
+	if err := os.WriteFile(filepath.Join(base, "flow.py"), []byte("# a study's flow\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name, body string
 		want       []string
@@ -44,6 +49,16 @@ func TestLoadSpecErrorsNameFileLine(t *testing.T) {
 			[]string{`bad.hcl:9,5-15: Duplicate iterations block`}},
 		{"bad timeout", "    timeout = \"0s\"\n    rates = [1]\n",
 			[]string{`bad.hcl:6,15-19: Invalid timeout`}},
+		{"zero spawn rate", "    closed_loop {\n      users = 4\n      spawn_rate = 0\n    }\n",
+			[]string{`bad.hcl:8,20-21: Invalid spawn_rate`}},
+		{"fortio spawn rate", "    runner = \"fortio\"\n    closed_loop {\n      users = 4\n      spawn_rate = 1\n    }\n",
+			[]string{`bad.hcl:6,14-22: Unsupported load for runner`, "starts all its connections at once"}},
+		{"locustfile missing", "    runner = \"locust\"\n    locustfile = \"gone.py\"\n    closed_loop {\n      users = 4\n    }\n",
+			[]string{`bad.hcl:7,18-27: Locustfile not found`, "gone.py"}},
+		{"locustfile for ours", "    locustfile = \"flow.py\"\n    closed_loop {\n      users = 4\n    }\n",
+			[]string{`bad.hcl:6,18-27: Locustfile without Locust`, `this app's runner is "orchbench"`}},
+		{"locustfile and think", "    runner = \"locust\"\n    locustfile = \"flow.py\"\n    closed_loop {\n      users = 4\n      think = \"1s\"\n    }\n",
+			[]string{`bad.hcl:7,18-27: Conflicting think time`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse([]byte(appSpec(c.body)), "bad.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: base})
@@ -126,5 +141,24 @@ func TestRunnerOverride(t *testing.T) {
 	_, err = Parse([]byte(open), "x.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: base, Runner: RunnerFortio})
 	if err == nil || !strings.Contains(err.Error(), "x.hcl:3,3-14: Unsupported load for runner") || !strings.Contains(err.Error(), "(from --runner)") {
 		t.Errorf("open loop under --runner fortio: %v", err)
+	}
+}
+
+// Study 001's load: Locust running the spec's locustfile, its users spawned
+// at a rate, beside the same flow by orchbench's generator.
+func TestLocustfileAndSpawnRateParse(t *testing.T) {
+	base := testBase(t)
+	if err := os.WriteFile(filepath.Join(base, "flow.py"), []byte("# a study's flow\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	body := "    runner = \"locust\"\n    locustfile = \"flow.py\"\n    closed_loop {\n      users = [1, 50]\n      spawn_rate = 2\n    }\n"
+	s, err := Parse([]byte(appSpec(body)), "l.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range Plan(s) {
+		if st.Load.Locustfile != "flow.py" || st.Load.SpawnRate != 2 || st.Load.RunnerName() != RunnerLocust {
+			t.Errorf("step %s: locustfile %q, spawn rate %g, runner %s", st.ID, st.Load.Locustfile, st.Load.SpawnRate, st.Load.RunnerName())
+		}
 	}
 }

@@ -303,6 +303,7 @@ var appSchema = &hcl.BodySchema{
 		{Name: "path"},
 		{Name: "workload"},
 		{Name: "script"},
+		{Name: "locustfile"},
 		{Name: "generator_cores"},
 		{Name: "max_generator_lag"},
 		{Name: "engine"},
@@ -439,6 +440,15 @@ func (p *parser) app(block *hcl.Block, defaults *hcl.BodyContent) (App, bool) {
 	if app.Load.Workload != "" && app.Load.Script != "" {
 		p.errorf(a["script"].Expr.Range(), "Conflicting load", "set workload or script, not both")
 	}
+	if p.decode(a, "locustfile", &app.Load.Locustfile) {
+		file := app.Load.Locustfile
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(p.opts.BaseDir, file)
+		}
+		if _, err := os.Stat(file); err != nil {
+			p.errorf(a["locustfile"].Expr.Range(), "Locustfile not found", "%v", err)
+		}
+	}
 
 	var loops, phases hcl.Blocks
 	for _, b := range content.Blocks {
@@ -460,5 +470,6 @@ func (p *parser) app(block *hcl.Block, defaults *hcl.BodyContent) (App, bool) {
 	p.levels(block, a, loops, &app)
 	p.phases(phases, a, &app)
 	p.runner(block, a, &app)
+	p.locustfile(a, &app)
 	return app, len(p.diags.Errs()) == before
 }

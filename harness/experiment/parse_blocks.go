@@ -102,11 +102,15 @@ func (p *parser) closedLoop(b *hcl.Block, app *App) {
 	content, diags := b.Body.Content(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 		{Name: "users", Required: true},
 		{Name: "think"},
+		{Name: "spawn_rate"},
 	}})
 	p.diags = append(p.diags, diags...)
 	a := content.Attributes
 	app.Load.Kind = LoadClosed
 	app.Load.Think = p.duration(a, "think", false)
+	if p.decode(a, "spawn_rate", &app.Load.SpawnRate) && !(app.Load.SpawnRate > 0 && app.Load.SpawnRate <= 1e6) {
+		p.errorf(a["spawn_rate"].Expr.Range(), "Invalid spawn_rate", "spawn_rate is users started per second, more than 0; got %g (leave it out to start them all at once)", app.Load.SpawnRate)
+	}
 	attr, ok := a["users"]
 	if !ok {
 		return

@@ -217,6 +217,8 @@ func loadText(st Step) string {
 		target = "workload " + l.Workload
 	case l.Script != "":
 		target = "script " + l.Script
+	case l.Locustfile != "":
+		target = "locustfile " + l.Locustfile
 	case target == "":
 		target = "(pack path)"
 	}
@@ -226,7 +228,11 @@ func loadText(st Step) string {
 	}
 	switch l.Kind {
 	case LoadClosed:
-		return fmt.Sprintf("closed %d users think %s, %d thr, %s%s", st.Users, l.Think, l.Threads, target, runner)
+		spawn := ""
+		if l.SpawnRate > 0 {
+			spawn = fmt.Sprintf(", spawned %g/s", l.SpawnRate)
+		}
+		return fmt.Sprintf("closed %d users think %s%s, %d thr, %s%s", st.Users, l.Think, spawn, l.Threads, target, runner)
 	case LoadIterations:
 		return fmt.Sprintf("iterations %d threads x %d loops x %d requests, timeout %s%s", st.Users, l.Iterations.Loops, len(l.Iterations.Requests), l.Timeout, runner)
 	}

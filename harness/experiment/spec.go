@@ -187,6 +187,12 @@ type Load struct {
 	Script   string `json:"script,omitempty"`
 	// Think is the closed-loop pause between a response and the next request.
 	Think time.Duration `json:"think_ns,omitempty"`
+	// SpawnRate starts a closed loop's users at this many a second (0: all
+	// at once), as Locust's --spawn-rate.
+	SpawnRate float64 `json:"spawn_rate,omitempty"`
+	// Locustfile is a locustfile of the spec's (runner "locust"), run
+	// instead of the generated one: a study's own user flow.
+	Locustfile string `json:"locustfile,omitempty"`
 	// Engine is the generator's engine, open or closed loop (auto, loop,
 	// goroutine); empty means auto.
 	Engine string `json:"engine,omitempty"`

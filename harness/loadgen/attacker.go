@@ -70,12 +70,14 @@ type conn struct {
 	addr string
 	// mu guards nc and its deadline against interrupt's wake-up; the
 	// owning goroutine reads them without it.
-	mu       sync.Mutex
-	nc       net.Conn
-	br       *bufio.Reader
-	rng      *rand.Rand // arrivals (exp distribution)
-	reqRng   *rand.Rand // requests (Go workloads) and think times
-	src      requestSource
+	mu     sync.Mutex
+	nc     net.Conn
+	br     *bufio.Reader
+	rng    *rand.Rand // arrivals (exp distribution)
+	reqRng *rand.Rand // requests (Go workloads) and think times
+	src    requestSource
+	// pause is a UserWorkload user's own wait after an answer (nil: none)
+	pause    func(*rand.Rand) time.Duration
 	resp     response
 	deadline time.Time
 	capture  bool
@@ -161,7 +163,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if len(cfg.Hosts) > 0 && (t.script == nil || t.script.addr == "") {
 			c.addr = cfg.Hosts[i%len(cfg.Hosts)]
 		}
-		c.src, err = r.sourceFor(t)
+		c.src, c.pause, err = r.sourceFor(t, i)
 		if err != nil {
 			return nil, err
 		}
@@ -263,7 +265,9 @@ func (r *run) openSchedule() Schedule {
 	return NewPhases(parts...)
 }
 
-func (r *run) sourceFor(t *thread) (requestSource, error) {
+// sourceFor makes connection i's requests, and its user's own pause when
+// the workload keeps a user per connection.
+func (r *run) sourceFor(t *thread, i int) (requestSource, func(*rand.Rand) time.Duration, error) {
 	cfg := r.cfg
 	host := r.target.HostHeader()
 	switch {
@@ -273,18 +277,23 @@ func (r *run) sourceFor(t *thread) (requestSource, error) {
 			if cfg.ConnectionClose {
 				raw = withConnectionClose(raw)
 			}
-			return &staticSource{raw: raw, label: labelFromRequest(raw)}, nil
+			return &staticSource{raw: raw, label: labelFromRequest(raw)}, nil, nil
 		}
-		return &scriptSource{ts: t.script, closeConn: cfg.ConnectionClose}, nil
+		return &scriptSource{ts: t.script, closeConn: cfg.ConnectionClose}, nil, nil
 	case cfg.Workload != nil:
-		return &workloadSource{w: cfg.Workload, defMethod: cfg.Method, host: host, headers: cfg.Headers, closeConn: cfg.ConnectionClose}, nil
+		w, pause := cfg.Workload, (func(*rand.Rand) time.Duration)(nil)
+		if uw, ok := w.(UserWorkload); ok {
+			u := uw.NewUser(i)
+			w, pause = WorkloadFunc(u.Next), u.Pause
+		}
+		return &workloadSource{w: w, defMethod: cfg.Method, host: host, headers: cfg.Headers, closeConn: cfg.ConnectionClose}, pause, nil
 	}
 	var body []byte
 	if len(cfg.Body) > 0 {
 		body = cfg.Body
 	}
 	raw := appendRequest(nil, cfg.Method, r.target.Path, host, cfg.Headers, body, cfg.ConnectionClose)
-	return &staticSource{raw: raw, label: labelFromRequest(raw)}, nil
+	return &staticSource{raw: raw, label: labelFromRequest(raw)}, nil, nil
 }
 
 // withConnectionClose inserts "Connection: close" into a formatted request.

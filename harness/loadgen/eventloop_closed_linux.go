@@ -39,7 +39,7 @@ func (l *loop) startUser(c *loopConn) {
 
 // thinkThenQueue queues the user's next send after its answer or failure:
 // when the connection became free plus the think time and any script
-// delay.
+// delay or the user's own pause.
 func (l *loop) thinkThenQueue(c *loopConn) {
 	cl := l.r.cfg.Closed
 	think := cl.ThinkMin
@@ -48,6 +48,9 @@ func (l *loop) thinkThenQueue(c *loopConn) {
 	}
 	if c.t.script != nil && c.t.script.hasDelay {
 		think += c.t.script.delay()
+	}
+	if c.pause != nil {
+		think += c.pause(c.reqRng)
 	}
 	l.queueUser(c, c.freeAt+int64(think))
 }

@@ -175,6 +175,9 @@ func (c *conn) runClosed() {
 		if c.t.script != nil && c.t.script.hasDelay {
 			think += c.t.script.delay()
 		}
+		if c.pause != nil {
+			think += c.pause(c.reqRng)
+		}
 		ready = r.start.Add(time.Duration(c.freeAt) + think)
 		// A failure may have set a retry pause (in freeAt) even without
 		// think time; without a think or a pause there is nothing to wait.

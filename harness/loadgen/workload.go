@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bytes"
 	"math/rand/v2"
+	"time"
 )
 
 // Request is what a Workload asks a connection to send next.
@@ -22,6 +23,23 @@ type Request struct {
 // shared state read-only (or synchronise it themselves).
 type Workload interface {
 	Next(rng *rand.Rand) Request
+}
+
+// UserWorkload is a Workload whose users each keep their own place, as a
+// Locust user runs its task: a sequence of requests with a pause after
+// the last. Each connection is one user and gets its own from NewUser.
+type UserWorkload interface {
+	Workload
+	NewUser(index int) User
+}
+
+// User is one connection's requests. In a closed loop the user waits
+// Pause (besides any think time) after the answer to the request Next
+// gave last, as a wrk script's delay(); an open loop's schedule ignores
+// it. Only its own connection calls it.
+type User interface {
+	Next(rng *rand.Rand) Request
+	Pause(rng *rand.Rand) time.Duration
 }
 
 // WorkloadFunc adapts a function to Workload.

@@ -18,9 +18,10 @@ type fakeStep struct {
 	endpoints                   []results.EndpointStats
 	// users, rate and path are the step's level and route (8 users when
 	// neither level is given)
-	users int
-	rate  float64
-	path  string
+	users  int
+	rate   float64
+	path   string
+	runner string
 }
 
 func record(study string, steps []fakeStep) (*results.SweepRecord, []results.StepResult) {
@@ -34,11 +35,11 @@ func record(study string, steps []fakeStep) (*results.SweepRecord, []results.Ste
 		if f.users == 0 && f.rate == 0 {
 			f.users = 8
 		}
-		app := f.pack + varString(vars, "driver") + varString(vars, "difficulty") + varString(vars, "scale") +
+		app := f.pack + f.runner + varString(vars, "driver") + varString(vars, "difficulty") + varString(vars, "scale") +
 			varString(vars, "storage_mode") + strings.Trim(f.path+varString(vars, "route"), "/")
 		id := experiment.StepID(app, f.orchestrator, f.variant, f.rate, f.users, f.rep)
 		rec.Plan = append(rec.Plan, experiment.Step{ID: id, App: app, Pack: f.pack, Orchestrator: f.orchestrator, Variant: f.variant, Vars: vars, Rep: f.rep,
-			Users: f.users, OfferedRPS: f.rate, Load: experiment.Load{Path: f.path}})
+			Users: f.users, OfferedRPS: f.rate, Load: experiment.Load{Path: f.path, Runner: f.runner}})
 		r := results.StepResult{Outcome: f.outcome, AchievedRPS: f.qps, Endpoints: f.endpoints, Metadata: map[string]any{}}
 		r.Step = id
 		r.Corrected.Mean = f.meanMs

@@ -33,8 +33,8 @@ var published001 = map[int]published001Users{
 }
 
 type key001 struct {
-	mode, server, replicas, orchestrator string
-	users                                int
+	mode, server, replicas, orchestrator, load string
+	users                                      int
 }
 
 type sample001 struct{ mean, errRatio, rps []float64 }
@@ -47,6 +47,7 @@ func study001(s sweep) *Table {
 			server:       orDefault(varString(m.plan.Vars, "server"), "runserver"),
 			replicas:     replicas001(m),
 			orchestrator: m.plan.Orchestrator,
+			load:         m.plan.Load.RunnerName(),
 			users:        m.plan.Users,
 		}
 		smp := samples[k]
@@ -62,13 +63,14 @@ func study001(s sweep) *Table {
 	t := &Table{
 		Study: "001",
 		Title: "Study 001: mean latency (ms) of the voting flow per storage mode, replicas and users",
-		Columns: []string{"storage mode", "server", "replicas", "users", "orchestrator", "mean latency ms", "errors %", "requests/s",
+		Columns: []string{"storage mode", "server", "replicas", "users", "orchestrator", "load", "mean latency ms", "errors %", "requests/s",
 			"published mean ms (VM campaign: min / median / max over its VM shapes)"},
 		Source: "CMPE48A voting app (../shared/STUDIES.md, study 001): 43 Locust reports of hks1444/cmpe48a, 3 backend x 3 database VM sizes on GCE, 60 s runs",
 		Notes: []string{
 			"the published column is the study's VM campaign, whatever storage mode ran there (its code of that date reads as v1, with both reads answered by cloud functions, not by Django); it is beside every mode of ours for scale, not as the same configuration.",
 			"the study's GKE runs (1/2/5/10 replicas, no limits) left no report in the repository; STUDIES.md cites 2030 ms aggregated for 10 Postgres pods.",
-			"the study's runs lasted 60 s including a spawn of 1 or 2 users per second, so its 50- and 100-user figures held their population for about 10 s; ours hold it for the whole measured window after the warm-up.",
+			"the study's runs lasted 60 s including a spawn of 1 or 2 users per second, so its 50- and 100-user figures held their population for about 10 s; experiments/study-001.hcl spawns and measures so too.",
+			"load: the study's own tool (locust, the spec's locustfile) or orchbench's generator running the same flow (workload voting:study-001); the study's ballots were partly invalid (a seventh party, totals up to 450), which its app skipped and ours refuses, so both send valid ones.",
 			"one 2-core machine runs the app, PostgreSQL, Redis, the orchestrator and the load generator; the study's load came from elsewhere and its database had a VM of its own.",
 		},
 	}
@@ -87,8 +89,10 @@ func study001(s sweep) *Table {
 			return configOrder(a.replicas) < configOrder(b.replicas)
 		case a.users != b.users:
 			return a.users < b.users
+		case a.orchestrator != b.orchestrator:
+			return a.orchestrator < b.orchestrator
 		}
-		return a.orchestrator < b.orchestrator
+		return a.load < b.load
 	})
 	for _, k := range keys {
 		smp := samples[k]
@@ -97,7 +101,7 @@ func study001(s sweep) *Table {
 			pub = fmt.Sprintf("%.0f / %.0f / %.0f (%d shapes)", p.min, p.median, p.max, p.shapes)
 		}
 		t.Rows = append(t.Rows, []string{
-			k.mode, k.server, k.replicas, strconv.Itoa(k.users), k.orchestrator,
+			k.mode, k.server, k.replicas, strconv.Itoa(k.users), k.orchestrator, k.load,
 			fmtEstimate(results.MedianCI(smp.mean), 0), percent(results.MedianCI(smp.errRatio)), fmtEstimate(results.MedianCI(smp.rps), 1), pub,
 		})
 	}

@@ -62,7 +62,7 @@ func TestJMeterRunsStudy004sPlan(t *testing.T) {
 		}))
 	}
 	srv := serve()
-	req := toolRequest(st, srv.URL+"/")
+	req := mustToolRequest(t, st, srv.URL+"/")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	runner := LocalToolRunner{Tool: toolload.JMeter{}, Binary: bin}

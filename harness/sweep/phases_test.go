@@ -54,11 +54,11 @@ func TestPhasedStepRunsOurGeneratorOnItsPhases(t *testing.T) {
 // A tool on plain rates gets one flat phase of the step's duration.
 func TestToolPhasesOfPlainRates(t *testing.T) {
 	st := experiment.Step{OfferedRPS: 40, Duration: 20 * time.Second, Warmup: 5 * time.Second, Load: experiment.Load{Kind: experiment.LoadOpen, Runner: experiment.RunnerArtillery}}
-	req := toolRequest(st, "http://127.0.0.1:1/")
+	req := mustToolRequest(t, st, "http://127.0.0.1:1/")
 	if req.Rate != 40 || !slices.Equal(req.Phases, []loadgen.Phase{{Dur: 20 * time.Second, From: 40, To: 40}}) || req.Warmup != 5*time.Second {
 		t.Errorf("request %+v", req)
 	}
-	closed := toolRequest(experiment.Step{Users: 4, Duration: time.Second}, "http://127.0.0.1:1/")
+	closed := mustToolRequest(t, experiment.Step{Users: 4, Duration: time.Second}, "http://127.0.0.1:1/")
 	if closed.Phases != nil || closed.Rate != 0 {
 		t.Errorf("a closed loop was given arrivals: %+v", closed)
 	}

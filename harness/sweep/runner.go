@@ -313,6 +313,9 @@ func loadArgs(rec *results.SweepRecord, st experiment.Step, eps []orchestrator.E
 		args = append(args, iterationArgs(st)...)
 	case st.Users > 0:
 		args = append(args, "--closed", "-c", strconv.Itoa(st.Users), "--think", l.Think.String())
+		if l.SpawnRate > 0 {
+			args = append(args, "--spawn-rate", strconv.FormatFloat(l.SpawnRate, 'g', -1, 64))
+		}
 	case len(l.Phases) > 0:
 		// the phases replace -d and -R: their length is the step's duration
 		args = append(args, "-c", strconv.Itoa(max(l.Connections, 1)), "--phases", experiment.PhasesText(l.Phases, st.OfferedRPS))

@@ -105,8 +105,13 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		}
 	}
 	url := "http://" + eps[0].HostPort() + path
+	toolReq, err := toolRequest(st, url)
+	if err != nil {
+		gate(results.Gate{Name: gates.Load, Detail: err.Error()})
+		return files
+	}
 	req := orchestrator.LoadRequest{StepID: st.ID, URL: url, NetNS: eps[0].NetNS, Args: loadArgs(rec, st, eps),
-		Bound: st.Warmup + st.Duration + 2*time.Minute, GeneratorCores: st.Load.GeneratorCores, Tool: toolRequest(st, url)}
+		Bound: st.Warmup + st.Duration + 2*time.Minute, GeneratorCores: st.Load.GeneratorCores, Tool: toolReq}
 	if req.GeneratorCores > 0 {
 		capacity, err := r.capacityOf(ctx, o)
 		if req.MHzPerCore = capacity.MHzPerCore; err != nil {

@@ -47,9 +47,18 @@ func (r *Runner) loadRunner(o orchestrator.Orchestrator, l experiment.Load) (orc
 	return tr.ToolLoadRunner(name)
 }
 
-// toolRequest is what a study tool is asked for a step.
-func toolRequest(st experiment.Step, url string) toolload.Request {
-	req := toolload.Request{URL: url, Connections: st.Users, Think: st.Load.Think, Warmup: st.Warmup, Duration: st.Duration, Timeout: st.Load.Timeout}
+// toolRequest is what a study tool is asked for a step; the error is a
+// spec's locustfile that cannot be read.
+func toolRequest(st experiment.Step, url string) (toolload.Request, error) {
+	req := toolload.Request{URL: url, Connections: st.Users, Think: st.Load.Think, SpawnRate: st.Load.SpawnRate,
+		Warmup: st.Warmup, Duration: st.Duration, Timeout: st.Load.Timeout}
+	if st.Load.Locustfile != "" {
+		b, err := os.ReadFile(st.Load.Locustfile)
+		if err != nil {
+			return req, fmt.Errorf("locustfile: %w", err)
+		}
+		req.Locustfile = string(b)
+	}
 	if it := st.Load.Iterations; st.Load.Kind == experiment.LoadIterations && it != nil {
 		req.Iterations = &toolload.Iterations{Threads: st.Users, Loops: it.Loops}
 		for _, r := range it.Requests {
@@ -59,7 +68,7 @@ func toolRequest(st experiment.Step, url string) toolload.Request {
 	if st.Users == 0 && st.OfferedRPS > 0 {
 		req.Rate, req.Phases = st.OfferedRPS, toolPhases(st)
 	}
-	return req
+	return req, nil
 }
 
 // toolPhases are an open-loop step's arrivals at its rate: its phases, or

@@ -191,3 +191,38 @@ func TestLoadRunnerChoice(t *testing.T) {
 		t.Fatalf("an unknown tool: %v", err)
 	}
 }
+
+func mustToolRequest(t *testing.T, st experiment.Step, url string) toolload.Request {
+	t.Helper()
+	req, err := toolRequest(st, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// A spec's locustfile and spawn rate reach Locust: the file as it is, the
+// rate as -r; a locustfile gone since the spec was read is the step's
+// error, naming it.
+func TestLocustfileAndSpawnRateReachLocust(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "flow.py")
+	const flow = "from locust import HttpUser\n# the study's flow\n"
+	if err := os.WriteFile(file, []byte(flow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := experiment.Step{Users: 50, Duration: 60 * time.Second, Load: experiment.Load{Kind: experiment.LoadClosed,
+		Runner: experiment.RunnerLocust, Locustfile: file, SpawnRate: 1}}
+	req := mustToolRequest(t, st, "http://127.0.0.1:1/voting/")
+	files, err := toolload.Locust{}.Files(req)
+	if err != nil || files["locustfile.py"] != flow {
+		t.Fatalf("files %v, %v: want the spec's locustfile as it is", files, err)
+	}
+	_, run, err := toolload.Locust{}.Command(req, "/in", "/out")
+	if err != nil || !strings.Contains(strings.Join(run, " "), "-u 50 -r 1 ") {
+		t.Fatalf("command %v, %v: want 50 users spawned at 1 a second", run, err)
+	}
+	st.Load.Locustfile = filepath.Join(t.TempDir(), "gone.py")
+	if _, err := toolRequest(st, "http://127.0.0.1:1/"); err == nil || !strings.Contains(err.Error(), "gone.py") {
+		t.Fatalf("a missing locustfile: %v", err)
+	}
+}

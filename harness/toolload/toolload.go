@@ -21,8 +21,13 @@ type Request struct {
 	URL         string        `json:"url"`
 	Connections int           `json:"connections"`
 	Think       time.Duration `json:"think_ns,omitempty"`
-	Warmup      time.Duration `json:"warmup_ns"`
-	Duration    time.Duration `json:"duration_ns"`
+	// SpawnRate starts the users at this many a second (0: all at once).
+	SpawnRate float64 `json:"spawn_rate,omitempty"`
+	// Locustfile, when set, is the locustfile Locust runs (a study's own
+	// flow and wait time) instead of one generated for URL's path.
+	Locustfile string        `json:"locustfile,omitempty"`
+	Warmup     time.Duration `json:"warmup_ns"`
+	Duration   time.Duration `json:"duration_ns"`
 	// Timeout is the per-request timeout (0: the tool's default).
 	Timeout time.Duration `json:"timeout_ns,omitempty"`
 	// Iterations, when set, replaces the closed loop with a JMeter-style
