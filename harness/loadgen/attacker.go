@@ -191,9 +191,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	} else {
 		r.runGoroutines(conns, started)
 	}
-	if cfg.Closed == nil {
+	if cfg.Closed == nil || r.closedRunsToTheEnd() {
 		// A trailing idle phase sends nothing but is still part of the
-		// run: the series should show it.
+		// run: the series should show it. So are a closed loop's users
+		// thinking past the end (a pause of seconds after their last
+		// answer): the window is the duration, not the last answer.
 		for time.Now().Before(r.end) && !r.stop.Load() {
 			time.Sleep(min(time.Until(r.end), sleepSlice))
 		}
@@ -305,6 +307,20 @@ func withConnectionClose(raw []byte) []byte {
 	out := append([]byte(nil), raw[:i+2]...)
 	out = append(out, "Connection: close\r\n"...)
 	return append(out, raw[i+2:]...)
+}
+
+// closedRunsToTheEnd is a closed loop that ends at its duration: no count
+// ends it sooner and no script thread stopped itself.
+func (r *run) closedRunsToTheEnd() bool {
+	if cl := r.cfg.Closed; cl == nil || cl.MaxRequests > 0 || cl.Iterations > 0 {
+		return false
+	}
+	for _, t := range r.threads {
+		if t.stopped.Load() {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *conn) halted() bool { return c.r.stop.Load() || c.t.stopped.Load() }

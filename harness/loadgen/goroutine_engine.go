@@ -181,7 +181,12 @@ func (c *conn) runClosed() {
 		ready = r.start.Add(time.Duration(c.freeAt) + think)
 		// A failure may have set a retry pause (in freeAt) even without
 		// think time; without a think or a pause there is nothing to wait.
-		if (think > 0 || c.s.failed) && !c.sleepUntil(ready) {
+		// a user thinking past the end has nothing left to send
+		wake := ready
+		if r.end.Before(wake) {
+			wake = r.end
+		}
+		if (think > 0 || c.s.failed) && !c.sleepUntil(wake) {
 			return
 		}
 	}

@@ -41,23 +41,27 @@ func (u *pairUser) Pause(*rand.Rand) time.Duration {
 
 // A user workload keeps each connection's place in its sequence, and the
 // closed loop waits the user's pause after the sequence's last answer
-// only: two users pausing 250 ms after every pair send about 8 pairs each
-// in a second, each user a, b, a, b in order.
+// only: two users pausing 400 ms after every pair send 3 pairs each in a
+// second (at 0, 0.4 and 0.8 s), each user a, b, a, b in order. The window
+// is the whole second, though every user's last answer came at 0.8 s: a
+// user thinking is part of the run.
 func TestUserWorkloadKeepsItsSequenceAndPause(t *testing.T) {
 	for _, engine := range engines {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
 			srv := newServer(t, nil)
-			w := &pairs{pause: 250 * time.Millisecond}
+			w := &pairs{pause: 400 * time.Millisecond}
 			res := runLoad(t, Config{URL: srv.URL, Connections: 2, Threads: 1, Duration: time.Second, Workload: w,
 				Closed: &Closed{}, Engine: engine})
 			if w.users.Load() != 2 {
 				t.Fatalf("%d users made for 2 connections", w.users.Load())
 			}
-			// per user: a pair at 0, 250, 500, 750 ms (and perhaps 1000):
-			// 4-5 pairs, never the hundreds of no pause
-			if res.Requests < 2*2*3 || res.Requests > 2*2*6 {
-				t.Fatalf("requests = %d, want about 16 (4 pairs for each of 2 users)", res.Requests)
+			// never the hundreds of no pause
+			if res.Requests < 2*2*2 || res.Requests > 2*2*4 {
+				t.Fatalf("requests = %d, want about 12 (3 pairs for each of 2 users)", res.Requests)
+			}
+			if res.DurationSeconds < 0.999 || res.WallSeconds+0.001 < res.DurationSeconds {
+				t.Fatalf("window %.3f s, wall %.3f s: want the whole second, the users' last pause included", res.DurationSeconds, res.WallSeconds)
 			}
 			srv.mu.Lock()
 			defer srv.mu.Unlock()
