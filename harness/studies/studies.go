@@ -95,6 +95,19 @@ func perCore(r results.StepResult) (float64, bool) {
 	return results.PerCore(r.AchievedRPS, cpuCores(r))
 }
 
+// instanceCount is the measured service's instance count: the pack's scale
+// when set, else the variant's own (horizontal for the horizontal
+// variant, one for the others).
+func instanceCount(m measured, horizontal string) string {
+	if n := varString(m.plan.Vars, "scale"); n != "" && n != "0" {
+		return n
+	}
+	if m.plan.Variant == "horizontal" {
+		return horizontal
+	}
+	return "1"
+}
+
 func varString(vars map[string]any, name string) string {
 	return experiment.VarText(vars[name])
 }

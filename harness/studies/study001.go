@@ -45,7 +45,7 @@ func study001(s sweep) *Table {
 		k := key001{
 			mode:         orDefault(varString(m.plan.Vars, "storage_mode"), "?"),
 			server:       orDefault(varString(m.plan.Vars, "server"), "runserver"),
-			replicas:     replicas001(m),
+			replicas:     instanceCount(m, "2"), // packs/voting's horizontal: 2
 			orchestrator: m.plan.Orchestrator,
 			load:         m.plan.Load.RunnerName(),
 			users:        m.plan.Users,
@@ -109,18 +109,6 @@ func study001(s sweep) *Table {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d invalid steps are left out.", s.invalid))
 	}
 	return t
-}
-
-// replicas001 is the app's instance count: the pack's scale when set, else
-// the variant's own (horizontal's 2, one for the others).
-func replicas001(m measured) string {
-	if n := varString(m.plan.Vars, "scale"); n != "" && n != "0" {
-		return n
-	}
-	if m.plan.Variant == "horizontal" {
-		return "2"
-	}
-	return "1"
 }
 
 func orDefault(s, def string) string {

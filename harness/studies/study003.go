@@ -40,7 +40,7 @@ func study003(s sweep) *Table {
 	for _, m := range s.steps {
 		k := key003{
 			route:        route003(orDefault(varString(m.plan.Vars, "route"), m.plan.Load.Path)),
-			instances:    instances003(m),
+			instances:    instanceCount(m, "3"), // packs/frontier's horizontal: 3, the study's second shape
 			orchestrator: m.plan.Orchestrator,
 		}
 		if k.route == "cached" {
@@ -112,19 +112,6 @@ func study003(s sweep) *Table {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d invalid steps are left out; a repetition is judged on its valid steps.", s.invalid))
 	}
 	return t
-}
-
-// instances003 is the web tier's instance count: packs/frontier's scale
-// when set, else its variant's own (horizontal's 3, the study's second
-// shape; one for the others).
-func instances003(m measured) string {
-	if n := varString(m.plan.Vars, "scale"); n != "" && n != "0" {
-		return n
-	}
-	if m.plan.Variant == "horizontal" {
-		return "3"
-	}
-	return "1"
 }
 
 // route003 names a step's route by its path (packs/frontier's route

@@ -92,10 +92,7 @@ func study004(s sweep) *Table {
 // "1 core" for one replica of the baseline variant (one core per replica,
 // times resource_scale) at full size.
 func config004(m measured) string {
-	replicas := "1"
-	if n := varString(m.plan.Vars, "scale"); n != "" && n != "0" {
-		replicas = n
-	}
+	replicas := instanceCount(m, "1")
 	if m.plan.Variant == "unlimited" {
 		return replicas
 	}
