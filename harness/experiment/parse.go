@@ -315,6 +315,17 @@ var appSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{{Type: "closed_loop"}, {Type: "iterations"}, {Type: "probe"}, {Type: "fault"}, {Type: "phases"}},
 }
 
+// checkFile refuses a file the spec names (relative to the repository
+// root) that is not there, at the attribute that names it.
+func (p *parser) checkFile(attr *hcl.Attribute, file, summary string) {
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(p.opts.BaseDir, file)
+	}
+	if _, err := os.Stat(file); err != nil {
+		p.errorf(attr.Expr.Range(), summary, "%v", err)
+	}
+}
+
 // maxLevels bounds rates_from/to/step so a wrong step cannot plan a million steps.
 const maxLevels = 1000
 
@@ -429,25 +440,13 @@ func (p *parser) app(block *hcl.Block, defaults *hcl.BodyContent) (App, bool) {
 	}
 	p.decode(a, "workload", &app.Load.Workload)
 	if p.decode(a, "script", &app.Load.Script) && app.Load.Script != "" {
-		script := app.Load.Script
-		if !filepath.IsAbs(script) {
-			script = filepath.Join(p.opts.BaseDir, script)
-		}
-		if _, err := os.Stat(script); err != nil {
-			p.errorf(a["script"].Expr.Range(), "Script not found", "%v", err)
-		}
+		p.checkFile(a["script"], app.Load.Script, "Script not found")
 	}
 	if app.Load.Workload != "" && app.Load.Script != "" {
 		p.errorf(a["script"].Expr.Range(), "Conflicting load", "set workload or script, not both")
 	}
 	if p.decode(a, "locustfile", &app.Load.Locustfile) {
-		file := app.Load.Locustfile
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(p.opts.BaseDir, file)
-		}
-		if _, err := os.Stat(file); err != nil {
-			p.errorf(a["locustfile"].Expr.Range(), "Locustfile not found", "%v", err)
-		}
+		p.checkFile(a["locustfile"], app.Load.Locustfile, "Locustfile not found")
 	}
 
 	var loops, phases hcl.Blocks
