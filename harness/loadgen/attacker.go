@@ -309,6 +309,23 @@ func withConnectionClose(raw []byte) []byte {
 	return append(out, raw[i+2:]...)
 }
 
+// think is a closed-loop user's wait after an answer: the think time (drawn
+// when a range), a script's delay(), and a user workload's own pause.
+func (c *conn) think() time.Duration {
+	cl := c.r.cfg.Closed
+	think := cl.ThinkMin
+	if cl.ThinkMax > cl.ThinkMin {
+		think += time.Duration(c.rng.Int64N(int64(cl.ThinkMax-cl.ThinkMin) + 1))
+	}
+	if c.t.script != nil && c.t.script.hasDelay {
+		think += c.t.script.delay()
+	}
+	if c.pause != nil {
+		think += c.pause(c.reqRng)
+	}
+	return think
+}
+
 // closedRunsToTheEnd is a closed loop that ends at its duration: no count
 // ends it sooner and no script thread stopped itself.
 func (r *run) closedRunsToTheEnd() bool {

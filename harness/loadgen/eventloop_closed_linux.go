@@ -1,7 +1,5 @@
 package loadgen
 
-import "time"
-
 // The closed loop on the event loop: each connection is a user that sends
 // its next request when its answer arrived and its think time passed, as
 // runClosed does with a goroutine per user. On a goroutine each request
@@ -41,18 +39,7 @@ func (l *loop) startUser(c *loopConn) {
 // when the connection became free plus the think time and any script
 // delay or the user's own pause.
 func (l *loop) thinkThenQueue(c *loopConn) {
-	cl := l.r.cfg.Closed
-	think := cl.ThinkMin
-	if cl.ThinkMax > cl.ThinkMin {
-		think += time.Duration(c.rng.Int64N(int64(cl.ThinkMax-cl.ThinkMin) + 1))
-	}
-	if c.t.script != nil && c.t.script.hasDelay {
-		think += c.t.script.delay()
-	}
-	if c.pause != nil {
-		think += c.pause(c.reqRng)
-	}
-	l.queueUser(c, c.freeAt+int64(think))
+	l.queueUser(c, c.freeAt+int64(c.think()))
 }
 
 // takeUserTurn decides, at now, whether user c sends now and what; false

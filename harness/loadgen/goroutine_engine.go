@@ -168,16 +168,7 @@ func (c *conn) runClosed() {
 		}
 		// A user waits for its reply, so latency runs from the actual send.
 		c.exchange(time.Now(), ready, raw, label, warm)
-		think := cl.ThinkMin
-		if cl.ThinkMax > cl.ThinkMin {
-			think += time.Duration(c.rng.Int64N(int64(cl.ThinkMax-cl.ThinkMin) + 1))
-		}
-		if c.t.script != nil && c.t.script.hasDelay {
-			think += c.t.script.delay()
-		}
-		if c.pause != nil {
-			think += c.pause(c.reqRng)
-		}
+		think := c.think()
 		ready = r.start.Add(time.Duration(c.freeAt) + think)
 		// A failure may have set a retry pause (in freeAt) even without
 		// think time; without a think or a pause there is nothing to wait.
