@@ -98,16 +98,9 @@ func Load(ctx context.Context, opts LoadOptions) (LoadResult, error) {
 	if opts.ProgressEvery <= 0 {
 		opts.ProgressEvery = DefaultProgressEvery
 	}
-	c, err := newCaller(opts.Frontend, opts.Client, opts.Concurrency*widestStage, opts.RequestTimeout)
-	if err != nil {
-		return LoadResult{}, err
-	}
-	// One request first, so that a front end that is not there fails in
-	// one timeout rather than in a thousand.
-	if a := c.get(ctx, "/healthz"); a.err != nil {
-		return LoadResult{}, fmt.Errorf("front end %s does not answer GET /healthz: %v", c.frontend, a.err)
-	}
-
+	// the phases' requests go through c, made below, once the stages say
+	// how many are in flight at most
+	var c caller
 	movies := Movies()
 	var castInfos []CastInfo
 	for _, m := range movies {
@@ -139,6 +132,19 @@ func Load(ctx context.Context, opts LoadOptions) (LoadResult, error) {
 	// 70 s so). The writes come after the registrations, as DeathStarBench's
 	// scripts order them.
 	stages := [][]loadPhase{{users, registrations}, {casts, plots, infos}}
+	widest := 0
+	for _, stage := range stages {
+		widest = max(widest, len(stage))
+	}
+	var err error
+	if c, err = newCaller(opts.Frontend, opts.Client, opts.Concurrency*widest, opts.RequestTimeout); err != nil {
+		return LoadResult{}, err
+	}
+	// One request first, so that a front end that is not there fails in
+	// one timeout rather than in a thousand.
+	if a := c.get(ctx, "/healthz"); a.err != nil {
+		return LoadResult{}, fmt.Errorf("front end %s does not answer GET /healthz: %v", c.frontend, a.err)
+	}
 	var result LoadResult
 	for _, stage := range stages {
 		done := make([]PhaseResult, len(stage))
@@ -163,9 +169,6 @@ func Load(ctx context.Context, opts LoadOptions) (LoadResult, error) {
 	}
 	return result, nil
 }
-
-// widestStage is the most phases Load runs at once.
-const widestStage = 3
 
 // loadPhase is one kind of request of the load, sent total times.
 type loadPhase struct {
