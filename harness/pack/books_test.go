@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/hcl/v2/hclparse"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -34,27 +32,10 @@ type booksJob struct {
 
 func renderBooks(t *testing.T, name string, vars map[string]string) (booksJob, error) {
 	t.Helper()
-	dir, err := Find(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, set := vars["mhz_per_core"]; !set {
-		vars["mhz_per_core"] = "2000"
-	}
-	r, err := p.Render(vars, nil)
+	job, text, err := renderedJob(t, name, vars)
 	if err != nil {
 		return booksJob{}, err
 	}
-	text := r.Files[name+".nomad"]
-	file, diags := hclparse.NewParser().ParseHCL([]byte(text), name+".nomad")
-	if diags.HasErrors() {
-		t.Fatalf("rendered job is not valid HCL: %s\n%s", diags, text)
-	}
-	job := only(t, file.Body.(*hclsyntax.Body), "job")
 	out := booksJob{name: job.Labels[0], meta: literalStrings(t, only(t, job.Body, "meta").Body), tasks: map[string]booksTask{}, text: text}
 	for _, group := range job.Body.Blocks {
 		if group.Type != "group" {

@@ -4,8 +4,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hashicorp/hcl/v2/hclparse"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -32,27 +30,10 @@ type dsbJob struct {
 // unless given) and reads its one job file <name>.nomad.
 func renderDSB(t *testing.T, name string, overrides map[string]string) (dsbJob, error) {
 	t.Helper()
-	dir, err := Find(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, set := overrides["mhz_per_core"]; !set {
-		overrides["mhz_per_core"] = "2000"
-	}
-	r, err := p.Render(overrides, nil)
+	job, text, err := renderedJob(t, name, overrides)
 	if err != nil {
 		return dsbJob{}, err
 	}
-	text := r.Files[name+".nomad"]
-	file, diags := hclparse.NewParser().ParseHCL([]byte(text), name+".nomad")
-	if diags.HasErrors() {
-		t.Fatalf("rendered job is not valid HCL: %s\n%s", diags, text)
-	}
-	job := only(t, file.Body.(*hclsyntax.Body), "job")
 	out := dsbJob{name: job.Labels[0], meta: literalStrings(t, only(t, job.Body, "meta").Body), tasks: map[string]dsbTask{}}
 	for _, group := range job.Body.Blocks {
 		if group.Type != "group" {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
@@ -35,25 +34,11 @@ func literalEnv(t *testing.T, body *hclsyntax.Body) map[string]string {
 // config of the datastore tasks.
 func renderStores(t *testing.T, vars map[string]string) (map[string]string, map[string]storeConfig) {
 	t.Helper()
-	dir, err := Find("social-network")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	vars["mhz_per_core"] = "2000"
-	r, err := p.Render(vars, nil)
+	job, text, err := renderedJob(t, "social-network", vars)
 	if err != nil {
 		t.Fatalf("render %v: %v", vars, err)
 	}
-	text := r.Files["social-network.nomad"]
-	file, diags := hclparse.NewParser().ParseHCL([]byte(text), "social-network.nomad")
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	job := only(t, file.Body.(*hclsyntax.Body), "job")
 	stores := map[string]storeConfig{}
 	for _, group := range job.Body.Blocks {
 		if group.Type != "group" || !strings.Contains(" ferretdb redis memcached ", " "+group.Labels[0]+" ") {

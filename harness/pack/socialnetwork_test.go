@@ -38,27 +38,10 @@ type socialJob struct {
 
 func renderSocial(t *testing.T, overrides map[string]string) (socialJob, error) {
 	t.Helper()
-	dir, err := Find("social-network")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, set := overrides["mhz_per_core"]; !set {
-		overrides["mhz_per_core"] = "2000"
-	}
-	r, err := p.Render(overrides, nil)
+	job, text, err := renderedJob(t, "social-network", overrides)
 	if err != nil {
 		return socialJob{}, err
 	}
-	text := r.Files["social-network.nomad"]
-	file, diags := hclparse.NewParser().ParseHCL([]byte(text), "social-network.nomad")
-	if diags.HasErrors() {
-		t.Fatalf("rendered job is not valid HCL: %s\n%s", diags, text)
-	}
-	job := only(t, file.Body.(*hclsyntax.Body), "job")
 	out := socialJob{name: job.Labels[0], meta: literalStrings(t, only(t, job.Body, "meta").Body), tasks: map[string]socialTask{}}
 	for _, group := range job.Body.Blocks {
 		if group.Type != "group" {
@@ -399,6 +382,34 @@ func TestSocialNetworkVariantDescriptionListsVariants(t *testing.T) {
 	if d := p.Variables["variant"].Description; !strings.HasSuffix(d, "One of: baseline, vertical, horizontal, ha, unlimited.") {
 		t.Errorf("variant description must end with the variant list: %q", d)
 	}
+}
+
+// renderedJob renders packs/<name> with vars (mhz_per_core 2000 unless
+// given) and parses its one job file, <name>.nomad; the error is the
+// render's, which the tests of bad values expect.
+func renderedJob(t *testing.T, name string, vars map[string]string) (*hclsyntax.Block, string, error) {
+	t.Helper()
+	dir, err := Find(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, set := vars["mhz_per_core"]; !set {
+		vars["mhz_per_core"] = "2000"
+	}
+	r, err := p.Render(vars, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	text := r.Files[name+".nomad"]
+	file, diags := hclparse.NewParser().ParseHCL([]byte(text), name+".nomad")
+	if diags.HasErrors() {
+		t.Fatalf("rendered job is not valid HCL: %s\n%s", diags, text)
+	}
+	return only(t, file.Body.(*hclsyntax.Body), "job"), text, nil
 }
 
 func only(t *testing.T, body *hclsyntax.Body, blockType string) *hclsyntax.Block {

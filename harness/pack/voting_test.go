@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/hcl/v2/hclparse"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -34,27 +32,10 @@ type votingJob struct {
 
 func renderVoting(t *testing.T, vars map[string]string) (votingJob, error) {
 	t.Helper()
-	dir, err := Find("voting")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, set := vars["mhz_per_core"]; !set {
-		vars["mhz_per_core"] = "2000"
-	}
-	r, err := p.Render(vars, nil)
+	job, _, err := renderedJob(t, "voting", vars)
 	if err != nil {
 		return votingJob{}, err
 	}
-	text := r.Files["voting.nomad"]
-	file, diags := hclparse.NewParser().ParseHCL([]byte(text), "voting.nomad")
-	if diags.HasErrors() {
-		t.Fatalf("rendered job is not valid HCL: %s\n%s", diags, text)
-	}
-	job := only(t, file.Body.(*hclsyntax.Body), "job")
 	out := votingJob{name: job.Labels[0], meta: literalStrings(t, only(t, job.Body, "meta").Body), tasks: map[string]votingTask{}}
 	for _, group := range job.Body.Blocks {
 		if group.Type != "group" {
