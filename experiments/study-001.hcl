@@ -39,22 +39,22 @@ sweep "study-001" {
     # the study's users waited as long as it took: 10 s before a request
     # counts as an error, in both tools
     timeout         = "10s"
-  }
-
-  # the study's tool on the study's mode
-
-  app "v1-locust" {
-    vars     = { storage_mode = "v1", job_name = "s001-v1-locust" }
-    runner     = "locust"
-    locustfile = "experiments/study-001/locustfile.py"
+    # spawned 1 a second up to 50 users; the 100-user apps below spawn 2
     closed_loop {
       users      = [1, 10, 30, 50]
       spawn_rate = 1
     }
   }
 
+  # the study's tool on the study's mode
+  app "v1-locust" {
+    vars       = { storage_mode = "v1", job_name = "s001-v1-locust" }
+    runner     = "locust"
+    locustfile = "experiments/study-001/locustfile.py"
+  }
+
   app "v1-locust-100" {
-    vars     = { storage_mode = "v1", job_name = "s001-v1-locust-100" }
+    vars       = { storage_mode = "v1", job_name = "s001-v1-locust-100" }
     runner     = "locust"
     locustfile = "experiments/study-001/locustfile.py"
     closed_loop {
@@ -64,14 +64,9 @@ sweep "study-001" {
   }
 
   # the same flow by orchbench's generator, every mode
-
   app "v0-orchbench" {
     vars     = { storage_mode = "v0", job_name = "s001-v0-orchbench" }
     workload = "voting:study-001"
-    closed_loop {
-      users      = [1, 10, 30, 50]
-      spawn_rate = 1
-    }
   }
 
   app "v0-orchbench-100" {
@@ -86,10 +81,6 @@ sweep "study-001" {
   app "v1-orchbench" {
     vars     = { storage_mode = "v1", job_name = "s001-v1-orchbench" }
     workload = "voting:study-001"
-    closed_loop {
-      users      = [1, 10, 30, 50]
-      spawn_rate = 1
-    }
   }
 
   app "v1-orchbench-100" {
@@ -104,10 +95,6 @@ sweep "study-001" {
   app "v2-orchbench" {
     vars     = { storage_mode = "v2", job_name = "s001-v2-orchbench" }
     workload = "voting:study-001"
-    closed_loop {
-      users      = [1, 10, 30, 50]
-      spawn_rate = 1
-    }
   }
 
   app "v2-orchbench-100" {
@@ -122,10 +109,6 @@ sweep "study-001" {
   app "v3-orchbench" {
     vars     = { storage_mode = "v3", job_name = "s001-v3-orchbench" }
     workload = "voting:study-001"
-    closed_loop {
-      users      = [1, 10, 30, 50]
-      spawn_rate = 1
-    }
   }
 
   app "v3-orchbench-100" {
@@ -140,10 +123,6 @@ sweep "study-001" {
   app "v4-orchbench" {
     vars     = { storage_mode = "v4", job_name = "s001-v4-orchbench" }
     workload = "voting:study-001"
-    closed_loop {
-      users      = [1, 10, 30, 50]
-      spawn_rate = 1
-    }
   }
 
   app "v4-orchbench-100" {
