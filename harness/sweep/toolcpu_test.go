@@ -55,7 +55,8 @@ func TestToolCPUOf(t *testing.T) {
 
 // fakeLocust writes a shell script standing in for Locust: it spends about
 // a second (burning CPU or asleep), then writes a consistent --json-file
-// result whose window is that second, as Locust 2.47 does.
+// result whose window is that second, between the two marks of
+// orchbench_window.py, as Locust 2.47 does.
 func fakeLocust(t *testing.T, burn bool) string {
 	t.Helper()
 	spend := `sleep 1`
@@ -68,7 +69,10 @@ start=$(date +%s.%N)
 last=$(date +%s.%N)
 sec=${start%.*}
 cat >"$out" <<EOF
-[{"name": "GET /", "method": "GET", "start_time": $start, "last_request_timestamp": $last,
+[{"name": "window", "method": "orchbench", "start_time": $start, "last_request_timestamp": $last,
+  "num_requests": 2, "num_failures": 0, "total_content_length": 0,
+  "response_times": {"0": 2}, "num_reqs_per_sec": {"$sec": 2}, "num_fail_per_sec": {}},
+ {"name": "GET /", "method": "GET", "start_time": $start, "last_request_timestamp": $last,
   "num_requests": 100, "num_failures": 0, "total_content_length": 4400,
   "response_times": {"1": 100}, "num_reqs_per_sec": {"$sec": 100}, "num_fail_per_sec": {}}]
 EOF`
