@@ -18,7 +18,15 @@
 # (half a core each, its CPU judged). The report puts the regenerated table
 # beside the published figures (the VM campaign's 43 Locust reports).
 #
-# About 3 x 12 configurations x 60-70 s: 80 to 90 minutes.
+# Replicas: the study's GKE runs (1, 2, 5 and 10 replicas, no CPU limits,
+# Postgres) left no report but one figure (10 pods: 2030 ms aggregated);
+# they run here as the unlimited variant at 1, 2, 5 and 10 instances of v1
+# at 100 users, sharing the machine's cores as the pods shared their nodes,
+# by orchbench's generator: Locust takes one URL, so it would load one
+# instance (its tool-entry gate says so), where ours spreads its users'
+# connections over them.
+#
+# About 3 x 34 configurations x 60-70 s: 100 to 110 minutes.
 sweep "study-001" {
   description = "Study 001: the voting flow per storage mode v0-v4 at 1-100 users, Locust and orchbench"
   study       = "001"
@@ -128,6 +136,48 @@ sweep "study-001" {
   app "v4-orchbench-100" {
     vars     = { storage_mode = "v4", job_name = "s001-v4-orchbench-100" }
     workload = "voting:study-001"
+    closed_loop {
+      users      = [100]
+      spawn_rate = 2
+    }
+  }
+
+  # the study's GKE runs: replicas without CPU limits (resource_scale only
+  # sizes what each reserves, so ten are placed on the 2-core node)
+  app "v1-orchbench-gke-1" {
+    variants   = ["unlimited"]
+    vars       = { storage_mode = "v1", scale = 1, resource_scale = 0.1, job_name = "s001-v1-gke-1" }
+    workload   = "voting:study-001"
+    closed_loop {
+      users      = [100]
+      spawn_rate = 2
+    }
+  }
+
+  app "v1-orchbench-gke-2" {
+    variants   = ["unlimited"]
+    vars       = { storage_mode = "v1", scale = 2, resource_scale = 0.1, job_name = "s001-v1-gke-2" }
+    workload   = "voting:study-001"
+    closed_loop {
+      users      = [100]
+      spawn_rate = 2
+    }
+  }
+
+  app "v1-orchbench-gke-5" {
+    variants   = ["unlimited"]
+    vars       = { storage_mode = "v1", scale = 5, resource_scale = 0.1, job_name = "s001-v1-gke-5" }
+    workload   = "voting:study-001"
+    closed_loop {
+      users      = [100]
+      spawn_rate = 2
+    }
+  }
+
+  app "v1-orchbench-gke-10" {
+    variants   = ["unlimited"]
+    vars       = { storage_mode = "v1", scale = 10, resource_scale = 0.1, job_name = "s001-v1-gke-10" }
+    workload   = "voting:study-001"
     closed_loop {
       users      = [100]
       spawn_rate = 2
