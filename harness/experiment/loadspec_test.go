@@ -111,6 +111,26 @@ func TestFortioRunnerParses(t *testing.T) {
 	}
 }
 
+// A closed loop of one user has one thread whatever threads says (the
+// generator refuses fewer connections than threads, as wrk does); larger
+// populations keep the declared threads.
+func TestClosedLoopThreadsNeverOutnumberUsers(t *testing.T) {
+	s, err := Parse([]byte(appSpec("    threads = 4\n    closed_loop {\n      users = [1, 3, 10]\n    }\n")), "c.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: testBase(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]int{1: 1, 3: 3, 10: 4}
+	steps := Plan(s)
+	if len(steps) != 3 {
+		t.Fatalf("%d steps", len(steps))
+	}
+	for _, st := range steps {
+		if st.Load.Threads != want[st.Users] {
+			t.Errorf("%s: %d threads for %d users, want %d", st.ID, st.Load.Threads, st.Users, want[st.Users])
+		}
+	}
+}
+
 func TestJMeterRunnerParses(t *testing.T) {
 	body := "    runner = \"jmeter\"\n    timeout = \"1s\"\n    iterations {\n      threads = 5\n      loops = 20\n      request { path = \"/books\" }\n    }\n"
 	s, err := Parse([]byte(appSpec(body)), "j.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: testBase(t)})

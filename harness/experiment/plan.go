@@ -109,6 +109,12 @@ func configurationSteps(s *Sweep, app App, orch, variant string) []Step {
 	var out []Step
 	for rep := 1; rep <= s.Repetitions; rep++ {
 		for _, l := range levels {
+			load := app.Load
+			// a closed loop's threads share out its users, as wrk's share
+			// its connections: one user is one thread's
+			if l.users > 0 && load.Threads > l.users {
+				load.Threads = l.users
+			}
 			out = append(out, Step{
 				ID:           StepID(app.Name, orch, variant, l.rate, l.users, rep),
 				App:          app.Name,
@@ -119,7 +125,7 @@ func configurationSteps(s *Sweep, app App, orch, variant string) []Step {
 				Users:        l.users,
 				Rep:          rep,
 				Vars:         maps.Clone(vars),
-				Load:         app.Load,
+				Load:         load,
 				Probe:        app.Probe,
 				Fault:        app.Fault,
 				HA:           ha,
