@@ -33,8 +33,8 @@ var published001 = map[int]published001Users{
 }
 
 type key001 struct {
-	mode, server, replicas, orchestrator, load string
-	users                                      int
+	mode, server, replicas, variant, orchestrator, load string
+	users                                               int
 }
 
 type sample001 struct{ mean, errRatio, rps []float64 }
@@ -46,6 +46,7 @@ func study001(s sweep) *Table {
 			mode:         orDefault(varString(m.plan.Vars, "storage_mode"), "?"),
 			server:       orDefault(varString(m.plan.Vars, "server"), "runserver"),
 			replicas:     instanceCount(m, "2"), // packs/voting's horizontal: 2
+			variant:      m.plan.Variant,
 			orchestrator: m.plan.Orchestrator,
 			load:         m.plan.Load.RunnerName(),
 			users:        m.plan.Users,
@@ -63,7 +64,7 @@ func study001(s sweep) *Table {
 	t := &Table{
 		Study: "001",
 		Title: "Study 001: mean latency (ms) of the voting flow per storage mode, replicas and users",
-		Columns: []string{"storage mode", "server", "replicas", "users", "orchestrator", "load", "mean latency ms", "errors %", "requests/s",
+		Columns: []string{"storage mode", "server", "replicas", "variant", "users", "orchestrator", "load", "mean latency ms", "errors %", "requests/s",
 			"published mean ms (VM campaign: min / median / max over its VM shapes)"},
 		Source: "CMPE48A voting app (../shared/STUDIES.md, study 001): 43 Locust reports of hks1444/cmpe48a, 3 backend x 3 database VM sizes on GCE, 60 s runs",
 		Notes: []string{
@@ -87,6 +88,8 @@ func study001(s sweep) *Table {
 			return a.server > b.server // runserver (the study's) first
 		case a.replicas != b.replicas:
 			return configOrder(a.replicas) < configOrder(b.replicas)
+		case a.variant != b.variant:
+			return a.variant < b.variant
 		case a.users != b.users:
 			return a.users < b.users
 		case a.orchestrator != b.orchestrator:
@@ -101,7 +104,7 @@ func study001(s sweep) *Table {
 			pub = fmt.Sprintf("%.0f / %.0f / %.0f (%d shapes)", p.min, p.median, p.max, p.shapes)
 		}
 		t.Rows = append(t.Rows, []string{
-			k.mode, k.server, k.replicas, strconv.Itoa(k.users), k.orchestrator, k.load,
+			k.mode, k.server, k.replicas, k.variant, strconv.Itoa(k.users), k.orchestrator, k.load,
 			fmtEstimate(results.MedianCI(smp.mean), 0), percent(results.MedianCI(smp.errRatio)), fmtEstimate(results.MedianCI(smp.rps), 1), pub,
 		})
 	}

@@ -25,32 +25,39 @@ func TestStudy001MeanPerModeReplicasAndUsers(t *testing.T) {
 		users: 10, rep: 4, outcome: results.OutcomeInvalid, meanMs: 99999},
 		fakeStep{pack: "voting", orchestrator: "nomad", variant: "baseline", vars: map[string]any{"storage_mode": "v2"},
 			users: 10, rep: 1, outcome: results.OutcomeValid, meanMs: 400, runner: "locust"})
+	steps = append(steps, fakeStep{pack: "voting", orchestrator: "nomad", variant: "unlimited", vars: map[string]any{"storage_mode": "v2", "scale": 1.0},
+		users: 10, rep: 1, outcome: results.OutcomeValid, meanMs: 250})
 	tab := Headline(record("001", steps))
 	if tab == nil || tab.Study != "001" {
 		t.Fatalf("no study 001 table: %+v", tab)
 	}
-	r := row(t, tab, "v2", "runserver", "1", "10", "nomad", "orchbench")
-	if !strings.HasPrefix(r[6], "310 ") {
-		t.Errorf("v2 at 10 users: mean %q, want the median of 300, 320, 310", r[6])
+	r := row(t, tab, "v2", "runserver", "1", "baseline", "10", "nomad", "orchbench")
+	if !strings.HasPrefix(r[7], "310 ") {
+		t.Errorf("v2 at 10 users: mean %q, want the median of 300, 320, 310", r[7])
 	}
-	if !strings.Contains(r[9], "313 / 330 / 565 (9 shapes)") {
-		t.Errorf("published at 10 users: %q", r[9])
+	if !strings.Contains(r[10], "313 / 330 / 565 (9 shapes)") {
+		t.Errorf("published at 10 users: %q", r[10])
 	}
-	r = row(t, tab, "v2", "runserver", "1", "100", "nomad", "orchbench")
-	if !strings.HasPrefix(r[6], "3100 ") || !strings.Contains(r[9], "1262 / 1770 / 3554 (8 shapes)") {
+	r = row(t, tab, "v2", "runserver", "1", "baseline", "100", "nomad", "orchbench")
+	if !strings.HasPrefix(r[7], "3100 ") || !strings.Contains(r[10], "1262 / 1770 / 3554 (8 shapes)") {
 		t.Errorf("v2 at 100 users: %v", r)
 	}
-	r = row(t, tab, "v3", "wsgi", "5", "10", "nomad", "orchbench")
-	if !strings.HasPrefix(r[6], "155 ") || !strings.HasPrefix(r[8], "9.0") {
+	r = row(t, tab, "v3", "wsgi", "5", "horizontal", "10", "nomad", "orchbench")
+	if !strings.HasPrefix(r[7], "155 ") || !strings.HasPrefix(r[9], "9.0") {
 		t.Errorf("v3 under wsgi with 5 replicas: %v", r)
 	}
 	// Locust's steps of the same configuration are a row of their own
-	r = row(t, tab, "v2", "runserver", "1", "10", "nomad", "locust")
-	if !strings.HasPrefix(r[6], "400 ") {
+	r = row(t, tab, "v2", "runserver", "1", "baseline", "10", "nomad", "locust")
+	if !strings.HasPrefix(r[7], "400 ") {
 		t.Errorf("v2 at 10 users by Locust: %v", r)
 	}
-	if len(tab.Rows) != 5 {
-		t.Errorf("%d rows, want 5 (2 configurations x 2 populations, and Locust's): %v", len(tab.Rows), tab.Rows)
+	// the same mode, replicas and users without a CPU cap is another row
+	r = row(t, tab, "v2", "runserver", "1", "unlimited", "10", "nomad", "orchbench")
+	if !strings.HasPrefix(r[7], "250 ") {
+		t.Errorf("v2 at 10 users, unlimited: %v", r)
+	}
+	if len(tab.Rows) != 6 {
+		t.Errorf("%d rows, want 6 (2 configurations x 2 populations, Locust's, and unlimited's): %v", len(tab.Rows), tab.Rows)
 	}
 	if last := tab.Notes[len(tab.Notes)-1]; last != "1 invalid steps are left out." {
 		t.Errorf("the invalid step is not said: %q", last)
