@@ -155,8 +155,9 @@ func TestLocustCommandAndFile(t *testing.T) {
 	if got := strings.Join(r, " "); got != "-f /local/locustfile.py,/local/orchbench_window.py --headless -u 10 -r 10 --host http://127.0.0.1:26715 --only-summary --skip-log -t 65s --json-file /alloc/result" {
 		t.Errorf("run: %s", got)
 	}
-	// a warm-up is not measured, and the marks' timer would end it at 60 s
-	if got := strings.Join(w, " "); !strings.HasPrefix(got, "-f /local/locustfile.py --headless") || !strings.HasSuffix(got, "--skip-log -t 1s") {
+	// a warm-up is not measured: the marks' timer would end it at 60 s, and
+	// its failed requests are not the tool's failure
+	if got := strings.Join(w, " "); !strings.HasPrefix(got, "-f /local/locustfile.py --headless") || !strings.HasSuffix(got, "--skip-log --exit-code-on-error 0 -t 1s") {
 		t.Errorf("warm-up: %s", got)
 	}
 	files, err := Locust{}.Files(req)
@@ -169,8 +170,14 @@ func TestLocustCommandAndFile(t *testing.T) {
 			t.Errorf("locustfile lacks %s:\n%s", want, src)
 		}
 	}
-	if marks := files["orchbench_window.py"]; !strings.Contains(marks, "RUN_SECONDS = 60\n") {
+	marks := files["orchbench_window.py"]
+	if !strings.Contains(marks, "RUN_SECONDS = 60\n") {
 		t.Errorf("the marks file does not end the run at 60 s:\n%s", marks)
+	}
+	// failed requests are measured; TestEveryGateCanFail's locust-errors
+	// row runs it
+	if !strings.Contains(marks, "environment.process_exit_code = 0") {
+		t.Errorf("the marks file leaves Locust's exit code 1 on failed requests:\n%s", marks)
 	}
 	req.Locustfile = "# the spec's own\n"
 	files, err = Locust{}.Files(req)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,8 @@ import (
 // Every gate must be able to fail. One sweep runs a deliberately wrong
 // setup per configuration on the real cluster, and each must end with the
 // right outcome and a reason that names what was wrong: the rows of
-// wrongsetup.Nomad, one per gate. The same sweep runs on Swarm and
+// wrongsetup.Nomad, one per gate, and wrongsetup.LocustErrors, a tool's
+// failed requests that are measured errors. The same sweep runs on Swarm and
 // Kubernetes with the rows that need no exec driver
 // (validity_others_test.go), and on the emulated nodes with the harness
 // on the client node (test/cluster, TestNodesEveryGateCanFail).
@@ -42,7 +44,8 @@ func TestEveryGateCanFail(t *testing.T) {
 		t.Fatal(err)
 	}
 	fill := strings.NewReplacer(wrongsetup.FaultyVars, fmt.Sprintf("driver = \"exec\", app_source = %q", faultyServer), "{forward_lua}", filepath.Join(work, "forward.lua"))
-	spec := wrongsetup.Spec("validity", "nomad", wrongsetup.Nomad, fill)
+	rows := append(slices.Clone(wrongsetup.Nomad), wrongsetup.LocustErrors)
+	spec := wrongsetup.Spec("validity", "nomad", rows, fill)
 	specFile := filepath.Join(work, "validity.hcl")
 	if err := os.WriteFile(specFile, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
@@ -79,7 +82,7 @@ func TestEveryGateCanFail(t *testing.T) {
 		t.Fatal("the load job of the killed step was never found to kill")
 	}
 
-	steps := wrongsetup.Check(t, dir, "validity", wrongsetup.Nomad, strings.NewReplacer("{fwd}", fwd))
+	steps := wrongsetup.Check(t, dir, "validity", rows, strings.NewReplacer("{fwd}", fwd))
 	wrongsetup.CheckOverload(t, steps)
 }
 

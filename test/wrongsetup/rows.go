@@ -150,6 +150,14 @@ var ArtilleryStarved = Row{"artillery-starved", TaewaBlock("baseline", "taewa-ar
 	"path = \"/?n=0\"\n    runner = \"artillery\"\n    generator_cores = 0.1\n    rates = [200]\n    phases {\n      phase {\n        duration = \"5s\"\n        rate     = 1\n      }\n    }"),
 	results.OutcomeInvalid, "generator", "artillery saturated: artillery used"}
 
+// LocustErrors: errors503's answers to Locust, which exits 1 when any
+// request failed. Those failures are the application's errors, measured,
+// so the step is broken by the SLO, not invalid for a failed tool. Only
+// TestEveryGateCanFail runs it: the emulated nodes' registry has no
+// Locust image.
+var LocustErrors = Row{"locust-errors", Faulty("faulty-503-locust", "/?fault=503", 0, "runner = \"locust\"\n    closed_loop {\n      users = 4\n      think = \"100ms\"\n    }"),
+	results.OutcomeBroken, "slo", "error ratio"}
+
 // Elsewhere are the wrong setups that need no faulty server, for the
 // orchestrators whose adapters translate the pack: Taewa's /?n=0 is the
 // fast server, and its baseline at one core keeps up with what a starved
