@@ -26,7 +26,7 @@
 # instance (its tool-entry gate says so), where ours spreads its users'
 # connections over them.
 #
-# About 3 x 34 configurations x 60-70 s: 100 to 110 minutes.
+# About 3 x 34 configurations x 60-70 s: 1 h 55 min measured here.
 sweep "study-001" {
   description = "Study 001: the voting flow per storage mode v0-v4 at 1-100 users, Locust and orchbench"
   study       = "001"
