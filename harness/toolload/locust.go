@@ -62,7 +62,7 @@ RUN_SECONDS = %[1]g
 
 
 def _mark(environment):
-    environment.events.request.fire(request_type=%[4]q, name=%[5]q, response_time=0,
+    environment.events.request.fire(request_type=%[2]q, name=%[3]q, response_time=0,
                                     response_length=0, exception=None, context={})
 
 
@@ -84,20 +84,30 @@ def _stopping(environment, **_):
 def _exit_code(environment, **_):
     if environment.process_exit_code is None and not environment.runner.exceptions and not log.unhandled_greenlet_exception:
         environment.process_exit_code = 0
-`, run.Seconds(), markMethod, markName, markMethod, markName)
+`, run.Seconds(), markMethod, markName)
 }
 
-func (Locust) Files(req Request) (map[string]string, error) {
+// target checks what both the files and the command need: users, a run
+// length (the marks file ends the run) and a URL with a host.
+func (Locust) target(req Request) (*url.URL, error) {
+	if req.Connections < 1 || req.Duration <= 0 {
+		return nil, fmt.Errorf("locust: needs users >= 1 and a positive duration (got %d, %s)", req.Connections, req.Duration)
+	}
 	u, err := url.Parse(req.URL)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("locust: bad URL %q", req.URL)
 	}
+	return u, nil
+}
+
+func (l Locust) Files(req Request) (map[string]string, error) {
+	u, err := l.target(req)
+	if err != nil {
+		return nil, err
+	}
 	timeout := 2.0
 	if req.Timeout > 0 {
 		timeout = req.Timeout.Seconds()
-	}
-	if req.Duration <= 0 {
-		return nil, fmt.Errorf("locust: needs a positive duration (got %s)", req.Duration)
 	}
 	files := map[string]string{windowFile: windowSource(req.Duration)}
 	if req.Locustfile != "" {
@@ -123,12 +133,9 @@ class StepUser(FastHttpUser):
 }
 
 func (l Locust) Command(req Request, in, out string) (warmup, run []string, err error) {
-	if req.Connections < 1 || req.Duration <= 0 {
-		return nil, nil, fmt.Errorf("locust: needs users >= 1 and a positive duration (got %d, %s)", req.Connections, req.Duration)
-	}
-	u, err := url.Parse(req.URL)
-	if err != nil || u.Host == "" {
-		return nil, nil, fmt.Errorf("locust: bad URL %q", req.URL)
+	u, err := l.target(req)
+	if err != nil {
+		return nil, nil, err
 	}
 	users := strconv.Itoa(req.Connections)
 	spawn := users // all at once
