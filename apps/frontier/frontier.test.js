@@ -31,6 +31,7 @@ test('frontier against real Redis, remote service and pool', async (t) => {
     assert.strictEqual(r.status, 200);
     assert.strictEqual(r.body, HELLO);
     assert.strictEqual(r.headers.get('x-powered-by'), null);
+    assert.strictEqual(r.headers.get('x-served-by'), new URL(web.base).host, 'the instance names its own listening address');
   });
 
   await t.test('/remote serves one request at a time: the second waits for the first', async () => {

@@ -58,6 +58,11 @@ function createApp(s, cache) {
   const app = express();
   app.set('etag', false);
   app.disable('x-powered-by');
+  // Which instance answered: behind the entry, a client can see the spread.
+  app.use((req, res, next) => {
+    res.set('X-Served-By', `${req.socket.localAddress}:${req.socket.localPort}`);
+    next();
+  });
 
   app.get('/', (req, res) => {
     res.type('text/plain').send(HELLO);

@@ -90,6 +90,9 @@ func TestConformanceCatchesBrokenPacks(t *testing.T) {
 			"taewa (--var scale=-1): renders; it must fail with a message"},
 		{"declares placement itself", "variables.hcl", `variable "region" {`, "variable \"placement\" {\n  type        = string\n  default     = \"spread\"\n  description = \"Where instances go.\"\n}\n\nvariable \"region\" {",
 			`declares a variable "placement", which the harness takes out before rendering`},
+		{"scaled service nobody registers", "templates/taewa.nomad.tpl", `    orchbench_service         = "[[ template "taewa.service_name" . ]]"`,
+			`    orchbench_service         = "[[ template "taewa.service_name" . ]]"` + "\n    orchbench_scaled_service  = \"taewa-web\"",
+			`declares orchbench_scaled_service "taewa-web", which no group registers in Consul`},
 		{"resource_scale not proportional", "templates/_helpers.tpl", `[[- $cores := mulf $base_cores $rs -]]`, `[[- $cores := mulf $base_cores $rs $rs -]]`,
 			"task taewa/taewa: 0.0625 cores at resource_scale 0.25 is not half of 0.25 at 0.5"},
 	}

@@ -34,8 +34,10 @@ type taskShape struct {
 	driver  string
 	mhz     int // resources.cpu, 0 when cores are reserved
 	intent  contract.Task
-	service bool // the group registers the measured service
-	checks  int  // health checks of the measured service
+	service bool // the group registers the service the variant sizes
+	// measured: the group registers the measured service, with checks
+	measured bool
+	checks   int
 	// hardLimit is the docker driver's cpu_hard_limit, without which its
 	// CPU share is no quota at all
 	hardLimit bool
@@ -91,7 +93,8 @@ func (c Checker) render(p *pack.Pack, overrides map[string]string, add func(stri
 					continue
 				}
 				ts := taskShape{group: *g.Name, driver: t.Driver, intent: intent}
-				ts.service, ts.checks = registers(g, t, app.Service)
+				ts.service, _ = registers(g, t, app.ScaledService())
+				ts.measured, ts.checks = registers(g, t, app.Service)
 				ts.hardLimit, _ = t.Config["cpu_hard_limit"].(bool)
 				if g.Count != nil {
 					ts.count = *g.Count

@@ -37,7 +37,7 @@ func checkShape(s shape, variant string, add func(string, string, ...any)) {
 	services, checked := 0, 0
 	for _, key := range slices.Sorted(maps.Keys(s.tasks)) {
 		t := s.tasks[key]
-		if t.service {
+		if t.measured {
 			services++
 			if t.checks > 0 {
 				checked++
@@ -62,6 +62,18 @@ func checkShape(s shape, variant string, add func(string, string, ...any)) {
 		}
 		if t.intent.MemoryMiB == 0 {
 			add(s.where, "task %s has no memory limit", key)
+		}
+	}
+	for _, app := range s.apps {
+		if app.Scaled == "" {
+			continue
+		}
+		scaled := false
+		for _, t := range s.tasks {
+			scaled = scaled || t.service
+		}
+		if !scaled {
+			add(s.where, "job %s declares %s %q, which no group registers in Consul", app.Job, contract.KeyScaled, app.Scaled)
 		}
 	}
 	if services == 0 {

@@ -24,6 +24,7 @@ const (
 	KeyApp           = "orchbench_app"
 	KeyVariant       = "orchbench_variant"
 	KeyService       = "orchbench_service"
+	KeyScaled        = "orchbench_scaled_service"
 	KeyLoadPath      = "orchbench_load_path"
 	KeyProbePath     = "orchbench_probe_path"
 	KeyProbeStatus   = "orchbench_probe_status"
@@ -62,6 +63,10 @@ type App struct {
 	// Service is the measured service; empty for a job that only supports
 	// the app (a datastore job), which is deployed and verified but not loaded.
 	Service string
+	// Scaled is the service the variant and scale size when the measured
+	// service is a balancer in front of it (the study's ELB: frontier's
+	// entry before its web tier); empty when it is the measured service.
+	Scaled string
 	// LoadPath is the request path load is aimed at ("/" when not declared).
 	LoadPath string
 	// Probe is the app's correctness check; Probe.Path is empty when the
@@ -116,7 +121,7 @@ const DefaultPrepareTimeout = 30 * time.Minute
 func ParseApp(job *api.Job) (App, error) {
 	meta := job.Meta
 	a := App{Job: deref(job.ID), Name: meta[KeyApp], Variant: meta[KeyVariant], Service: meta[KeyService],
-		LoadPath: meta[KeyLoadPath], Meta: map[string]string{}}
+		Scaled: meta[KeyScaled], LoadPath: meta[KeyLoadPath], Meta: map[string]string{}}
 	for k, v := range meta {
 		if strings.HasPrefix(k, Prefix) {
 			a.Meta[k] = v
@@ -199,6 +204,15 @@ func requestPath(p string) bool {
 
 // Measured reports whether the job holds the service load is aimed at.
 func (a App) Measured() bool { return a.Service != "" }
+
+// ScaledService is the service whose instances the variant and scale
+// size: the one behind the measured entry, or the measured service itself.
+func (a App) ScaledService() string {
+	if a.Scaled != "" {
+		return a.Scaled
+	}
+	return a.Service
+}
 
 // RequireProbe is the probe, or an error when the measured job has none:
 // every measured app needs a correctness probe.

@@ -252,8 +252,9 @@ func TestFrontierRejectsBadValues(t *testing.T) {
 	}
 }
 
-// Swarm and Kubernetes translate every shape: four services, the web tier
-// the entry with its replicas, the remote service one, and the web tier's
+// Swarm and Kubernetes translate every shape: five services, the entry
+// the measured one balancing over the web tier's DNS name, the web tier
+// with its replicas, the remote service one, and the web tier's
 // upstream addresses the services' DNS names.
 func TestFrontierTranslates(t *testing.T) {
 	for _, vars := range []map[string]string{{}, {"variant": "horizontal", "resource_scale": "0.25", "route": "/cached"}, {"variant": "unlimited", "scale": "3"}} {
@@ -270,21 +271,31 @@ func TestFrontierTranslates(t *testing.T) {
 		if err != nil {
 			t.Fatalf("kubernetes %v: %v", vars, err)
 		}
-		if len(sp.Specs) != 4 {
+		if len(sp.Specs) != 5 {
 			t.Errorf("swarm %v: %d service specs", vars, len(sp.Specs))
 		}
 		for name, services := range map[string][]*translate.Service{"swarm": sp.Services, "kubernetes": kp.Services} {
-			if got, want := replicas(services, *job.ID+"-frontier"), *job.TaskGroups[3].Count; got != want {
+			if got, want := replicas(services, *job.ID+"-frontier"), *job.TaskGroups[4].Count; got != want {
 				t.Errorf("%s %v: the web tier has %d replicas, want %d", name, vars, got, want)
 			}
 			if got := replicas(services, *job.ID+"-remote"); got != 1 {
 				t.Errorf("%s %v: the remote service has %d replicas", name, vars, got)
 			}
+			if got := replicas(services, *job.ID+"-entry"); got != 1 {
+				t.Errorf("%s %v: the entry has %d replicas", name, vars, got)
+			}
 		}
-		if kp.Entry == nil || kp.Entry.Service != *job.ID+"-frontier" || sp.Entry == nil || sp.Entry.Service != *job.ID+"-frontier" {
+		if kp.Entry == nil || kp.Entry.Service != *job.ID+"-entry" || sp.Entry == nil || sp.Entry.Service != *job.ID+"-entry" {
 			t.Errorf("%v: entries %+v, %+v", vars, kp.Entry, sp.Entry)
 		}
 		for _, svc := range kp.Services {
+			if svc.Group == "entry" {
+				// every web tier instance behind one DNS name, which the orchestrator spreads
+				want := regexp.MustCompile(`^tcp-balance --listen \S+ --backend ` + regexp.QuoteMeta(*job.ID+"-web") + `:[0-9]+$`)
+				if got := strings.Join(svc.Container.Args, " "); !want.MatchString(got) {
+					t.Errorf("%v: the entry runs %q, want the web tier's DNS name as its backend", vars, got)
+				}
+			}
 			if svc.Group != "frontier" {
 				continue
 			}

@@ -1,7 +1,7 @@
 variable "job_name" {
   type        = string
   default     = ""
-  description = "Nomad job name; empty means frontier-<variant>. It also names the Consul services: <job_name> (the web tier), <job_name>-remote, <job_name>-pool and <job_name>-redis."
+  description = "Nomad job name; empty means frontier-<variant>. It also names the Consul services: <job_name> (the entry the load is aimed at), <job_name>-web (the web tier instances), <job_name>-remote, <job_name>-pool and <job_name>-redis."
 }
 
 variable "datacenters" {
@@ -104,6 +104,12 @@ variable "image" {
   type        = string
   default     = "orchbench/frontier:local"
   description = "The image of the web tier, the remote service and the pool (cluster/images.sh frontier)."
+}
+
+variable "entry_image" {
+  type        = string
+  default     = "orchbench/orchbench:local"
+  description = "The entry's image, whose orchbench tcp-balance relays each connection to the next web tier instance (cluster/images.sh orchbench)."
 }
 
 variable "redis_image" {

@@ -30,6 +30,11 @@ func TestArtilleryPhasesMatchOurGenerator(t *testing.T) {
     vars            = { job_name = "%s-%s", resource_scale = 0.5 }
     runner          = %q
     generator_cores = 1
+    # The rates are compared here, not latency at the SLO's edge: 100 ms
+    # (5 %% of its p99) lets a scheduling hiccup of a shared CI host pass
+    # (one made our generator's p99 lag 27 ms, over the 5 ms default, at
+    # 0.04 cores), while a saturated generator's lag still grows past it.
+    max_generator_lag = "100ms"
     rates           = [100]
     phases {
       phase { duration = "5s" }

@@ -18,8 +18,9 @@ import (
 )
 
 // TestFrontierOnNomad deploys packs/frontier with the study's 3-instance
-// shape and shows on the cluster what study 003 is about: the pack's probe
-// passing through /remote on every instance, /remote serialised by the one
+// shape and shows on the cluster what study 003 is about: the entry
+// spreading connections over the three instances, the pack's probe passing
+// through /cached, /remote serialised by the one
 // remote service behind all three instances (two requests to two instances
 // answered 0.75 s apart), /cached counting hits in the one Redis, the
 // pool's gauge counting invocations, and the probe failing, with the web
@@ -37,24 +38,54 @@ func TestFrontierOnNomad(t *testing.T) {
 	must(t, orchbench, append([]string{"pack", "run", "frontier", "--wait", "--timeout", "4m"}, vars...)...)
 	defer must(t, orchbench, append([]string{"pack", "destroy", "frontier"}, vars...)...)
 	ad, dep, probe, eps := probedOnNomad(t, ctx, job)
-	if len(eps) != 3 {
-		t.Fatalf("%d instances of the web tier registered, want 3: %v", len(eps), eps)
+	if len(eps) != 1 {
+		t.Fatalf("%d instances of the entry registered, want 1: %v", len(eps), eps)
 	}
-	base := func(i int) string { return "http://" + eps[i].HostPort() }
-	// the web tier restarts once when its upstreams register: wait for their answers
+	entry := "http://" + eps[0].HostPort()
+	web, err := ad.Endpoints(ctx, dep, job+"-web")
+	if err != nil || len(web) != 3 {
+		t.Fatalf("%d instances of the web tier registered (%v), want 3: %v", len(web), err, web)
+	}
+	base := func(i int) string { return "http://" + web[i].HostPort() }
+	// the web tier restarts once when its upstreams register, the entry
+	// when the instances do: wait for their answers
 	eventually(t, time.Minute, "every instance answers /remote", func() error {
-		for i := range eps {
+		for i := range web {
 			if status, body, _ := frontierGet(base(i) + "/remote"); status != 200 {
 				return fmt.Errorf("%s/remote: %d %s", base(i), status, body)
 			}
 		}
 		return nil
 	})
-	if g := probe.Check(ctx, eps); !g.Passed {
-		t.Fatalf("the pack's probe fails: %s", g.Detail)
-	} else {
-		t.Logf("probe: %s", g.Detail)
-	}
+	eventually(t, time.Minute, "the pack's probe passes through the entry", func() error {
+		if g := probe.Check(ctx, eps); !g.Passed {
+			return fmt.Errorf("%s", g.Detail)
+		}
+		return nil
+	})
+
+	t.Run("the entry spreads connections over the instances", func(t *testing.T) {
+		want := map[string]bool{}
+		for _, ep := range web {
+			want[ep.HostPort()] = true
+		}
+		served := map[string]int{}
+		for i := 0; i < 6; i++ {
+			status, body, hdr := frontierGet(entry + "/")
+			if status != 200 {
+				t.Fatalf("GET %s/: %d %s", entry, status, body)
+			}
+			by := hdr.Get("X-Served-By")
+			if !want[by] {
+				t.Errorf("answered by %q, which is no web tier instance of %v", by, want)
+			}
+			served[by]++
+		}
+		t.Logf("6 connections through the entry %s: %v", entry, served)
+		if len(served) != 3 {
+			t.Errorf("6 connections reached %d instances (%v), want all 3 in turn", len(served), served)
+		}
+	})
 
 	t.Run("remote serialises across instances", func(t *testing.T) {
 		type answer struct {

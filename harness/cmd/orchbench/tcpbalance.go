@@ -23,7 +23,8 @@ func init() {
 		Long: `tcp-balance is the load balancer in front of the emulated cluster's three
 Kubernetes API servers (cluster/nodes-k8s.sh): each connection goes to the
 next backend in turn, one whose dial fails is skipped for a few seconds.
-It relays bytes only; TLS stays end to end.`,
+It relays bytes only; TLS stays end to end. It is also the entry of
+packs/frontier, the balancer in front of the web tier's instances.`,
 		Example: `  orchbench tcp-balance --listen 10.77.0.10:6443 --backend 10.77.0.11:6443 --backend 10.77.0.12:6443 --backend 10.77.0.13:6443`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -43,6 +44,7 @@ It relays bytes only; TLS stays end to end.`,
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:6443", "`host:port` to accept connections on")
-	cmd.Flags().StringArrayVar(&backends, "backend", nil, "`host:port` of a backend (repeatable)")
+	// A list too: a Nomad template renders every instance into one variable.
+	cmd.Flags().StringSliceVar(&backends, "backend", nil, "`host:port` of a backend (repeatable, or comma-separated)")
 	rootCmd.AddCommand(cmd)
 }

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/hashicorp/nomad/api"
@@ -35,12 +36,25 @@ func (t *translator) translateGroup(gi *groupInfo) (*Service, error) {
 		svc.Port = gi.ports[gi.consulPort[gi.consul[0]]]
 	}
 	ic := &interpContext{w: w, target: t.target, ports: gi.ports, job: t.name, group: gi.w.group, task: task.Name, meta: mergedMeta(t.job, g, task), env: task.Env}
+	env, err := t.env(w, task, ic)
+	if err != nil {
+		return nil, err
+	}
+	// Nomad interpolates the config with what env templates rendered too
+	// (an entry's backends in its args), so the config sees them here.
+	ic.env = maps.Clone(task.Env)
+	if ic.env == nil {
+		ic.env = map[string]string{}
+	}
+	for k, v := range env {
+		if _, own := task.Env[k]; !own {
+			ic.env[k] = v
+		}
+	}
 	if svc.Container, err = t.container(w, task, ic); err != nil {
 		return nil, err
 	}
-	if svc.Container.Env, err = t.env(w, task, ic); err != nil {
-		return nil, err
-	}
+	svc.Container.Env = env
 	svc.UsesAllocDir = ic.usesAllocDir
 	if !svc.UsesAllocDir && g.EphemeralDisk != nil && g.EphemeralDisk.SizeMB != nil {
 		t.remark(gi.w, "ephemeral_disk", RemarkIgnored, "no task uses the alloc dir, so no volume is made")

@@ -27,6 +27,8 @@ job "[[ $job ]]" {
     orchbench_reserved_cores  = "[[ $size.cores ]]"
     orchbench_reserved_mib    = "[[ $size.memory ]]"
     orchbench_service         = "[[ $job ]]"
+    # the entry balances over the web tier, which the variant and scale size
+    orchbench_scaled_service  = "[[ $job ]]-web"
     # The route under load (variable route) and its right answer: hello,
     # the remote service's or a pool instance's JSON. An empty body, an
     # upstream's error message or another route's answer fails the probe,
@@ -275,9 +277,12 @@ job "[[ $job ]]" {
     }
   }
 
-  # The measured web tier: 1 or 3 instances (scale), each sized by the variant.
-  group "[[ $app ]]" {
-    count = [[ $size.count ]]
+  # The study's ELB: the one address the load tool is given, relaying each
+  # connection to the next web tier instance in turn (orchbench
+  # tcp-balance). Artillery and Locust take one URL; without it they would
+  # load one of three instances. The web tier keeps the idle timeout.
+  group "entry" {
+    count = 1
 
     network {
       mode = "host"
@@ -289,6 +294,97 @@ job "[[ $job ]]" {
       name     = "[[ $job ]]"
       port     = "http"
       tags     = ["orchbench", "measured", "variant-[[ $variant ]]"]
+
+      # / through the balancer: passing once a web tier instance answers.
+      check {
+        name     = "entry-http"
+        type     = "http"
+        path     = "/"
+        interval = "3s"
+        timeout  = "2s"
+      }
+    }
+
+    update {
+      max_parallel      = 1
+      health_check      = "checks"
+      min_healthy_time  = "3s"
+      healthy_deadline  = "3m"
+      progress_deadline = "4m"
+      auto_revert       = false
+    }
+
+    restart {
+      attempts = 2
+      interval = "1m"
+      delay    = "2s"
+      mode     = "fail"
+    }
+
+    reschedule {
+      attempts  = 0
+      unlimited = false
+    }
+
+    task "entry" {
+      driver       = "docker"
+      kill_timeout = "5s"
+
+      # A managed balancer in the study: CPU shares, never capped, not scaled.
+      meta {
+        orchbench_cores      = "0"
+        orchbench_memory_mib = "128"
+        orchbench_cpu_mode   = "shares"
+        orchbench_role       = "service"
+      }
+
+      config {
+        image          = [[ var "entry_image" . | quote ]]
+        network_mode   = "host"
+        cpu_hard_limit = false
+        args           = ["tcp-balance", "--listen", "${NOMAD_IP_http}:${NOMAD_PORT_http}", "--backend", "${WEB_INSTANCES}"]
+      }
+
+      # Every web tier instance's host:port (registered, healthy or not: a
+      # dead one is skipped by the balancer), an unreachable placeholder
+      # before any registers; the task restarts when the set changes, once
+      # it has been still for wait.min.
+      template {
+        destination = "local/web.env"
+        env         = true
+        change_mode = "restart"
+        splay       = "1s"
+        wait {
+          min = "2s"
+          max = "10s"
+        }
+        data = <<EOT
+WEB_INSTANCES={{ range $i, $web := service "[[ $job ]]-web|any" }}{{ if $i }},{{ end }}{{ .Address }}:{{ .Port }}{{ else }}127.0.0.1:1{{ end }}
+EOT
+      }
+
+      resources {
+        cpu    = [[ $support_cpu ]]
+        memory = 128
+      }
+    }
+  }
+
+  # The measured web tier: 1 or 3 instances (scale), each sized by the
+  # variant, reached through the entry.
+  group "[[ $app ]]" {
+    count = [[ $size.count ]]
+
+    network {
+      mode = "host"
+      port "http" {}
+    }
+
+    service {
+      provider = "consul"
+      name     = "[[ $job ]]-web"
+      port     = "http"
+      tags     = ["orchbench", "web-tier", "variant-[[ $variant ]]"]
 
       # / alone: a check through /remote would queue behind the load.
       check {
