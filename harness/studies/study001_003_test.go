@@ -70,6 +70,7 @@ func TestStudy003HighestRateHeldPerRouteAndInstances(t *testing.T) {
 		broken bool
 	}
 	var steps []fakeStep
+	runner := "artillery"
 	add := func(path string, instances float64, rep int, ladder []rung) {
 		for _, l := range ladder {
 			outcome := results.OutcomeValid
@@ -77,7 +78,7 @@ func TestStudy003HighestRateHeldPerRouteAndInstances(t *testing.T) {
 				outcome = results.OutcomeBroken
 			}
 			steps = append(steps, fakeStep{pack: "frontier", orchestrator: "swarm", variant: "baseline", vars: map[string]any{"scale": instances},
-				path: path, rate: l.rate, rep: rep, outcome: outcome})
+				path: path, rate: l.rate, rep: rep, outcome: outcome, runner: runner})
 		}
 	}
 	// root with one instance: held 100, 100, 50 (the third broke at 100)
@@ -96,24 +97,31 @@ func TestStudy003HighestRateHeldPerRouteAndInstances(t *testing.T) {
 	}
 	// root with three instances never broke: a lower bound
 	add("/", 3, 1, []rung{{10, false}, {50, false}, {100, false}, {500, false}})
+	// the same route by our generator is a row of its own
+	runner = "orchbench"
+	add("/", 1, 1, []rung{{10, false}, {50, false}, {100, false}, {500, false}})
 	tab := Headline(record("003", steps))
 	if tab == nil || tab.Study != "003" {
 		t.Fatalf("no study 003 table: %+v", tab)
 	}
-	r := row(t, tab, "root", "1", "-", "swarm")
-	if !strings.HasPrefix(r[4], "100 ") || r[5] != "0 of 3" || r[6] != "≤ 300" {
+	r := row(t, tab, "root", "1", "-", "swarm", "artillery")
+	if !strings.HasPrefix(r[5], "100 ") || r[6] != "0 of 3" || r[7] != "≤ 300" {
 		t.Errorf("root, one instance: %v", r)
 	}
-	r = row(t, tab, "root", "3", "-", "swarm")
-	if !strings.HasPrefix(r[4], "500") || r[5] != "1 of 1" || r[6] != "500" {
+	r = row(t, tab, "root", "1", "-", "swarm", "orchbench")
+	if !strings.HasPrefix(r[5], "500") || r[6] != "1 of 1" {
+		t.Errorf("root, one instance, by orchbench: %v", r)
+	}
+	r = row(t, tab, "root", "3", "-", "swarm", "artillery")
+	if !strings.HasPrefix(r[5], "500") || r[6] != "1 of 1" || r[7] != "500" {
 		t.Errorf("root, three instances: %v", r)
 	}
-	r = row(t, tab, "remote", "1", "-", "swarm")
-	if !strings.HasPrefix(r[4], "0 ") || r[6] != "< 10" {
+	r = row(t, tab, "remote", "1", "-", "swarm", "artillery")
+	if !strings.HasPrefix(r[5], "0 ") || r[7] != "< 10" {
 		t.Errorf("remote: %v", r)
 	}
 	r = row(t, tab, "alternate", "1", "-", "swarm")
-	if !strings.HasPrefix(r[4], "10 ") || r[6] != "≤ 45" {
+	if !strings.HasPrefix(r[5], "10 ") || r[7] != "≤ 45" {
 		t.Errorf("alternate, by the route variable: %v", r)
 	}
 	if tab.Rows[0][0] != "root" || tab.Rows[len(tab.Rows)-1][0] != "alternate" {

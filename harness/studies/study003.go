@@ -23,7 +23,7 @@ var published003 = map[string]map[string]string{
 
 var routeOrder003 = map[string]int{"root": 0, "remote": 1, "alternate": 2, "cached": 3}
 
-type key003 struct{ route, instances, keys, orchestrator string }
+type key003 struct{ route, instances, keys, orchestrator, load string }
 
 type repKey003 struct {
 	key key003
@@ -42,6 +42,7 @@ func study003(s sweep) *Table {
 			route:        route003(orDefault(varString(m.plan.Vars, "route"), m.plan.Load.Path)),
 			instances:    instanceCount(m, "3"), // packs/frontier's horizontal: 3, the study's second shape
 			orchestrator: m.plan.Orchestrator,
+			load:         m.plan.Load.RunnerName(),
 		}
 		if k.route == "cached" {
 			k.keys = varString(m.plan.Vars, "cache_keys")
@@ -69,10 +70,11 @@ func study003(s sweep) *Table {
 	t := &Table{
 		Study:   "003",
 		Title:   "Study 003: the highest rate (requests/s) each route holds, with 1 and 3 web instances",
-		Columns: []string{"route", "instances", "cache keys", "orchestrator", "highest rate held", "repetitions never broken", "published"},
+		Columns: []string{"route", "instances", "cache keys", "orchestrator", "load", "highest rate held", "repetitions never broken", "published"},
 		Source:  "FIUBA 75.73 TP2 (../shared/STUDIES.md, study 003): AWS, a Node/Express tier behind an ELB, Artillery phases at 10/50/100/500 rps",
 		Notes: []string{
 			"a repetition holds a rate when its step at that rate met the SLO and every lower one did; 0 means it broke at its lowest rate. A repetition that never broke holds at least the highest rate tried: that figure is a lower bound.",
+			"load: the study's Artillery, or orchbench's generator on the same phases (the same arrival rate over time); Artillery opens a connection per arrival, ours keeps its connections.",
 			"the study published bounds from its Artillery summaries, not measured maxima; its remote service, Lambda and ElastiCache are ours here (a single-worker Python service, a function pool with a concurrency limit, Redis).",
 			"one 2-core machine runs the tier, the remote service, the pool, Redis, the orchestrator and the load generator; resource_scale shrinks the tier's CPU in proportion.",
 		},
@@ -90,8 +92,10 @@ func study003(s sweep) *Table {
 			return configOrder(a.instances) < configOrder(b.instances)
 		case a.keys != b.keys:
 			return configOrder(a.keys) < configOrder(b.keys)
+		case a.orchestrator != b.orchestrator:
+			return a.orchestrator < b.orchestrator
 		}
-		return a.orchestrator < b.orchestrator
+		return a.load < b.load
 	})
 	for _, k := range keys {
 		pub := published003[k.route][k.instances]
@@ -104,7 +108,7 @@ func study003(s sweep) *Table {
 		}
 		reps := held[k]
 		t.Rows = append(t.Rows, []string{
-			k.route, k.instances, keysText, k.orchestrator,
+			k.route, k.instances, keysText, k.orchestrator, k.load,
 			fmtEstimate(results.MedianCI(reps), 0), fmt.Sprintf("%d of %d", unbroken[k], len(reps)), pub,
 		})
 	}
