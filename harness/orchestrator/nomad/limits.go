@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"time"
 
 	"github.com/hashicorp/nomad/api"
 	"github.com/orchbench/orchbench/harness/contract"
+	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/nodeprobe"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 )
@@ -79,19 +81,49 @@ func (a *Orchestrator) Limits(ctx context.Context, d *orchestrator.Deployment) (
 	}
 	var out []orchestrator.Limits
 	for _, p := range instances {
-		node := a.Nodes.Node(p.Node)
-		pid, imageID, err := taskPID(ctx, node, p)
+		e, imageID, err := taskLimits(ctx, a.Nodes.Node(p.Node), p)
 		if err != nil {
 			return nil, err
-		}
-		e, err := node.Limits(ctx, pid)
-		if err != nil {
-			return nil, fmt.Errorf("limits of task %s/%s in alloc %s: %w", p.Group, p.Task, orchestrator.ShortID(p.ID), err)
 		}
 		p.ImageID = imageID
 		out = append(out, orchestrator.LimitsOf(p, e))
 	}
 	return out, nil
+}
+
+// rootCgroupRetries and rootCgroupPause bound how long a task's process may
+// read as the root cgroup before the gate is told so.
+var (
+	rootCgroupRetries = 3
+	rootCgroupPause   = 500 * time.Millisecond
+)
+
+// taskLimits reads the cgroup limits of a task's process. A process that
+// reads as the root cgroup is looked up and read again, a few times: on
+// cgroup v1 a process that is exiting moves to the root, so a task whose
+// container init was being replaced at that moment read as uncapped once
+// (PostgreSQL of study 001, "no memory limit (cgroup /)"). A task that
+// stays in the root is returned as read, for the limits gate to refuse.
+func taskLimits(ctx context.Context, node nodeprobe.Node, p orchestrator.Instance) (limits.Enforced, string, error) {
+	for try := 0; ; try++ {
+		pid, imageID, err := taskPID(ctx, node, p)
+		if err != nil {
+			return limits.Enforced{}, "", err
+		}
+		e, err := node.Limits(ctx, pid)
+		if err != nil {
+			return e, "", fmt.Errorf("limits of task %s/%s in alloc %s: %w", p.Group, p.Task, orchestrator.ShortID(p.ID), err)
+		}
+		inRoot := e.CgroupPath == "/" || e.MemoryCgroupPath == "/"
+		if !inRoot || try >= rootCgroupRetries {
+			return e, imageID, nil
+		}
+		select {
+		case <-ctx.Done():
+			return e, imageID, nil
+		case <-time.After(rootCgroupPause):
+		}
+	}
 }
 
 // taskPID finds one process of a task on its node: the container's init

@@ -129,3 +129,50 @@ func TestInstancesRefuseAnUnparsableDeclaration(t *testing.T) {
 		t.Fatalf("error %v; want the unparsable orchbench_cores named", err)
 	}
 }
+
+// rootThenTask is a node whose task process reads as the root cgroup for
+// its first reads (an exiting init on cgroup v1), then as its own.
+type rootThenTask struct {
+	nodeprobe.Node
+	rootReads, reads, lookups int
+}
+
+func (n *rootThenTask) NomadTaskProcess(context.Context, string, string) (nodeprobe.TaskProcess, error) {
+	n.lookups++
+	return nodeprobe.TaskProcess{PID: 100 + n.lookups, ImageID: "sha256:img"}, nil
+}
+
+func (n *rootThenTask) Limits(_ context.Context, pid int) (limits.Enforced, error) {
+	n.reads++
+	if n.reads <= n.rootReads {
+		return limits.Enforced{CgroupPath: "/", MemoryCgroupPath: "/"}, nil
+	}
+	return limits.Enforced{CgroupPath: "/docker/abc", MemoryCgroupPath: "/docker/abc", MemoryMiB: 512}, nil
+}
+
+func TestTaskLimitsReadsARootCgroupAgain(t *testing.T) {
+	old := rootCgroupPause
+	rootCgroupPause = 0
+	t.Cleanup(func() { rootCgroupPause = old })
+	task := orchestrator.Instance{ID: "aaaaaaaa-0000", Group: "postgres", Task: "postgres", Driver: "docker"}
+	for _, c := range []struct {
+		rootReads   int
+		wantPath    string
+		wantLookups int
+	}{
+		{0, "/docker/abc", 1},
+		{2, "/docker/abc", 3},
+		// still in the root after every retry: returned as read, for the gate to refuse
+		{10, "/", rootCgroupRetries + 1},
+	} {
+		n := &rootThenTask{rootReads: c.rootReads}
+		e, img, err := taskLimits(context.Background(), n, task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.MemoryCgroupPath != c.wantPath || n.lookups != c.wantLookups || img != "sha256:img" {
+			t.Errorf("%d reads in the root: cgroup %q after %d lookups (image %q), want %q after %d",
+				c.rootReads, e.MemoryCgroupPath, n.lookups, img, c.wantPath, c.wantLookups)
+		}
+	}
+}
