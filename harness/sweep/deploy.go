@@ -30,6 +30,9 @@ type deployment struct {
 	ready bool
 	// dataset: whether setup and verification have run (setup.go)
 	dataset datasetState
+	// brokeAt is the step that broke last on this deployment, until the
+	// next step has found it answering again or deployed it anew
+	brokeAt string
 }
 
 // deploy renders the step's pack variant and deploys it, unless this

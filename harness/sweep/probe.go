@@ -133,3 +133,18 @@ func timeAgain(ctx context.Context, client *http.Client, url string) (time.Durat
 	}
 	return time.Since(began), nil
 }
+
+// probeDeployment runs the step's probe against the deployment's measured
+// service as it is now, outside any step's gates.
+func (r *Runner) probeDeployment(ctx context.Context, st experiment.Step, dep *deployment) results.Gate {
+	eps, err := dep.orch.Endpoints(ctx, dep.app, dep.app.App.Service)
+	if err != nil {
+		return results.Gate{Name: gates.Probe, Detail: err.Error()}
+	}
+	probe, err := probeFor(st, dep.app.App)
+	if err != nil {
+		return results.Gate{Name: gates.Probe, Detail: err.Error()}
+	}
+	g, _ := probe.check(ctx, eps)
+	return g
+}

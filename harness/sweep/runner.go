@@ -205,6 +205,9 @@ func (r *Runner) Run(ctx context.Context, rec *results.SweepRecord) (Summary, er
 		}
 		early.Record(sr)
 		r.lowest.record(st, sr)
+		if d := r.deployments[st.Configuration()]; d != nil && sr.Outcome == results.OutcomeBroken && !sr.Skipped {
+			d.brokeAt = st.ID
+		}
 		sum.Steps++
 		switch {
 		case sr.Skipped:

@@ -54,6 +54,27 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	if !gate(prepared) {
 		return files
 	}
+	if dep.brokeAt != "" && ctx.Err() == nil {
+		// A step that broke can leave its failure behind in a reused
+		// deployment: requests still queued at a single worker after their
+		// clients gave up, a spent pool. The next step starts from rest or
+		// on a fresh deployment, never measuring the last one's debris.
+		if g := r.probeDeployment(ctx, st, dep); !g.Passed {
+			why := fmt.Sprintf("its probe fails after step %s broke (%s)", dep.brokeAt, g.Detail)
+			fmt.Fprintf(r.Out, "%s: %s; the deployment is made again\n", st.ID, why)
+			sr.Metadata["remade_after"] = why
+			dep.ready = false
+			if dep, err = r.deploy(ctx, st, sr); !gate(healthGate(dep, err)) {
+				return files
+			}
+			app, o = dep.app, dep.orch
+			r.recordDeployment(ctx, sr, o, app)
+			if !gate(r.prepare(ctx, dep, sr)) {
+				return files
+			}
+		}
+		dep.brokeAt = ""
+	}
 	var lims []orchestrator.Limits
 	for _, d := range dep.jobs {
 		l, err := o.Limits(ctx, d)

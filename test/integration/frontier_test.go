@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/orchbench/orchbench/harness/results"
 )
 
 // TestFrontierOnNomad deploys packs/frontier with the study's 3-instance
@@ -191,4 +193,55 @@ func frontierDo(method, url string) (int, string, http.Header) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b), resp.Header
+}
+
+// TestBrokenStepIsNotCarriedIntoTheNext breaks the remote route of a
+// one-instance frontier on purpose (10 a second against a worker serving
+// 1.33, with a 1 s client timeout), twice on one deployment. The first
+// repetition leaves about 30 s of abandoned requests queued at the remote
+// service's one worker, so the second one's probe times out: the runner
+// must deploy anew and measure that repetition broken, not archive it
+// invalid on the first one's debris (study 003's remote and cached
+// configurations lost two repetitions of three that way).
+func TestBrokenStepIsNotCarriedIntoTheNext(t *testing.T) {
+	prefix := envOr("ORCHBENCH_IT_JOB_PREFIX", "it")
+	spec := fmt.Sprintf(`sweep "broken-backlog" {
+  seed          = 5
+  repetitions   = 2
+  deploy        = "per-configuration"
+  duration      = "5s"
+  warmup        = "0s"
+  early_stop    = true
+  orchestrators = ["nomad"]
+  app "remote" {
+    pack     = "frontier"
+    variants = ["baseline"]
+    vars     = { job_name = "%s-backlog", route = "/remote", resource_scale = 0.25 }
+    rates    = [10]
+    timeout  = "1s"
+  }
+  slo {
+    p99_ms             = 5000
+    min_achieved_ratio = 0.95
+    max_error_ratio    = 0.01
+  }
+}
+`, prefix)
+	steps := sweepSteps(t, "broken-backlog", spec, "--vm", "")
+	if len(steps) != 2 {
+		t.Fatalf("%d steps, want 2", len(steps))
+	}
+	for _, s := range steps {
+		t.Logf("%s: %s %v; remade after: %v", s.Step, s.Outcome, s.Reasons, s.Metadata["remade_after"])
+		if s.Outcome != results.OutcomeBroken {
+			t.Errorf("%s: %s %v, want broken (the remote route cannot hold 10 a second)", s.Step, s.Outcome, s.Reasons)
+		}
+	}
+	second := steps[1]
+	if steps[0].Rep == 2 {
+		second = steps[0]
+	}
+	if why, _ := second.Metadata["remade_after"].(string); !strings.Contains(why, "broke") {
+		t.Errorf("repetition 2 ran on the first one's deployment (remade after %q): its backlog should have made the runner deploy anew", why)
+	}
 }
