@@ -34,9 +34,10 @@ func checkShape(s shape, variant string, add func(string, string, ...any)) {
 	if measured != 1 {
 		add(s.where, "%d jobs declare %s; exactly one holds the measured service", measured, contract.KeyService)
 	}
-	services, checked := 0, 0
+	services, checked, scaled := 0, 0, false
 	for _, key := range slices.Sorted(maps.Keys(s.tasks)) {
 		t := s.tasks[key]
+		scaled = scaled || t.service
 		if t.measured {
 			services++
 			if t.checks > 0 {
@@ -65,14 +66,7 @@ func checkShape(s shape, variant string, add func(string, string, ...any)) {
 		}
 	}
 	for _, app := range s.apps {
-		if app.Scaled == "" {
-			continue
-		}
-		scaled := false
-		for _, t := range s.tasks {
-			scaled = scaled || t.service
-		}
-		if !scaled {
+		if app.Scaled != "" && !scaled {
 			add(s.where, "job %s declares %s %q, which no group registers in Consul", app.Job, contract.KeyScaled, app.Scaled)
 		}
 	}

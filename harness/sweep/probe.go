@@ -134,17 +134,29 @@ func timeAgain(ctx context.Context, client *http.Client, url string) (time.Durat
 	return time.Since(began), nil
 }
 
+// probeRun is one probe of a deployment's measured service: its instances
+// (nil when they could not be listed), the probe run, its verdict and what
+// it saw.
+type probeRun struct {
+	eps   []orchestrator.Endpoint
+	probe Probe
+	gate  results.Gate
+	seen  probeSeen
+}
+
 // probeDeployment runs the step's probe against the deployment's measured
-// service as it is now, outside any step's gates.
-func (r *Runner) probeDeployment(ctx context.Context, st experiment.Step, dep *deployment) results.Gate {
-	eps, err := dep.orch.Endpoints(ctx, dep.app, dep.app.App.Service)
-	if err != nil {
-		return results.Gate{Name: gates.Probe, Detail: err.Error()}
+// service as it is now.
+func probeDeployment(ctx context.Context, st experiment.Step, dep *deployment) probeRun {
+	var run probeRun
+	var err error
+	if run.eps, err = dep.orch.Endpoints(ctx, dep.app, dep.app.App.Service); err != nil {
+		run.gate = results.Gate{Name: gates.Probe, Detail: err.Error()}
+		return run
 	}
-	probe, err := probeFor(st, dep.app.App)
-	if err != nil {
-		return results.Gate{Name: gates.Probe, Detail: err.Error()}
+	if run.probe, err = probeFor(st, dep.app.App); err != nil {
+		run.gate = results.Gate{Name: gates.Probe, Detail: err.Error()}
+		return run
 	}
-	g, _ := probe.check(ctx, eps)
-	return g
+	run.gate, run.seen = run.probe.check(ctx, run.eps)
+	return run
 }

@@ -59,7 +59,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		// deployment: requests still queued at a single worker after their
 		// clients gave up, a spent pool. The next step starts from rest or
 		// on a fresh deployment, never measuring the last one's debris.
-		if g := r.probeDeployment(ctx, st, dep); !g.Passed {
+		if g := probeDeployment(ctx, st, dep).gate; !g.Passed {
 			why := fmt.Sprintf("its probe fails after step %s broke (%s)", dep.brokeAt, g.Detail)
 			fmt.Fprintf(r.Out, "%s: %s; the deployment is made again\n", st.ID, why)
 			sr.Metadata["remade_after"] = why
@@ -92,20 +92,12 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	if !gate(r.settle(ctx, lims)) {
 		return files
 	}
-	service := app.App.Service
-	eps, err := o.Endpoints(ctx, app, service)
-	if err != nil {
-		gate(results.Gate{Name: gates.Probe, Detail: err.Error()})
-		return files
+	probed := probeDeployment(ctx, st, dep)
+	eps := probed.eps
+	if eps != nil {
+		sr.Metadata["endpoints"] = eps
 	}
-	sr.Metadata["endpoints"] = eps
-	probe, err := probeFor(st, app.App)
-	if err != nil {
-		gate(results.Gate{Name: gates.Probe, Detail: err.Error()})
-		return files
-	}
-	probeGate, probed := probe.check(ctx, eps)
-	if !gate(probeGate) {
+	if !gate(probed.gate) {
 		return files
 	}
 
@@ -159,7 +151,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		gate(gates.ConnectionPerArrivalLittleGate(tool))
 	} else if st.Users == 0 {
 		// the connections must carry the phases' peak, not their mean
-		little := gates.LittleCheckOf(max(st.Load.Connections, 1), st.PeakRPS(), probed.Slowest)
+		little := gates.LittleCheckOf(max(st.Load.Connections, 1), st.PeakRPS(), probed.seen.Slowest)
 		sr.Metadata["little"] = little
 		if !gate(gates.LittleGate(little)) {
 			return files
@@ -227,7 +219,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	}
 	// a fault may have replaced an instance during the load: its new
 	// address is as legitimate a peer as the old one
-	if after, err := o.Endpoints(ctx, app, service); err == nil {
+	if after, err := o.Endpoints(ctx, app, app.App.Service); err == nil {
 		eps = append(eps, after...)
 	}
 	sr.Metadata["peers"] = res.Peers
@@ -244,7 +236,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	} else {
 		gate(gates.ClosedLoopGeneratorGate(res, st.Load.Think, gates.DefaultMaxClosedLoopLagShare, gates.ServiceUseOf(taskCPU, eps)))
 	}
-	gate(gates.ResponsesGate(probe.Path, probeReference(st, app.App, probed.Body), gates.BodyReferencesFor(r.lowest.below(st), res), res))
+	gate(gates.ResponsesGate(probed.probe.Path, probeReference(st, app.App, probed.seen.Body), gates.BodyReferencesFor(r.lowest.below(st), res), res))
 	gate(gates.SLOGate(*sr, rec.Spec.SLO))
 	return files
 }

@@ -41,16 +41,10 @@ func (t *translator) translateGroup(gi *groupInfo) (*Service, error) {
 		return nil, err
 	}
 	// Nomad interpolates the config with what env templates rendered too
-	// (an entry's backends in its args), so the config sees them here.
-	ic.env = maps.Clone(task.Env)
-	if ic.env == nil {
-		ic.env = map[string]string{}
-	}
-	for k, v := range env {
-		if _, own := task.Env[k]; !own {
-			ic.env[k] = v
-		}
-	}
+	// (an entry's backends in its args), so the config sees them here; the
+	// env block's own values stay as written, interpolated where used.
+	ic.env = maps.Clone(env)
+	maps.Copy(ic.env, task.Env)
 	if svc.Container, err = t.container(w, task, ic); err != nil {
 		return nil, err
 	}
