@@ -44,7 +44,7 @@ check_ports() {
 }
 
 need_tools() {
-  local need=(nomad consul victoria-metrics victoria-logs levant)
+  local need=(nomad consul victoria-metrics victoria-logs levant nomad-autoscaler)
   [ "$(agent_template)" = agent ] && need+=(otelcol-orchbench)
   for t in "${need[@]}"; do
     [ -x "$bin/$t" ] || die "$bin/$t is missing: run ./justw tools first"
@@ -196,6 +196,7 @@ start() { # start NAME COMMAND...
   say "started $name (pid $!)"
 }
 
+autoscaler_healthy() { curl -sf -m 5 -o /dev/null http://127.0.0.1:7072/v1/health; }
 vl_healthy() { output_has OK curl -sf http://127.0.0.1:9428/health; }
 agent_running() { output_has '^Status *= running' "$bin/nomad" job status -short orchbench-agent 2>/dev/null; }
 # the metrics page is long: read whole, for the reason output_has (lib.sh) gives
@@ -226,6 +227,10 @@ deploy_infra() {
   "$root/cluster/jobs.sh" deploy node-probe
   wait_for 30 "node probe on 127.0.0.1:7070" probe_answers \
     || die "step 'node probe' failed: nothing answered on 127.0.0.1:7070 within 30 s (see: nomad job status node-probe; nomad alloc logs -stderr -job node-probe)"
+  # the Nomad Autoscaler, which acts on packs' scaling blocks (autoscale)
+  autoscaler_healthy || "$root/cluster/jobs.sh" deploy nomad-autoscaler
+  wait_for 60 "nomad autoscaler on 127.0.0.1:7072" autoscaler_healthy \
+    || die "step 'nomad autoscaler' failed: its health did not answer on 127.0.0.1:7072 within 60 s (see: nomad job status nomad-autoscaler; nomad alloc logs -stderr -job nomad-autoscaler)"
 }
 
 up() {

@@ -34,6 +34,7 @@ versions:
   victoriametrics: $VICTORIAMETRICS_VERSION
   victorialogs: $VICTORIALOGS_VERSION
   otelcol: ${OTELCOL_VERSION:-unset}
+  nomad_autoscaler: ${NOMAD_AUTOSCALER_VERSION:-unset}
 YML
 }
 

@@ -293,6 +293,28 @@ build_coredns() {
   say "coredns $COREDNS_VERSION: built"
 }
 
+# The Nomad Autoscaler (issue 29): its builtin plugins (the Nomad target, the
+# Prometheus APM that reads VictoriaMetrics, the target-value strategy) are
+# compiled in, so the one binary is the whole autoscaler.
+build_nomad_autoscaler() {
+  tool=nomad-autoscaler
+  installed nomad-autoscaler "$NOMAD_AUTOSCALER_VERSION" nomad-autoscaler && { say "nomad-autoscaler $NOMAD_AUTOSCALER_VERSION: ok"; return; }
+  wrapper github.com/hashicorp/nomad-autoscaler "$NOMAD_AUTOSCALER_VERSION"
+  (cd "$work" && CGO_ENABLED=0 run "go build (a few minutes cold)" go build -trimpath -ldflags="-s -w" -o "$bin/nomad-autoscaler" github.com/hashicorp/nomad-autoscaler)
+  finish nomad-autoscaler "$NOMAD_AUTOSCALER_VERSION" nomad-autoscaler
+  say "nomad-autoscaler $NOMAD_AUTOSCALER_VERSION: built"
+}
+# metrics-server (issue 29): the resource metrics API the HorizontalPodAutoscaler
+# reads pods' CPU from, served through the embedded API server's aggregation layer.
+build_metrics_server() {
+  tool=metrics-server
+  installed metrics-server "$METRICS_SERVER_VERSION" metrics-server && { say "metrics-server $METRICS_SERVER_VERSION: ok"; return; }
+  wrapper sigs.k8s.io/metrics-server "$METRICS_SERVER_VERSION"
+  (cd "$work" && CGO_ENABLED=0 run "go build" go build -trimpath -ldflags="-s -w" -o "$bin/metrics-server" sigs.k8s.io/metrics-server/cmd/metrics-server)
+  finish metrics-server "$METRICS_SERVER_VERSION" metrics-server
+  say "metrics-server $METRICS_SERVER_VERSION: built"
+}
+
 build_fortio() {
   tool=fortio
   installed fortio "$FORTIO_VERSION" fortio && { say "fortio $FORTIO_VERSION: ok"; return; }
@@ -333,7 +355,7 @@ install_apps() {
 }
 
 start=$(date +%s)
-targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics victorialogs otelcol levant hashi-up consul nomad-ui fortio registry apps)
+targets=("$@"); [ ${#targets[@]} -eq 0 ] && targets=(apt victoriametrics victorialogs otelcol levant hashi-up consul nomad-ui nomad-autoscaler fortio registry apps)
 for t in "${targets[@]}"; do
   case $t in
     apt) apt_install ;;
@@ -348,10 +370,12 @@ for t in "${targets[@]}"; do
     kubernetes) build_kubernetes ;;
     coredns) build_coredns ;;
     fortio) build_fortio ;;
+    nomad-autoscaler) build_nomad_autoscaler ;;
+    metrics-server) build_metrics_server ;;
     jmeter) install_jmeter ;;
     registry) build_registry ;;
     apps) install_apps ;;
-    *) say "unknown tool '$t' (known: apt nomad nomad-ui consul levant hashi-up victoriametrics victorialogs otelcol kubernetes coredns fortio jmeter registry apps)"; exit 2 ;;
+    *) say "unknown tool '$t' (known: apt nomad nomad-ui consul levant hashi-up victoriametrics victorialogs otelcol kubernetes coredns fortio nomad-autoscaler metrics-server jmeter registry apps)"; exit 2 ;;
   esac
 done
 say "all tools ready in $(( $(date +%s) - start )) s"

@@ -35,6 +35,16 @@ job "node-probe" {
       }
     }
 
+    # GET /metrics: every task container's CPU time from its cgroup, which
+    # VictoriaMetrics scrapes (Nomad-native services tagged "metrics") for
+    # the Nomad Autoscaler's policies
+    service {
+      provider = "nomad"
+      name     = "node-probe"
+      port     = "probe"
+      tags     = ["orchbench", "metrics"]
+    }
+
     restart {
       attempts = 10
       interval = "5m"

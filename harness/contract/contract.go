@@ -88,6 +88,8 @@ type App struct {
 	// Prepare runs on the harness's host before the job is deployed (it
 	// has no endpoint yet), e.g. to make the images the job runs.
 	Prepare Hook
+	// Autoscale is the job's autoscaling policy; nil when it has none.
+	Autoscale *Autoscale
 }
 
 // Probe is a request whose answer proves the data is there: the status
@@ -170,6 +172,9 @@ func ParseApp(job *api.Job) (App, error) {
 		}
 	}
 	var err error
+	if a.Autoscale, err = ParseAutoscale(job); err != nil {
+		return a, err
+	}
 	if a.Prepare, err = parseHook(meta, KeyPrepareArgs, KeyPrepareTimeout, DefaultPrepareTimeout); err != nil {
 		return a, fmt.Errorf("job %s: %w", a.Job, err)
 	}

@@ -77,6 +77,8 @@ func NewServer(node Node) *Server {
 	route(s, checkEndpoint, func(ctx context.Context, r CheckRequest) (CheckResponse, error) {
 		return node.CheckContainer(ctx, r)
 	})
+	// the probe runs on the node it serves, so its machine is the node's
+	s.mux.HandleFunc("GET /metrics", serveTaskMetrics)
 	return s
 }
 

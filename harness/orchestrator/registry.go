@@ -30,6 +30,9 @@ type Config struct {
 	// Nodes reads the kernel of the node a task runs on (its limits, its
 	// process); nil reads every node from this machine.
 	Nodes nodeprobe.Resolver
+	// MetricsURL is the Prometheus API autoscalers read their metrics from
+	// (the cluster's VictoriaMetrics).
+	MetricsURL string
 }
 
 // Factory connects an adapter.

@@ -63,3 +63,22 @@ variable "difficulty" {
   default     = 1000
   description = "The n the correctness probe and the load generator send as GET /?n=<difficulty>."
 }
+
+variable "autoscale" {
+  type = object({
+    enabled    = optional(bool, false)
+    min        = optional(number, 1)
+    max        = optional(number, 4)
+    target_cpu = optional(number, 0.7)
+    cooldown   = optional(string, "30s")
+    evaluation = optional(string, "10s")
+  })
+  default     = {}
+  description = "Autoscaling: when enabled, the instances (from min up to max, starting at min) are scaled by the Nomad Autoscaler to keep their mean CPU use at target_cpu of what each reserves, checked every evaluation, waiting cooldown after each change; an entry (orchbench tcp-balance) in front learns the instances as they come and go, and is what the load reaches. Translated to a HorizontalPodAutoscaler on Kubernetes and to orchbench's own scaler on Swarm. scale must be 0 with it."
+}
+
+variable "entry_image" {
+  type        = string
+  default     = "orchbench/orchbench:local"
+  description = "With autoscale enabled: the entry's image, whose orchbench tcp-balance relays each connection to the next instance that passes its health check (cluster/images.sh orchbench)."
+}

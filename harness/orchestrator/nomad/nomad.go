@@ -32,6 +32,7 @@ func init() {
 		}
 		a.Progress = cfg.Progress
 		a.Nodes = cfg.Nodes
+		a.MetricsURL = cfg.MetricsURL
 		a.Load = &LoadRunner{Client: a.Client, JobFile: cfg.LoadJobFile, Image: cfg.LoadImage, Progress: cfg.Progress}
 		a.JobPrefix = cfg.LoadJobPrefix
 		if a.JobPrefix != "" && a.JobPrefix != orchestrator.DefaultLoadJobPrefix {
@@ -57,6 +58,9 @@ type Orchestrator struct {
 	JobPrefix string
 	// Nodes reads the kernel of the node a task runs on; nil reads this machine.
 	Nodes nodeprobe.Resolver
+	// MetricsURL is the Prometheus API the Nomad Autoscaler reads its
+	// metrics from (VictoriaMetrics), where the harness reads them too.
+	MetricsURL string
 
 	mhzPerCore float64
 }

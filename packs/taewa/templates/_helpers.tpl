@@ -41,6 +41,21 @@
 [[- if not (gt (float64 (var "mhz_per_core" .)) 0.0) -]]
 [[- fail (printf "taewa: mhz_per_core must be > 0, got %v" (var "mhz_per_core" .)) -]]
 [[- end -]]
+[[- $as := var "autoscale" . -]]
+[[- if $as.enabled -]]
+[[- if not (and (eq (float64 $as.min) (floor (float64 $as.min))) (ge (float64 $as.min) 1.0)) -]]
+[[- fail (printf "taewa: autoscale.min must be a whole number of instances >= 1, got %v" $as.min) -]]
+[[- end -]]
+[[- if not (and (eq (float64 $as.max) (floor (float64 $as.max))) (ge (float64 $as.max) (float64 $as.min))) -]]
+[[- fail (printf "taewa: autoscale.max must be a whole number >= autoscale.min (%v), got %v" $as.min $as.max) -]]
+[[- end -]]
+[[- if not (and (gt (float64 $as.target_cpu) 0.0) (le (float64 $as.target_cpu) 1.0)) -]]
+[[- fail (printf "taewa: autoscale.target_cpu is a share of each instance's reserved CPU, above 0 and at most 1, got %v" $as.target_cpu) -]]
+[[- end -]]
+[[- if gt $scale 0 -]]
+[[- fail (printf "taewa: autoscale sets the instance count (from autoscale.min); scale must be 0 with it, got %v" $scale) -]]
+[[- end -]]
+[[- end -]]
 [[- $difficulty := var "difficulty" . -]]
 [[- if not (and (kindIs "int" $difficulty) (ge $difficulty 1)) -]]
 [[- fail (printf "taewa: difficulty must be a whole number >= 1, got %v" $difficulty) -]]
@@ -73,7 +88,9 @@
 [[- $base_cores = 2.0 -]]
 [[- $base_gib = 2.0 -]]
 [[- end -]]
-[[- if gt (var "scale" $ctx) 0 -]]
+[[- if (var "autoscale" $ctx).enabled -]]
+[[- $count = int (var "autoscale" $ctx).min -]]
+[[- else if gt (var "scale" $ctx) 0 -]]
 [[- $count = var "scale" $ctx -]]
 [[- else if eq $variant "horizontal" -]]
 [[- $count = 2 -]]
@@ -105,4 +122,32 @@
 [[- $_ = set . "cpu_mode" $cpu_mode -]]
 [[- $_ = set . "limit_cores" (ternary 0 $cores (eq $variant "unlimited")) -]]
 [[- $_ = set . "limit_memory" (ternary $memory_max $memory (eq $variant "unlimited")) -]]
+[[- end -]]
+
+[[- /*
+  taewa.names fills the dict it is given (the pack context under "ctx"):
+    service  the measured service (the entry's, with autoscale)
+    web      the instances' service (the same without autoscale)
+    query    the autoscaling metric: the instances' mean CPU use as a
+             percentage of what each reserves (cores), from the CPU time the
+             node probes publish per task and VictoriaMetrics scrapes (the
+             Nomad Autoscaler's Prometheus source); the harness runs the
+             same query to learn whether the autoscaler had samples
+*/ -]]
+[[- define "taewa.names" -]]
+[[- $ctx := .ctx -]]
+[[- $job := printf "%s-%s" (meta "pack.name" $ctx) (var "variant" $ctx) -]]
+[[- $svc := meta "pack.name" $ctx -]]
+[[- if ne (var "job_name" $ctx) "" -]]
+[[- $job = var "job_name" $ctx -]]
+[[- $svc = var "job_name" $ctx -]]
+[[- end -]]
+[[- $_ := set . "service" $svc -]]
+[[- $_ = set . "web" $svc -]]
+[[- if (var "autoscale" $ctx).enabled -]]
+[[- $_ = set . "web" (printf "%s-web" $svc) -]]
+[[- end -]]
+[[- $size := dict "ctx" $ctx -]]
+[[- template "taewa.sizing" $size -]]
+[[- $_ = set . "query" (printf "100 * avg(rate(orchbench_task_cpu_seconds_total{nomad_job=\"%s\",task_group=\"taewa\"}[15s])) / %v" $job $size.cores) -]]
 [[- end -]]

@@ -3,6 +3,12 @@
 [[- template "taewa.sizing" $size -]]
 [[- $variant := var "variant" . -]]
 [[- $driver := var "driver" . -]]
+[[- $as := var "autoscale" . -]]
+[[- $names := dict "ctx" . -]]
+[[- template "taewa.names" $names -]]
+[[- $svc := $names.service -]]
+[[- $web := $names.web -]]
+[[- $query := $names.query -]]
 job "[[ template "taewa.job_name" . ]]" {
   region      = [[ var "region" . | quote ]]
   datacenters = [[ var "datacenters" . | toStringList ]]
@@ -28,7 +34,108 @@ job "[[ template "taewa.job_name" . ]]" {
     orchbench_probe_min_bytes = "44"
     orchbench_probe_regex     = "^The result of this run is :  "
     orchbench_load_path       = "/?n=[[ var "difficulty" . ]]"
+[[- if $as.enabled ]]
+    # the measured service is the entry; the autoscaler sizes the instances
+    # (its policy is the group's scaling block, which the harness reads)
+    orchbench_scaled_service     = "[[ $web ]]"
+[[- end ]]
   }
+[[- if $as.enabled ]]
+
+  # The balancer the load reaches: it learns the instances that pass their
+  # health check from a file Nomad's template rewrites as the autoscaler
+  # adds and removes them, so scaling never restarts it (a restart would
+  # drop the connections in flight).
+  group "entry" {
+    count = 1
+
+    network {
+      mode = "host"
+      port "http" {}
+    }
+
+    service {
+      provider = "consul"
+      name     = "[[ $svc ]]"
+      port     = "http"
+      tags     = ["orchbench", "measured", "variant-[[ $variant ]]"]
+
+      check {
+        name     = "entry-http"
+        type     = "http"
+        path     = "/?n=1"
+        interval = "2s"
+        timeout  = "1s"
+      }
+    }
+
+    update {
+      max_parallel      = 1
+      health_check      = "checks"
+      min_healthy_time  = "3s"
+      healthy_deadline  = "2m"
+      progress_deadline = "3m"
+      auto_revert       = false
+    }
+
+    restart {
+      attempts = 2
+      interval = "1m"
+      delay    = "2s"
+      mode     = "fail"
+    }
+
+    reschedule {
+      attempts  = 0
+      unlimited = false
+    }
+
+    task "entry" {
+      driver       = "docker"
+      kill_timeout = "5s"
+
+      # A managed balancer, as a cloud's: CPU shares, never capped, not scaled.
+      meta {
+        orchbench_cores      = "0"
+        orchbench_memory_mib = "128"
+        orchbench_cpu_mode   = "shares"
+        orchbench_role       = "service"
+      }
+
+      config {
+        image          = [[ var "entry_image" . | quote ]]
+        network_mode   = "host"
+        cpu_hard_limit = false
+        args           = ["tcp-balance", "--listen", "${NOMAD_IP_http}:${NOMAD_PORT_http}", "--backend", "${WEB_INSTANCES}", "--backends-file", "/local/backends"]
+      }
+
+      # The instances when the entry starts; the file below supersedes it.
+      template {
+        destination = "local/web.env"
+        env         = true
+        change_mode = "noop"
+        data        = <<EOT
+WEB_INSTANCES={{ range $i, $web := service "[[ $web ]]|any" }}{{ if $i }},{{ end }}{{ .Address }}:{{ .Port }}{{ else }}127.0.0.1:1{{ end }}
+EOT
+      }
+
+      # Every instance passing its check, one per line, rewritten as they change.
+      template {
+        destination = "local/backends"
+        change_mode = "noop"
+        data        = <<EOT
+{{ range service "[[ $web ]]" }}{{ .Address }}:{{ .Port }}
+{{ end }}
+EOT
+      }
+
+      resources {
+        cpu    = [[ max 20 (round (mulf 0.1 (var "mhz_per_core" .)) 0 | int) ]]
+        memory = 128
+      }
+    }
+  }
+[[- end ]]
 
   group "taewa" {
     count = [[ $size.count ]]
@@ -47,7 +154,7 @@ job "[[ template "taewa.job_name" . ]]" {
 
     service {
       provider = "consul"
-      name     = "[[ template "taewa.service_name" . ]]"
+      name     = "[[ $web ]]"
       port     = "http"
       tags     = ["orchbench", "variant-[[ $variant ]]"]
 
@@ -62,6 +169,33 @@ job "[[ template "taewa.job_name" . ]]" {
 
     # Roll all instances at once and judge health by the Consul check: a
     # benchmark wants the new shape quickly and never a slow canary dance.
+[[- if $as.enabled ]]
+
+    # The Nomad Autoscaler's policy (jobs/nomad-autoscaler.nomad.tpl runs it):
+    # the mean CPU use of the instances, as a share of their reservation,
+    # held at target by the target-value strategy.
+    scaling {
+      enabled = true
+      min     = [[ $as.min ]]
+      max     = [[ $as.max ]]
+
+      policy {
+        cooldown            = [[ $as.cooldown | quote ]]
+        evaluation_interval = [[ $as.evaluation | quote ]]
+
+        check "cpu" {
+          source       = "prometheus"
+          query        = [[ $query | quote ]]
+          query_window = "30s"
+
+          strategy "target-value" {
+            target = [[ mulf $as.target_cpu 100 ]]
+          }
+        }
+      }
+    }
+[[- end ]]
+
     update {
       max_parallel      = [[ $size.count ]]
       health_check      = "checks"

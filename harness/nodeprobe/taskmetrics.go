@@ -1,0 +1,101 @@
+package nodeprobe
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/orchbench/orchbench/harness/limits"
+)
+
+// The probe publishes every Nomad task container's CPU time for
+// VictoriaMetrics to scrape (GET /metrics): the metric the Nomad
+// Autoscaler's policies read. Nomad's own per-allocation CPU series come
+// from Docker's stats, which some kernels' cgroup layouts leave at zero
+// (this testbed's machines among them) while the cgroup's own accounting,
+// which every limits and CPU gate here reads, is right. An autoscaler that
+// reads zero never scales, and would be measured as one that does not.
+
+// TaskCPUSeconds is one Nomad task container's CPU time so far.
+type TaskCPUSeconds struct {
+	Job, Group, Task, Alloc string
+	Seconds                 float64
+}
+
+// taskCPUSeconds reads the CPU time of every container started with a
+// Nomad task's environment, by its cgroup.
+func taskCPUSeconds(procs []limits.Membership) []TaskCPUSeconds {
+	seen := map[string]bool{}
+	var out []TaskCPUSeconds
+	for _, m := range procs { // lowest PID first: a container's init
+		id := ContainerIDOf(m)
+		if id == "" || seen[id] {
+			continue
+		}
+		seen[id] = true
+		env := dockerRecordOf(id).Config.Env
+		if env == nil {
+			raw, err := os.ReadFile(filepath.Join(limits.ProcRoot, strconv.Itoa(m.PID), "environ"))
+			if err != nil {
+				continue
+			}
+			for _, kv := range bytes.Split(raw, []byte{0}) {
+				env = append(env, string(kv))
+			}
+		}
+		vars := map[string]string{}
+		for _, kv := range env {
+			if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "NOMAD_") {
+				vars[k] = v
+			}
+		}
+		t := TaskCPUSeconds{Job: vars["NOMAD_JOB_NAME"], Group: vars["NOMAD_GROUP_NAME"], Task: vars["NOMAD_TASK_NAME"], Alloc: vars["NOMAD_ALLOC_ID"]}
+		if t.Alloc == "" || t.Task == "" {
+			continue
+		}
+		path, err := limits.CPUCgroupOf(m.PID)
+		if err != nil {
+			continue
+		}
+		u, err := limits.UsageOf(path)
+		if err != nil {
+			continue
+		}
+		t.Seconds = u.CPU.Seconds()
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Alloc+out[i].Task < out[j].Alloc+out[j].Task })
+	return out
+}
+
+// TaskCPUMetric is the counter's name.
+const TaskCPUMetric = "orchbench_task_cpu_seconds_total"
+
+// writeTaskMetrics writes the samples in Prometheus' text format.
+func writeTaskMetrics(w io.Writer, samples []TaskCPUSeconds) {
+	fmt.Fprintf(w, "# HELP %s CPU time (user and system) of a Nomad task's container, from its cgroup, read by the node probe.\n", TaskCPUMetric)
+	fmt.Fprintf(w, "# TYPE %s counter\n", TaskCPUMetric)
+	for _, s := range samples {
+		fmt.Fprintf(w, "%s{nomad_job=%q,task_group=%q,task=%q,alloc_id=%q} %s\n", TaskCPUMetric, s.Job, s.Group, s.Task, s.Alloc,
+			strconv.FormatFloat(s.Seconds, 'f', 6, 64))
+	}
+}
+
+// serveTaskMetrics answers GET /metrics with this machine's task CPU. It
+// needs no token: it says how busy tasks are, nothing more, and a scraper
+// must read it without the harness's secret.
+func serveTaskMetrics(w http.ResponseWriter, _ *http.Request) {
+	procs, err := limits.Processes()
+	if err != nil {
+		http.Error(w, "processes: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	writeTaskMetrics(w, taskCPUSeconds(procs))
+}
