@@ -36,51 +36,63 @@ type Autoscale struct {
 func ParseAutoscale(job *api.Job) (*Autoscale, error) {
 	var out *Autoscale
 	for _, g := range job.TaskGroups {
-		s := g.Scaling
-		if s == nil || (s.Enabled != nil && !*s.Enabled) {
+		a, err := ParseGroupAutoscale(deref(job.ID), g)
+		switch {
+		case err != nil:
+			return nil, err
+		case a == nil:
 			continue
+		case out != nil:
+			return nil, fmt.Errorf("job %s, group %s, scaling: a second autoscaled group (after %s); one policy per job is supported", deref(job.ID), a.Group, out.Group)
 		}
-		where := fmt.Sprintf("job %s, group %s, scaling", deref(job.ID), deref(g.Name))
-		if out != nil {
-			return nil, fmt.Errorf("%s: a second autoscaled group (after %s); one policy per job is supported", where, out.Group)
-		}
-		a := &Autoscale{Group: deref(g.Name)}
-		if s.Min == nil || s.Max == nil || *s.Min < 1 || *s.Max < *s.Min {
-			return nil, fmt.Errorf("%s: min and max must be set, min >= 1 and max >= min", where)
-		}
-		a.Min, a.Max = int(*s.Min), int(*s.Max)
-		p := s.Policy
-		var err error
-		if a.Cooldown, err = policyDuration(p, "cooldown"); err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
-		}
-		if a.Evaluation, err = policyDuration(p, "evaluation_interval"); err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
-		}
-		name, check, err := onlyBlock(p["check"], "check")
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
-		}
-		a.Source, _ = check["source"].(string)
-		a.Query, _ = check["query"].(string)
-		if a.Source == "" || a.Query == "" {
-			return nil, fmt.Errorf("%s: check %q needs a source and a query", where, name)
-		}
-		strategy, params, err := onlyBlock(check["strategy"], "strategy")
-		if err != nil {
-			return nil, fmt.Errorf("%s: check %q: %w", where, name, err)
-		}
-		if strategy != "target-value" {
-			return nil, fmt.Errorf("%s: check %q: strategy %q; only target-value (a CPU share held at a target) runs on every orchestrator", where, name, strategy)
-		}
-		target, ok := number(params["target"])
-		if !ok || target <= 0 || target > 100 {
-			return nil, fmt.Errorf("%s: check %q: target must be a CPU percentage above 0 and at most 100, got %v", where, name, params["target"])
-		}
-		a.TargetCPU = target / 100
 		out = a
 	}
 	return out, nil
+}
+
+// ParseGroupAutoscale reads one group's policy, nil when it has none (or
+// it is disabled).
+func ParseGroupAutoscale(job string, g *api.TaskGroup) (*Autoscale, error) {
+	s := g.Scaling
+	if s == nil || (s.Enabled != nil && !*s.Enabled) {
+		return nil, nil
+	}
+	where := fmt.Sprintf("job %s, group %s, scaling", job, deref(g.Name))
+	a := &Autoscale{Group: deref(g.Name)}
+	if s.Min == nil || s.Max == nil || *s.Min < 1 || *s.Max < *s.Min {
+		return nil, fmt.Errorf("%s: min and max must be set, min >= 1 and max >= min", where)
+	}
+	a.Min, a.Max = int(*s.Min), int(*s.Max)
+	p := s.Policy
+	var err error
+	if a.Cooldown, err = policyDuration(p, "cooldown"); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	if a.Evaluation, err = policyDuration(p, "evaluation_interval"); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	name, check, err := onlyBlock(p["check"], "check")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	a.Source, _ = check["source"].(string)
+	a.Query, _ = check["query"].(string)
+	if a.Source == "" || a.Query == "" {
+		return nil, fmt.Errorf("%s: check %q needs a source and a query", where, name)
+	}
+	strategy, params, err := onlyBlock(check["strategy"], "strategy")
+	if err != nil {
+		return nil, fmt.Errorf("%s: check %q: %w", where, name, err)
+	}
+	if strategy != "target-value" {
+		return nil, fmt.Errorf("%s: check %q: strategy %q; only target-value (a CPU share held at a target) runs on every orchestrator", where, name, strategy)
+	}
+	target, ok := number(params["target"])
+	if !ok || target <= 0 || target > 100 {
+		return nil, fmt.Errorf("%s: check %q: target must be a CPU percentage above 0 and at most 100, got %v", where, name, params["target"])
+	}
+	a.TargetCPU = target / 100
+	return a, nil
 }
 
 func policyDuration(p map[string]any, key string) (time.Duration, error) {

@@ -312,7 +312,7 @@ var appSchema = &hcl.BodySchema{
 		{Name: "shipping"},
 		{Name: "ha"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "closed_loop"}, {Type: "iterations"}, {Type: "probe"}, {Type: "fault"}, {Type: "phases"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "closed_loop"}, {Type: "iterations"}, {Type: "probe"}, {Type: "fault"}, {Type: "phases"}, {Type: "autoscale"}},
 }
 
 // checkFile refuses a file the spec names (relative to the repository
@@ -449,9 +449,11 @@ func (p *parser) app(block *hcl.Block, defaults *hcl.BodyContent) (App, bool) {
 		p.checkFile(a["locustfile"], app.Load.Locustfile, "Locustfile not found")
 	}
 
-	var loops, phases hcl.Blocks
+	var loops, phases, autoscale hcl.Blocks
 	for _, b := range content.Blocks {
 		switch {
+		case b.Type == "autoscale":
+			autoscale = append(autoscale, b)
 		case b.Type == "closed_loop" || b.Type == "iterations":
 			loops = append(loops, b)
 		case b.Type == "phases":
@@ -468,6 +470,7 @@ func (p *parser) app(block *hcl.Block, defaults *hcl.BodyContent) (App, bool) {
 	}
 	p.levels(block, a, loops, &app)
 	p.phases(phases, a, &app)
+	p.autoscale(autoscale, &app)
 	p.runner(block, a, &app)
 	p.locustfile(a, &app)
 	return app, len(p.diags.Errs()) == before

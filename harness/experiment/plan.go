@@ -74,6 +74,11 @@ func Plan(s *Sweep) []Step {
 				rng.Shuffle(len(g), func(i, j int) { g[i], g[j] = g[j], g[i] })
 			}
 			g[0].Redeploy = true
+			for i := range g {
+				// a scaling step starts from the policy's min instances,
+				// which only a fresh deployment guarantees
+				g[i].Redeploy = g[i].Redeploy || g[i].Autoscale != nil
+			}
 			steps = append(steps, g...)
 		}
 	}
@@ -128,6 +133,7 @@ func configurationSteps(s *Sweep, app App, orch, variant string) []Step {
 				Load:         load,
 				Probe:        app.Probe,
 				Fault:        app.Fault,
+				Autoscale:    app.Autoscale,
 				HA:           ha,
 				HAAt:         haAt,
 				Shipping:     app.Shipping,

@@ -128,6 +128,8 @@ type App struct {
 	// hold both shapes (run once on each; docs/faults.md); HAAt is its line.
 	HA   string `json:"ha,omitempty"`
 	HAAt string `json:"ha_at,omitempty"`
+	// Autoscale makes every step of the app a scaling step (autoscale.go).
+	Autoscale *Autoscale `json:"autoscale,omitempty"`
 }
 
 // Fault is something done to one instance while load runs, to measure how
@@ -274,6 +276,8 @@ type Step struct {
 	Load  Load           `json:"load"`
 	Probe *Probe         `json:"probe,omitempty"`
 	Fault *Fault         `json:"fault,omitempty"`
+	// Autoscale is set on a scaling step: its policy and settle time.
+	Autoscale *Autoscale `json:"autoscale,omitempty"`
 	// HA is the step's cluster shape (HAOn, HAOff): its app's, else the
 	// sweep's; empty for any. HAAt is the spec line that sets it.
 	HA   string `json:"ha,omitempty"`

@@ -3,6 +3,7 @@ package gates
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/results"
@@ -24,6 +25,12 @@ type instanceChange struct {
 }
 
 func (c instanceChange) String() string { return c.Label() + " " + c.What }
+
+// addedOrRemoved reports an instance that came or went, not one that
+// restarted in place.
+func (c instanceChange) addedOrRemoved() bool {
+	return c.What == "is gone" || strings.HasPrefix(c.What, "is new")
+}
 
 // fingerprintChanges lists, in a stable order, every instance gone, new,
 // or restarted between before and after.

@@ -23,6 +23,10 @@ type TaskEvidence struct {
 	// seen as "taewa/taewa exited (exit code 255) at -0.0 s", which broke
 	// the step after a kill-node.
 	LostEarlier map[string]bool
+	// ScaledGroup is the group an autoscaler sizes during a scaling step:
+	// its instances placed, started and stopped are the autoscaler's doing
+	// (the scaling gate holds it to its own actions), not failures.
+	ScaledGroup string
 }
 
 // TaskVerdict is the task-events gate's verdict: the gate, every event
@@ -45,7 +49,7 @@ func TaskEventsGate(step string, ev TaskEvidence, measuredFrom time.Time, fault 
 	g := results.Gate{Name: TaskEvents}
 	var unplanned []string
 	if ev.EventsErr == nil {
-		v.Events, v.Recovery, unplanned = attributeEvents(ev.Events, measuredFrom, fault, lateReports(ev))
+		v.Events, v.Recovery, unplanned = attributeEvents(ev.Events, measuredFrom, fault, lateReports(ev), scaledBy(ev))
 	}
 	var fpErr string
 	switch {
@@ -64,10 +68,12 @@ func TaskEventsGate(step string, ev TaskEvidence, measuredFrom time.Time, fault 
 		v.Gate = g
 		return v
 	}
-	var unexplained, explained []string
+	var unexplained, explained, scaled []string
 	for _, c := range fingerprintChanges(ev.Before, ev.After) {
 		if explainedByFault(fault, c.Instance) {
 			explained = append(explained, c.String())
+		} else if ev.ScaledGroup != "" && c.Group == ev.ScaledGroup && c.addedOrRemoved() {
+			scaled = append(scaled, c.String())
 		} else {
 			unexplained = append(unexplained, c.String())
 		}
@@ -105,14 +111,17 @@ func TaskEventsGate(step string, ev TaskEvidence, measuredFrom time.Time, fault 
 		case late > 0:
 			notes = append(notes, fmt.Sprintf("%d events: %d of the injected fault, %d late reports of instances an earlier step's node fault took down", len(v.Events), len(v.Events)-late, late))
 		default:
-			notes = append(notes, fmt.Sprintf("%d events, all of the injected fault", len(v.Events)))
+			notes = append(notes, fmt.Sprintf("%d events, all of the injected fault or the autoscaler", len(v.Events)))
 		}
 	default:
 		notes = append(notes, "no task started, stopped or restarted during the load")
 	}
+	if len(scaled) > 0 {
+		notes = append(notes, fmt.Sprintf("%d instances of the autoscaled group %s came or went", len(scaled), ev.ScaledGroup))
+	}
 	if len(explained) > 0 {
 		notes = append(notes, "instance changes, all of the injected fault: "+clipList(explained, 5))
-	} else {
+	} else if len(scaled) == 0 {
 		notes = append(notes, fmt.Sprintf("the %d instances kept their IDs and restart counts", len(ev.Before)))
 	}
 	g.Detail = strings.Join(notes, "; ")
@@ -128,11 +137,13 @@ func TaskEventsGate(step string, ev TaskEvidence, measuredFrom time.Time, fault 
 // one. Events of other groups after a fault are not the fault's either: a
 // cascade of restarts is something the application did, and is reported
 // as such.
-func attributeEvents(events []orchestrator.TaskEvent, measuredFrom time.Time, fault *results.FaultRecord, late func(orchestrator.TaskEvent) bool) (judged []results.StepEvent, recovery *float64, unplanned []string) {
+func attributeEvents(events []orchestrator.TaskEvent, measuredFrom time.Time, fault *results.FaultRecord, late, scaled func(orchestrator.TaskEvent) bool) (judged []results.StepEvent, recovery *float64, unplanned []string) {
 	for _, e := range events {
 		se := results.StepEvent{TaskEvent: e, Seconds: e.At.Sub(measuredFrom).Seconds(), Cause: results.CauseUnplanned}
 		if late(e) {
 			se.Cause = results.CauseEarlierNodeFault
+		} else if scaled(e) {
+			se.Cause = results.CauseAutoscaler
 		} else if fault != nil && faultCauses(fault, e) {
 			se.Cause = results.CauseInjected
 			if e.Kind == orchestrator.EventStarted && recovery == nil {
@@ -165,6 +176,30 @@ func lateReports(ev TaskEvidence) func(orchestrator.TaskEvent) bool {
 		switch e.Kind {
 		case orchestrator.EventExited, orchestrator.EventStopped, orchestrator.EventFailed:
 			return true
+		}
+		return false
+	}
+}
+
+// scaledBy tells the events of the autoscaled group's instances coming
+// and going: placed, started, stopped, and the exit of one stopped. An
+// OOM kill, a failure or a restart in place is never the autoscaler's.
+func scaledBy(ev TaskEvidence) func(orchestrator.TaskEvent) bool {
+	stopped := map[string]bool{}
+	for _, e := range ev.Events {
+		if e.Group == ev.ScaledGroup && e.Kind == orchestrator.EventStopped {
+			stopped[e.Instance] = true
+		}
+	}
+	return func(e orchestrator.TaskEvent) bool {
+		if ev.ScaledGroup == "" || e.Group != ev.ScaledGroup {
+			return false
+		}
+		switch e.Kind {
+		case orchestrator.EventPlaced, orchestrator.EventStarted, orchestrator.EventStopped:
+			return true
+		case orchestrator.EventExited:
+			return stopped[e.Instance]
 		}
 		return false
 	}

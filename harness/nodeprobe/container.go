@@ -158,7 +158,10 @@ func hasAll(vars, want [][]byte) bool {
 // container was started with.
 type dockerRecord struct {
 	Image  string
-	Config struct{ Env []string }
+	Config struct {
+		Env    []string
+		Labels map[string]string
+	}
 }
 
 // dockerRecordOf reads container id's record under DockerRoot; the zero

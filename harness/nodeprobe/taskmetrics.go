@@ -14,7 +14,7 @@ import (
 	"github.com/orchbench/orchbench/harness/limits"
 )
 
-// The probe publishes every Nomad task container's CPU time for
+// The probe publishes every Nomad and Swarm task container's CPU time for
 // VictoriaMetrics to scrape (GET /metrics): the metric the Nomad
 // Autoscaler's policies read. Nomad's own per-allocation CPU series come
 // from Docker's stats, which some kernels' cgroup layouts leave at zero
@@ -22,14 +22,16 @@ import (
 // which every limits and CPU gate here reads, is right. An autoscaler that
 // reads zero never scales, and would be measured as one that does not.
 
-// TaskCPUSeconds is one Nomad task container's CPU time so far.
+// TaskCPUSeconds is one task container's CPU time so far: a Nomad task's
+// (Job, Group, Task, Alloc) or a Swarm task's (SwarmService, SwarmTask).
 type TaskCPUSeconds struct {
 	Job, Group, Task, Alloc string
+	SwarmService, SwarmTask string
 	Seconds                 float64
 }
 
 // taskCPUSeconds reads the CPU time of every container started with a
-// Nomad task's environment, by its cgroup.
+// Nomad task's environment or as a Swarm task, by its cgroup.
 func taskCPUSeconds(procs []limits.Membership) []TaskCPUSeconds {
 	seen := map[string]bool{}
 	var out []TaskCPUSeconds
@@ -39,7 +41,8 @@ func taskCPUSeconds(procs []limits.Membership) []TaskCPUSeconds {
 			continue
 		}
 		seen[id] = true
-		env := dockerRecordOf(id).Config.Env
+		rec := dockerRecordOf(id)
+		env := rec.Config.Env
 		if env == nil {
 			raw, err := os.ReadFile(filepath.Join(limits.ProcRoot, strconv.Itoa(m.PID), "environ"))
 			if err != nil {
@@ -55,8 +58,9 @@ func taskCPUSeconds(procs []limits.Membership) []TaskCPUSeconds {
 				vars[k] = v
 			}
 		}
-		t := TaskCPUSeconds{Job: vars["NOMAD_JOB_NAME"], Group: vars["NOMAD_GROUP_NAME"], Task: vars["NOMAD_TASK_NAME"], Alloc: vars["NOMAD_ALLOC_ID"]}
-		if t.Alloc == "" || t.Task == "" {
+		t := TaskCPUSeconds{Job: vars["NOMAD_JOB_NAME"], Group: vars["NOMAD_GROUP_NAME"], Task: vars["NOMAD_TASK_NAME"], Alloc: vars["NOMAD_ALLOC_ID"],
+			SwarmService: rec.Config.Labels["com.docker.swarm.service.name"], SwarmTask: rec.Config.Labels["com.docker.swarm.task.id"]}
+		if (t.Alloc == "" || t.Task == "") && (t.SwarmService == "" || t.SwarmTask == "") {
 			continue
 		}
 		path, err := limits.CPUCgroupOf(m.PID)
@@ -70,7 +74,9 @@ func taskCPUSeconds(procs []limits.Membership) []TaskCPUSeconds {
 		t.Seconds = u.CPU.Seconds()
 		out = append(out, t)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Alloc+out[i].Task < out[j].Alloc+out[j].Task })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Alloc+out[i].Task+out[i].SwarmTask < out[j].Alloc+out[j].Task+out[j].SwarmTask
+	})
 	return out
 }
 
@@ -82,8 +88,11 @@ func writeTaskMetrics(w io.Writer, samples []TaskCPUSeconds) {
 	fmt.Fprintf(w, "# HELP %s CPU time (user and system) of a Nomad task's container, from its cgroup, read by the node probe.\n", TaskCPUMetric)
 	fmt.Fprintf(w, "# TYPE %s counter\n", TaskCPUMetric)
 	for _, s := range samples {
-		fmt.Fprintf(w, "%s{nomad_job=%q,task_group=%q,task=%q,alloc_id=%q} %s\n", TaskCPUMetric, s.Job, s.Group, s.Task, s.Alloc,
-			strconv.FormatFloat(s.Seconds, 'f', 6, 64))
+		labels := fmt.Sprintf("nomad_job=%q,task_group=%q,task=%q,alloc_id=%q", s.Job, s.Group, s.Task, s.Alloc)
+		if s.SwarmTask != "" {
+			labels = fmt.Sprintf("swarm_service=%q,swarm_task=%q", s.SwarmService, s.SwarmTask)
+		}
+		fmt.Fprintf(w, "%s{%s} %s\n", TaskCPUMetric, labels, strconv.FormatFloat(s.Seconds, 'f', 6, 64))
 	}
 }
 

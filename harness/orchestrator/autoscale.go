@@ -11,6 +11,8 @@ import (
 // and report what it did. A scaling step samples ScaleState every second
 // while its load runs and reads the events and the metric's samples after.
 type Autoscaled interface {
+	// Scaler names what scales: "Nomad Autoscaler v0.4.7".
+	Scaler() string
 	// ScaleState is the autoscaled group's instances now.
 	ScaleState(ctx context.Context, d *Deployment, as contract.Autoscale) (ScaleState, error)
 	// ScaleEvents are the changes of the group's desired count since a

@@ -82,6 +82,7 @@ dt { font-weight: bold; }
 {{end}}
 
 ` + faultsSection + `
+` + scalingSection + `
 {{if .Disruptions}}<h2>Faults and task events</h2>
 <p>What the orchestrator reported about the application's tasks during each step's load: starts, exits, OOM kills, restarts, replacements, timed from the start of the measured period. An event the step did not inject makes the step broken.</p>
 <table id="disruptions">

@@ -120,6 +120,8 @@ type pageData struct {
 	ParityOrchestrators []string
 	// Faults compares recovery per orchestrator, shape and fault kind.
 	Faults []results.FaultRecoveryRow
+	// Scaling compares the autoscalers of scaling steps.
+	Scaling []results.ScalingRow
 	// Disruptions lists the steps with a fault or a task event.
 	Disruptions []DisruptionRow
 	GateNames   []string
@@ -154,6 +156,10 @@ func Build(rec *results.SweepRecord, steps []results.StepResult) ([]byte, map[st
 	d.Faults = results.FaultsAndRecovery(rec.Plan, steps)
 	if len(d.Faults) > 0 {
 		files[faultRecoveryFile] = faultRecoverySVG(d.Faults)
+	}
+	d.Scaling = results.ScalingRows(steps)
+	if len(d.Scaling) > 0 {
+		files[scalingFile] = scalingSVG(steps, spec.SLO.P99Ms)
 	}
 	d.Shipping, d.ShippingSummary = shippingRows(steps)
 	d.Study = studies.Headline(rec, steps)

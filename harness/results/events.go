@@ -71,6 +71,9 @@ func (f FaultRecord) Recovery() string {
 const (
 	CauseInjected  = "injected fault"
 	CauseUnplanned = "not injected"
+	// CauseAutoscaler: an instance of the autoscaled group added or removed
+	// during a scaling step.
+	CauseAutoscaler = "autoscaler"
 	// CauseEarlierNodeFault: the late report of an instance an earlier
 	// step's node fault took down (its node's agent, back, tells of it).
 	CauseEarlierNodeFault = "an earlier step's node fault"

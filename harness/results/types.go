@@ -157,6 +157,8 @@ type StepResult struct {
 	StatusCodes  map[string]int64 `json:"status_codes,omitempty"`
 	ErrorClasses map[string]int64 `json:"error_classes,omitempty"`
 	Series       []Second         `json:"series,omitempty"`
+	// Scaling is a scaling step's record of its autoscaler.
+	Scaling *ScalingRecord `json:"scaling,omitempty"`
 
 	// Metadata: git SHA, tool versions, image IDs, placements, enforced
 	// limits, node attributes, resource_scale — whatever the runner records.

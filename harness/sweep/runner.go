@@ -334,6 +334,11 @@ func loadArgs(rec *results.SweepRecord, st experiment.Step, eps []orchestrator.E
 	if l.Engine != "" {
 		args = append(args, "--engine", l.Engine)
 	}
+	if st.Autoscale != nil {
+		// a new connection per request reaches the instances added since
+		// the load began (experiment/autoscale.go)
+		args = append(args, "--connection-close")
+	}
 	if l.Timeout > 0 {
 		args = append(args, "--timeout", l.Timeout.String())
 	}

@@ -159,6 +159,15 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	} else {
 		gate(gates.ClosedLittleGate(st.Users))
 	}
+	var autoscaled orchestrator.Autoscaled
+	if st.Autoscale != nil {
+		var g results.Gate
+		if autoscaled, g = scalingStep(o, app, st); !g.Passed {
+			gate(g)
+			return files
+		}
+		sr.Metadata["connection_per_request"] = true
+	}
 	var fault <-chan results.FaultRecord
 	if st.Fault != nil {
 		req.Started = make(chan struct{})
@@ -168,8 +177,25 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 	shipping := r.watchShipping(ctx, st, dep, lims)
 	var tasks gates.TaskEvidence
 	tasks.Before, tasks.BeforeErr = takeFingerprint(ctx, dep)
+	var watch *scaleWatch
+	if autoscaled != nil {
+		watch = startScaleWatch(ctx, autoscaled, app, *app.App.Autoscale)
+		tasks.ScaledGroup = app.App.Autoscale.Group
+	}
 	loadBegan := time.Now()
 	res, text, toolRun, runErr := runLoad(ctx, load, req)
+	var scaling gates.ScalingEvidence
+	if watch != nil {
+		var start, end time.Time
+		if res != nil {
+			start, end = res.Start, res.End
+		}
+		scaling = watch.finish(ctx, autoscaled.Scaler(), st.Autoscale.Settle, experiment.StepUpAt(st.Load.Phases), start, end, nil)
+		if n := len(scaling.States); n > 0 && scaling.States[n-1].Version != 0 {
+			// each scaling action is a new version of the same job
+			app.Version = scaling.States[n-1].Version
+		}
+	}
 	var taskCPU []results.TaskCPU
 	if res != nil {
 		if taskCPU = sampler.finish(res.Start, res.End); len(taskCPU) > 0 {
@@ -204,6 +230,12 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		}
 		measurement(sr, res)
 		serviceCPU(sr, taskCPU, eps)
+		if watch != nil {
+			scaling.Series = sr.Series
+			rec := gates.ScalingRecordOf(scaling, rec.Spec.SLO)
+			sr.Scaling = &rec
+			gate(gates.ScalingGate(scaling, rec))
+		}
 	}
 	complete := gates.CompleteGate(res, runErr, st.Duration-toolSlack(tool), load.Name())
 	if st.Load.Kind == experiment.LoadIterations {
@@ -237,7 +269,11 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		gate(gates.ClosedLoopGeneratorGate(res, st.Load.Think, gates.DefaultMaxClosedLoopLagShare, gates.ServiceUseOf(taskCPU, eps)))
 	}
 	gate(gates.ResponsesGate(probed.probe.Path, probeReference(st, app.App, probed.seen.Body), gates.BodyReferencesFor(r.lowest.below(st), res), res))
-	gate(gates.SLOGate(*sr, rec.Spec.SLO))
+	if sr.Scaling != nil {
+		gate(gates.ScalingSLOGate(*sr.Scaling, rec.Spec.SLO))
+	} else {
+		gate(gates.SLOGate(*sr, rec.Spec.SLO))
+	}
 	return files
 }
 

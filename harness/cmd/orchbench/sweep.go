@@ -244,7 +244,10 @@ func (f sweepFlags) runner(rec *results.SweepRecord, out io.Writer) (*sweep.Runn
 	if err != nil {
 		return nil, err
 	}
-	cfg := orchestrator.Config{LoadImage: registry.Ref(f.image), LoadJobFile: filepath.Join("jobs", "loadgen.nomad.hcl"), LoadJobPrefix: f.jobPrefix}
+	// the autoscalers read the cluster's VictoriaMetrics whether or not
+	// results are pushed there (--vm "")
+	cfg := orchestrator.Config{LoadImage: registry.Ref(f.image), LoadJobFile: filepath.Join("jobs", "loadgen.nomad.hcl"), LoadJobPrefix: f.jobPrefix,
+		MetricsURL: vmpush.VMURL()}
 	connect := func() (map[string]orchestrator.Orchestrator, error) {
 		all := map[string]orchestrator.Orchestrator{}
 		for _, st := range rec.Plan {

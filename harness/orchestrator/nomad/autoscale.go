@@ -2,14 +2,11 @@ package nomad
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
 	"sort"
-	"strconv"
 	"time"
 
+	"github.com/orchbench/orchbench/harness/autoscaler"
 	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/orchestrator"
 )
@@ -18,6 +15,12 @@ import (
 // scaling action as an event of the group, and the autoscaler marks its own
 // with the policy's ID in the event's meta.
 const autoscalerMetaKey = "nomad_policy_id"
+
+// AutoscalerVersion is the Nomad Autoscaler cluster/versions.env pins.
+const AutoscalerVersion = "v0.4.7"
+
+// Scaler names the Nomad Autoscaler.
+func (a *Orchestrator) Scaler() string { return "Nomad Autoscaler " + AutoscalerVersion }
 
 // ScaleState counts the group's allocations whatever their job version
 // (each scaling action makes a new one) and the scaled service's passing
@@ -90,45 +93,7 @@ func (a *Orchestrator) MetricSamples(ctx context.Context, d *orchestrator.Deploy
 	if as.Source != "prometheus" {
 		return out, fmt.Errorf("nomad: the policy's source is %q; the harness reads the prometheus source only", as.Source)
 	}
-	if a.MetricsURL == "" {
-		return out, fmt.Errorf("nomad: no metrics URL to read the policy's source from")
-	}
-	q := url.Values{"query": {as.Query}, "start": {strconv.FormatInt(from.Unix(), 10)}, "end": {strconv.FormatInt(to.Unix(), 10)}, "step": {"1s"}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.MetricsURL+"/api/v1/query_range?"+q.Encode(), nil)
-	if err != nil {
-		return out, err
-	}
-	resp, err := a.HTTP.Do(req)
-	if err != nil {
-		return out, fmt.Errorf("metric source %s: %w", a.MetricsURL, err)
-	}
-	defer resp.Body.Close()
-	var body struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-		Data   struct {
-			Result []struct {
-				Values [][2]any `json:"values"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		return out, fmt.Errorf("metric source %s: HTTP %d: %w", a.MetricsURL, resp.StatusCode, err)
-	}
-	if body.Status != "success" {
-		return out, fmt.Errorf("metric source %s: %s", a.MetricsURL, body.Error)
-	}
-	for _, series := range body.Data.Result {
-		for _, v := range series.Values {
-			s, _ := v[1].(string)
-			f, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				continue
-			}
-			out.Count++
-			out.Last = f
-			out.Max = max(out.Max, f)
-		}
-	}
-	return out, nil
+	got, err := autoscaler.Prometheus{URL: a.MetricsURL, Query: as.Query, HTTP: a.HTTP}.Range(ctx, from, to)
+	out.Count, out.Last, out.Max = got.Count, got.Last, got.Max
+	return out, err
 }

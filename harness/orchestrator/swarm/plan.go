@@ -45,6 +45,7 @@ var Target = translate.Target{
 	CPUModes:   []contract.CPUMode{contract.CPUModeQuota, contract.CPUModeShares},
 	Network:    "the job's overlay network",
 	Reschedule: "Swarm replaces a failed task as a new container under the restart policy (from restart), on any node",
+	Autoscaler: "orchbench's own scaler in the harness (Swarm has none)",
 }
 
 // Options tune a translation.

@@ -21,6 +21,7 @@ func init() {
 		o.Engine.Progress = cfg.Progress
 		o.Engine.Nodes = cfg.Nodes
 		o.Load.Image = cfg.LoadImage
+		o.MetricsURL = cfg.MetricsURL
 		return o, nil
 	})
 }
@@ -31,8 +32,13 @@ type Orchestrator struct {
 	Engine *Engine
 	Load   *LoadRunner
 
+	// MetricsURL is the Prometheus API orchbench's scaler reads its
+	// metric from (the cluster's VictoriaMetrics).
+	MetricsURL string
+
 	mu       sync.Mutex
 	deployed map[string]*deployment
+	scalers  map[string]*scaling
 }
 
 var _ orchestrator.Orchestrator = (*Orchestrator)(nil)
@@ -86,6 +92,9 @@ func (o *Orchestrator) Deploy(ctx context.Context, w orchestrator.Workload) (*or
 	}
 	o.deployed[d.Job] = d
 	o.mu.Unlock()
+	if err := o.startScaler(d); err != nil {
+		return nil, err
+	}
 	version, err := o.specVersion(ctx, d.Job)
 	if err != nil {
 		return nil, err
@@ -197,6 +206,7 @@ func (o *Orchestrator) InjectFault(ctx context.Context, d *orchestrator.Deployme
 // Stop removes the job's services, network and volumes; a job this process
 // did not deploy is found by its label.
 func (o *Orchestrator) Stop(ctx context.Context, d *orchestrator.Deployment) error {
+	o.stopScaler(d.Job)
 	if err := o.Engine.Stop(ctx, &deployment{Job: d.Job}); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/orchbench/orchbench/harness/contract"
 )
 
 // translateGroup reads one group into its service.
@@ -66,6 +67,12 @@ func (t *translator) translateGroup(gi *groupInfo) (*Service, error) {
 		return nil, err
 	}
 	svc.UpdateParallelism = t.updateParallelism(gi.w, g)
+	if svc.Autoscale, err = contract.ParseGroupAutoscale(t.name, g); err != nil {
+		return nil, gi.w.errorf("%v", err)
+	}
+	if svc.Autoscale != nil {
+		t.remark(gi.w, "scaling", RemarkDiffers, "the policy runs with "+t.opts.Target.autoscaler()+"; its metric is the group's CPU share as "+t.target+" measures it, not the policy's query")
+	}
 	return svc, nil
 }
 
@@ -117,8 +124,8 @@ func (t *translator) groupStanzas(w where, g *api.TaskGroup) error {
 	if len(g.Meta) > 0 {
 		t.remark(w, "meta", RemarkIgnored, "read for the resource intent, not passed to containers")
 	}
-	if g.ShutdownDelay != nil || g.Disconnect != nil || g.Scaling != nil || g.StopAfterClientDisconnect != nil || g.MaxClientDisconnect != nil {
-		t.remark(w, "shutdown_delay/disconnect/scaling", RemarkIgnored, "no "+t.target+" counterpart; no Consul deregistration to wait for")
+	if g.ShutdownDelay != nil || g.Disconnect != nil || g.StopAfterClientDisconnect != nil || g.MaxClientDisconnect != nil {
+		t.remark(w, "shutdown_delay/disconnect", RemarkIgnored, "no "+t.target+" counterpart; no Consul deregistration to wait for")
 	}
 	if len(g.Affinities) > 0 {
 		t.remark(w, "affinity", RemarkIgnored, "soft placement preferences; "+t.target+" places by its own spread")

@@ -43,6 +43,16 @@ type Target struct {
 	// job's reschedule and migrate stanzas are ignored ("no <Name>
 	// counterpart" when empty).
 	Reschedule string
+	// Autoscaler names what runs a group's scaling policy there ("no
+	// autoscaler" when empty).
+	Autoscaler string
+}
+
+func (t Target) autoscaler() string {
+	if t.Autoscaler == "" {
+		return "no autoscaler"
+	}
+	return t.Autoscaler
 }
 
 func (t Target) network() string {

@@ -61,6 +61,9 @@ type Service struct {
 	Placement Placement
 	// UpdateParallelism is how many replicas an update replaces at once.
 	UpdateParallelism uint64
+	// Autoscale is the group's scaling policy, which the adapter runs with
+	// its orchestrator's autoscaler; nil when the group has none.
+	Autoscale *contract.Autoscale `json:",omitempty"`
 }
 
 // Version hashes what decides the service's instances, replicas and update

@@ -25,7 +25,7 @@ func (t *translator) envTemplate(w where, i int, tmpl *api.Template) (map[string
 	case deref(tmpl.SourcePath) != "":
 		return nil, w.errorf("%s: a source file is not supported", stanza)
 	case !deref(tmpl.Envvars):
-		return nil, w.errorf("%s: a template rendering a file is not supported (only env = true templates of service addresses)", stanza)
+		return nil, t.instancesFile(w, stanza, tmpl)
 	case deref(tmpl.EmbeddedTmpl) == "":
 		return nil, w.errorf("%s: no data", stanza)
 	case tmpl.ChangeScript != nil:
@@ -80,6 +80,31 @@ func (t *translator) envTemplate(w where, i int, tmpl *api.Template) (map[string
 		t.remark(w, stanza, RemarkDiffers, fmt.Sprintf("%s name a %s DNS name (every replica) instead of listing instance addresses; rendered once, so change_mode/splay/wait do not apply", strings.Join(upstreams, ", "), t.target))
 	}
 	return out, nil
+}
+
+// instancesFile accepts a file template that only lists the instances of
+// one service of the job (an autoscaled service's balancer reads it as they
+// come and go) and leaves it out: the target's DNS name of the service,
+// which an env template gives the same task, stands for every replica and
+// follows the scaling itself. Any other file template is refused.
+func (t *translator) instancesFile(w where, stanza string, tmpl *api.Template) error {
+	data := deref(tmpl.EmbeddedTmpl)
+	ld, rd := deref(tmpl.LeftDelim), deref(tmpl.RightDelim)
+	if ld == "" {
+		ld = "{{"
+	}
+	if rd == "" {
+		rd = "}}"
+	}
+	name, err := serviceLookup(data, ld, rd)
+	if err != nil {
+		return w.errorf("%s: a template rendering a file is not supported, but for a list of one service's instances (%v)", stanza, err)
+	}
+	if _, known := t.portsOf[name]; !known {
+		return w.errorf("%s: service %q is not registered by any group of the job", stanza, name)
+	}
+	t.remark(w, stanza, RemarkDiffers, fmt.Sprintf("the file of %s's instances is not written: on %s the service's DNS name stands for every replica", name, t.target))
+	return nil
 }
 
 // unquote strips one pair of matching quotes, as env files are read.

@@ -1,0 +1,133 @@
+//go:build integration
+
+package integration
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/orchbench/orchbench/harness/orchestrator"
+	"github.com/orchbench/orchbench/harness/results"
+)
+
+// autoscaleSpec is one short scaling step of Taewa on Nomad: 10 s at 60
+// requests a second on one quarter-core instance, then 50 s at 600, more
+// than one instance serves, with a policy that evaluates every 5 s.
+func autoscaleSpec(name, job string) string {
+	return fmt.Sprintf(`sweep %q {
+  seed          = 29
+  repetitions   = 1
+  deploy        = "per-step"
+  duration      = "60s"
+  orchestrators = ["nomad"]
+  app "taewa" {
+    pack        = "taewa"
+    variants    = ["baseline"]
+    vars        = { job_name = %q, resource_scale = 0.25 }
+    rates       = [600]
+    connections = 64
+    phases {
+      phase {
+        duration = "10s"
+        rate     = 0.1
+      }
+      phase {
+        duration = "50s"
+        rate     = 1
+      }
+    }
+    autoscale {
+      min        = 1
+      max        = 3
+      target_cpu = 0.7
+      cooldown   = "10s"
+      evaluation = "5s"
+      settle     = "45s"
+    }
+  }
+  slo {
+    p99_ms             = 250
+    min_achieved_ratio = 0.95
+    max_error_ratio    = 0.01
+  }
+}
+`, name, job)
+}
+
+// The Nomad Autoscaler, deployed by cluster-up, scales Taewa out under a
+// step of load, and the step records it: the autoscaler's own scale-out,
+// the new instances running and serving, the metric's samples, and the
+// report's chart of instances and p99.
+func TestAutoscalerScalesOutOnNomad(t *testing.T) {
+	job := envOr("ORCHBENCH_IT_JOB_PREFIX", "it") + "-autoscale"
+	work := t.TempDir()
+	steps := sweepSteps(t, "autoscale-it", autoscaleSpec("autoscale-it", job), "--vm", "", "--reports", filepath.Join(work, "reports"))
+	if len(steps) != 1 {
+		t.Fatalf("%d steps, want 1", len(steps))
+	}
+	s := steps[0]
+	t.Logf("%s: %s %v", s.Step, s.Outcome, s.Reasons)
+	for _, g := range s.Gates {
+		t.Logf("  %s passed=%v: %s", g.Name, g.Passed, g.Detail)
+	}
+	if s.Outcome == results.OutcomeInvalid {
+		t.Fatalf("the scaling step is invalid: %v", s.Reasons)
+	}
+	rec := s.Scaling
+	if rec == nil {
+		t.Fatal("no scaling record")
+	}
+	if rec.Metric.Count == 0 || !strings.Contains(rec.Metric.Query, "orchbench_task_cpu_seconds_total") {
+		t.Errorf("metric %+v: want samples of the node probe's CPU series", rec.Metric)
+	}
+	var out *results.ScalingEvent
+	for i, e := range rec.Events {
+		t.Logf("  event at %.1f s: %d -> %d by %s (%s), running after %v, serving after %v", e.T, e.From, e.To, e.By, e.Reason, e.RunningSeconds, e.ServingSeconds)
+		if e.To > e.From && e.By == orchestrator.ScaledByAutoscaler && out == nil {
+			out = &rec.Events[i]
+		}
+	}
+	if out == nil || out.ServingSeconds == nil {
+		t.Fatalf("no scale-out by the autoscaler whose instances served: %+v", rec.Events)
+	}
+	if rec.StartCount != 1 || rec.PeakCount < 2 || rec.ScaleOutSeconds == nil {
+		t.Errorf("instances serving: %d at the start, %d at most, scaled out after %v; want 1, at least 2, a time", rec.StartCount, rec.PeakCount, rec.ScaleOutSeconds)
+	}
+	// the load reached the instances the autoscaler added: each served
+	// through the entry, whose connections the load-path gate accounts for
+	page, err := os.ReadFile(filepath.Join(work, "reports", s.Sweep, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(filepath.Join(work, "reports", s.Sweep, "scaling.svg"))
+	if err != nil || !strings.Contains(string(page), `id="scaling"`) || !strings.Contains(string(svg), "instances serving") {
+		t.Fatalf("the report has no autoscaling table and chart (%v)", err)
+	}
+}
+
+// With the metric source off (VictoriaMetrics stopped), the autoscaler has
+// nothing to decide on, and the step says so: invalid, naming the source.
+func TestScalingStepWithoutItsMetricIsInvalid(t *testing.T) {
+	must(t, "nomad", "job", "stop", "victoriametrics")
+	defer must(t, filepath.Join(root, "cluster", "jobs.sh"), "deploy", "victoriametrics")
+	job := envOr("ORCHBENCH_IT_JOB_PREFIX", "it") + "-autoscale-off"
+	steps := sweepSteps(t, "autoscale-off", autoscaleSpec("autoscale-off", job), "--vm", "")
+	if len(steps) != 1 {
+		t.Fatalf("%d steps, want 1", len(steps))
+	}
+	s := steps[0]
+	t.Logf("%s: %s %v", s.Step, s.Outcome, s.Reasons)
+	if s.Outcome != results.OutcomeInvalid || !strings.Contains(strings.Join(s.Reasons, "; "), "scaling: the autoscaler's metric source could not be read") {
+		t.Fatalf("outcome %s %v, want invalid by the scaling gate's unread metric source", s.Outcome, s.Reasons)
+	}
+	if s.Scaling != nil {
+		for _, e := range s.Scaling.Events {
+			if e.By == orchestrator.ScaledByAutoscaler && e.To > e.From {
+				t.Errorf("the autoscaler scaled out with no metric: %+v", e)
+			}
+		}
+	}
+}
