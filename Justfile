@@ -126,9 +126,9 @@ test-node-faults servers="1":
     cluster/nodes.sh load-images orchbench/taewa:local orchbench/pause:local orchbench/orchbench:local
     go test -tags multinode -count=1 -timeout 30m -v -run TestNodeFaults ./harness/sweep/
 
-# Build Kubernetes (control plane, kubelet, kube-proxy, kubectl) and CoreDNS at their pinned versions into .tools/bin
+# Build Kubernetes (control plane, kubelet, kube-proxy, kubectl), CoreDNS and metrics-server at their pinned versions into .tools/bin
 tools-kubernetes:
-    cluster/tools.sh kubernetes coredns
+    cluster/tools.sh kubernetes coredns metrics-server
 
 # Check that the Nomad agent at ADDR serves its web UI and that headless Chromium renders the jobs page (JOB...: names the list must show)
 nomad-ui-check addr="http://127.0.0.1:4646" *jobs:

@@ -40,7 +40,7 @@ alive() { [ -f "$pids/k8s-$1" ] && kill -0 "$(cat "$pids/k8s-$1")" 2>/dev/null; 
 
 
 need_tools() {
-  for t in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns; do
+  for t in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns metrics-server; do
     [ -x "$bin/$t" ] || die "$bin/$t is missing: run ./justw tools-kubernetes first"
   done
   for t in etcd containerd runc nsenter openssl; do
@@ -122,6 +122,22 @@ pki() {
   say "pki: a new CA, API server certificate and tokens in .state/kubernetes/pki"
 }
 
+# front_proxy_pki: the aggregation layer's client CA and the API server's
+# client certificate for it, with which it proxies to metrics-server (made
+# apart from pki, so that a cluster state made before it gains them)
+front_proxy_pki() {
+  local d="$k8s/pki"
+  [ -f "$d/front-proxy-client.crt" ] && return 0
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=orchbench-front-proxy-ca" \
+    -keyout "$d/front-proxy-ca.key" -out "$d/front-proxy-ca.crt" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=front-proxy-client" \
+    -keyout "$d/front-proxy-client.key" -out "$d/front-proxy-client.csr" 2>/dev/null
+  printf 'extendedKeyUsage=clientAuth\n' >"$d/front-proxy-client.ext"
+  openssl x509 -req -in "$d/front-proxy-client.csr" -CA "$d/front-proxy-ca.crt" -CAkey "$d/front-proxy-ca.key" -CAcreateserial \
+    -days 3650 -extfile "$d/front-proxy-client.ext" -out "$d/front-proxy-client.crt" 2>/dev/null
+  chmod 600 "$d"/front-proxy-*.key
+}
+
 kubeconfig() { # kubeconfig NAME USER
   local token; token=$(awk -F, -v u="$2" '$2 == u {print $1}' "$k8s/pki/tokens.csv")
   cat >"$k8s/$1.kubeconfig" <<YAML
@@ -195,6 +211,7 @@ etcd_healthy() { output_has true nsx curl -sf http://127.0.0.1:2379/health; }
 api_ready() { kubectl_ get --raw /readyz >/dev/null; }
 probe_ready() { [ "$(kubectl_ -n orchbench-system get daemonset node-probe -o 'jsonpath={.status.numberReady}')" = 1 ]; }
 node_ready() { output_has True kubectl_ get node "$node_name" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'; }
+metrics_ready() { kubectl_ get --raw /apis/metrics.k8s.io/v1beta1/nodes >/dev/null 2>&1; }
 coredns_ready() { [ "$(kubectl_ -n kube-system get deploy coredns -o 'jsonpath={.status.availableReplicas}')" = 1 ]; }
 
 deploy_coredns() {
@@ -222,6 +239,7 @@ up() {
   save_sysctls
   netns_up
   pki
+  front_proxy_pki
   write_configs
   coredns_image
   start containerd containerd --config "$k8s/containerd/config.toml"
@@ -240,12 +258,17 @@ up() {
     --service-account-issuer=https://kubernetes.default.svc --service-account-key-file="$p/sa.pub" \
     --service-account-signing-key-file="$p/sa.key" --service-cluster-ip-range="$service_cidr" \
     --service-node-port-range=30000-32767 --kubelet-preferred-address-types=InternalIP \
-    --allow-privileged=false
+    --allow-privileged=false \
+    --requestheader-client-ca-file="$p/front-proxy-ca.crt" --requestheader-allowed-names=front-proxy-client \
+    --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
+    --requestheader-extra-headers-prefix=X-Remote-Extra- --proxy-client-cert-file="$p/front-proxy-client.crt" \
+    --proxy-client-key-file="$p/front-proxy-client.key" --enable-aggregator-routing=true
   wait_for 60 "api server ready" api_ready || die "step 'api server' failed: see .state/logs/k8s-apiserver.log"
   start controller-manager "$bin/kube-controller-manager" --kubeconfig="$k8s/admin.kubeconfig" \
     --authentication-kubeconfig="$k8s/admin.kubeconfig" --authorization-kubeconfig="$k8s/admin.kubeconfig" \
     --bind-address=127.0.0.1 --leader-elect=false --service-account-private-key-file="$p/sa.key" \
-    --root-ca-file="$p/ca.crt" --use-service-account-credentials=true --allocate-node-cidrs=false
+    --root-ca-file="$p/ca.crt" --use-service-account-credentials=true --allocate-node-cidrs=false \
+    --horizontal-pod-autoscaler-sync-period=10s
   start scheduler "$bin/kube-scheduler" --kubeconfig="$k8s/admin.kubeconfig" \
     --authentication-kubeconfig="$k8s/admin.kubeconfig" --authorization-kubeconfig="$k8s/admin.kubeconfig" \
     --bind-address=127.0.0.1 --leader-elect=false
@@ -260,11 +283,19 @@ up() {
   kubectl_ apply -f "$root/cluster/kubernetes/node-probe.yaml" >"$logs/k8s-node-probe.log" 2>&1 \
     || die "step 'deploy node-probe' failed: $(tail -n 3 "$logs/k8s-node-probe.log")"
   wait_for 60 "node probe ready" probe_ready || die "step 'node probe' failed: $(kubectl_ -n orchbench-system get pods 2>&1 | tail -n 3)"
+  # metrics-server, which the HorizontalPodAutoscaler reads pods' CPU from
+  start metrics-server "$bin/metrics-server" --kubeconfig="$k8s/admin.kubeconfig" \
+    --authentication-kubeconfig="$k8s/admin.kubeconfig" --authorization-kubeconfig="$k8s/admin.kubeconfig" \
+    --bind-address="$node_ip" --secure-port=4443 --cert-dir="$k8s/metrics-server" \
+    --kubelet-insecure-tls --kubelet-preferred-address-types=InternalIP --metric-resolution=10s
+  sed "s/\${NODE_IP}/$node_ip/g" "$root/cluster/kubernetes/metrics-server.yaml" | kubectl_ apply -f - >"$logs/k8s-metrics-server-apply.log" 2>&1 \
+    || die "step 'deploy metrics-server' failed: $(tail -n 3 "$logs/k8s-metrics-server-apply.log")"
+  wait_for 90 "pod metrics (metrics.k8s.io)" metrics_ready || die "step 'metrics-server' failed: the metrics API did not answer within 90 s; see .state/logs/k8s-metrics-server.log"
   say "up in $(( $(date +%s) - t0 )) s: node $node_name at $node_ip inside network namespace $ns; kubectl: just kubectl get pods -A"
 }
 
 status() {
-  for n in containerd etcd apiserver controller-manager scheduler kubelet kube-proxy; do
+  for n in containerd etcd apiserver controller-manager scheduler kubelet kube-proxy metrics-server; do
     if alive "$n"; then say "$n: running (pid $(cat "$pids/k8s-$n"))"; else say "$n: not running"; fi
   done
   if alive apiserver; then
@@ -298,6 +329,7 @@ down() {
   # shims outlive containerd by design; ours name our socket
   local left; left=$(pgrep -f -- "-address $run/containerd.sock" || true)
   if [ -n "$left" ]; then say "stopping leftover shims: $(echo $left)"; kill -9 $left 2>/dev/null || true; fi
+  stop_pid metrics-server
   stop_pid controller-manager
   stop_pid scheduler
   stop_pid apiserver

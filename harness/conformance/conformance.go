@@ -100,6 +100,7 @@ func (c Checker) Check(dir string) (Report, error) {
 		}
 		checkProportions(c, p, driver, shapes, add)
 	}
+	checkAutoscale(c, p, add)
 	return r, nil
 }
 

@@ -93,6 +93,10 @@ func TestConformanceCatchesBrokenPacks(t *testing.T) {
 		{"scaled service nobody registers", "templates/taewa.nomad.tpl", `    orchbench_service         = "[[ template "taewa.service_name" . ]]"`,
 			`    orchbench_service         = "[[ template "taewa.service_name" . ]]"` + "\n    orchbench_scaled_service  = \"taewa-web\"",
 			`declares orchbench_scaled_service "taewa-web", which no group registers in Consul`},
+		{"autoscale max ignored", "templates/taewa.nomad.tpl", `      max     = [[ $as.max ]]`, `      max     = 4`,
+			"the scaling policy is {Group: Min:2 Max:4"},
+		{"autoscaled group is the measured one", "templates/_helpers.tpl", `[[- $_ = set . "web" (printf "%s-web" $svc) -]]`, `[[- $_ = set . "web" $svc -]]`,
+			"group taewa is autoscaled and is the measured service"},
 		{"resource_scale not proportional", "templates/_helpers.tpl", `[[- $cores := mulf $base_cores $rs -]]`, `[[- $cores := mulf $base_cores $rs $rs -]]`,
 			"task taewa/taewa: 0.0625 cores at resource_scale 0.25 is not half of 0.25 at 0.5"},
 	}

@@ -25,6 +25,9 @@ import (
 //	  settle = "2m"      # after the step up, the SLO must hold again by then
 //	}
 //
+// A closed_loop instead of rates (study 000's scaling stage: its users at
+// full speed from a reset to min) steps up at the start of the load.
+//
 // Every scaling step deploys afresh, so each starts from min instances, and
 // its requests each take a new connection: connections held open from the
 // start would stay with the instances that existed then, and the new ones
@@ -107,8 +110,11 @@ func (p *parser) autoscale(blocks hcl.Blocks, app *App) {
 		p.errorf(b.DefRange, "Conflicting autoscale", "app %q sets the pack variable autoscale in vars and has an autoscale block: keep the block", app.Name)
 	}
 	switch {
+	case app.Load.Kind == LoadClosed:
+		// study 000's shape: a closed loop at its full rate from the
+		// reset, the scaling measured from the load's start
 	case app.Load.Kind != LoadOpen:
-		p.errorf(b.DefRange, "Conflicting load", "a scaling step offers arrivals that step up; a %s block has users: use rates and phases", loopBlock(app.Load.Kind))
+		p.errorf(b.DefRange, "Conflicting load", "a scaling step needs a load that runs for its duration: rates and phases, or a closed_loop; %s block ends when its users have looped", loopBlock(app.Load.Kind))
 	case len(app.Load.Phases) == 0:
 		p.errorf(b.DefRange, "Missing phases", "a scaling step needs a load that steps up: a phases block, e.g. phase { duration = \"60s\" rate = 0.2 } then phase { duration = \"240s\" rate = 1 }")
 	case StepUpAt(app.Load.Phases) == 0:

@@ -64,8 +64,8 @@ func TestAutoscaleErrorsNameFileLine(t *testing.T) {
 			[]string{`Invalid target_cpu`, "at most 1, got 70"}},
 		{"settle past the end", stepUpPhases + "    autoscale {\n      min = 1\n      max = 2\n      settle = \"10m\"\n    }\n",
 			[]string{`Settle too long`, "past their end (3m0s)"}},
-		{"closed loop", "    closed_loop {\n      users = 4\n    }\n    autoscale {\n      min = 1\n      max = 2\n    }\n",
-			[]string{`Conflicting load`, "a closed_loop block has users"}},
+		{"iterations", "    iterations {\n      threads = 2\n      loops = 1\n      request { path = \"/\" }\n    }\n    autoscale {\n      min = 1\n      max = 2\n    }\n",
+			[]string{`Conflicting load`, "an iterations block ends when its users have looped"}},
 		{"missing max", stepUpPhases + "    autoscale {\n      min = 1\n    }\n",
 			[]string{`Missing required argument`}},
 	} {

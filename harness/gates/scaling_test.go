@@ -127,6 +127,20 @@ func TestScalingSLOGateBreaksWhenTheSLONeverComesBack(t *testing.T) {
 	if g.Passed || !g.Breaks || !strings.Contains(g.Detail, "did not hold again") {
 		t.Fatalf("errors to the end: %+v, want broken", g)
 	}
+	slow := scaleOut(time.Unix(1000, 0))
+	for i := 60; i < len(slow.Series); i++ {
+		slow.Series[i].Achieved = 300
+	}
+	g = ScalingSLOGate(ScalingRecordOf(slow, scalingSLO), scalingSLO)
+	if g.Passed || !g.Breaks || !strings.Contains(g.Detail, "of the offered rate was achieved, below 0.95") {
+		t.Fatalf("a quarter of the rate lost after the recovery: %+v, want broken", g)
+	}
+	// one second short and the next one over is the same throughput
+	blip := scaleOut(time.Unix(1000, 0))
+	blip.Series[70].Achieved, blip.Series[71].Achieved = 360, 440
+	if g := ScalingSLOGate(ScalingRecordOf(blip, scalingSLO), scalingSLO); !g.Passed || !strings.Contains(g.Detail, "19 s after") {
+		t.Fatalf("answers due in one second completed in the next: %+v, want passed at 19 s", g)
+	}
 	late := scaleOut(time.Unix(1000, 0))
 	late.Settle = 10 * time.Second
 	g = ScalingSLOGate(ScalingRecordOf(late, scalingSLO), scalingSLO)

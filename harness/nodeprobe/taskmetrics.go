@@ -30,22 +30,32 @@ type TaskCPUSeconds struct {
 	Seconds                 float64
 }
 
-// taskCPUSeconds reads the CPU time of every container started with a
-// Nomad task's environment or as a Swarm task, by its cgroup.
+// taskCPUSeconds reads the CPU time of every task, by its cgroup: a
+// container started with a Nomad task's environment or as a Swarm task,
+// and a process of Nomad's exec driver (its cgroup under Nomad's, its
+// environment the task's).
 func taskCPUSeconds(procs []limits.Membership) []TaskCPUSeconds {
-	seen := map[string]bool{}
+	seen := map[string]bool{} // CPU cgroups read, or found to be no task's
 	var out []TaskCPUSeconds
 	for _, m := range procs { // lowest PID first: a container's init
-		id := ContainerIDOf(m)
-		if id == "" || seen[id] {
+		cgroup, err := limits.CPUCgroupOf(m.PID)
+		if err != nil || seen[cgroup] {
 			continue
 		}
-		seen[id] = true
-		rec := dockerRecordOf(id)
+		id := ContainerIDOf(m)
+		if id == "" && !strings.Contains(cgroup, "nomad") {
+			continue // neither a container nor under Nomad's cgroups
+		}
+		seen[cgroup] = true
+		var rec dockerRecord
+		if id != "" {
+			rec = dockerRecordOf(id)
+		}
 		env := rec.Config.Env
 		if env == nil {
 			raw, err := os.ReadFile(filepath.Join(limits.ProcRoot, strconv.Itoa(m.PID), "environ"))
 			if err != nil {
+				delete(seen, cgroup) // exited: another process of it may tell
 				continue
 			}
 			for _, kv := range bytes.Split(raw, []byte{0}) {
@@ -63,11 +73,7 @@ func taskCPUSeconds(procs []limits.Membership) []TaskCPUSeconds {
 		if (t.Alloc == "" || t.Task == "") && (t.SwarmService == "" || t.SwarmTask == "") {
 			continue
 		}
-		path, err := limits.CPUCgroupOf(m.PID)
-		if err != nil {
-			continue
-		}
-		u, err := limits.UsageOf(path)
+		u, err := limits.UsageOf(cgroup)
 		if err != nil {
 			continue
 		}

@@ -43,6 +43,9 @@ type ScalingRecord struct {
 	// (until the end when it never did): what users saw meanwhile.
 	RequestsWhileScaling int64 `json:"requests_while_scaling"`
 	ErrorsWhileScaling   int64 `json:"errors_while_scaling"`
+	// AchievedAfterRatio is the throughput achieved over offered from the
+	// recovery to the end (0 when unknown: no recovery, or a closed loop).
+	AchievedAfterRatio float64 `json:"achieved_after_ratio,omitempty"`
 }
 
 // ScalingPoint is the instance count at one moment.

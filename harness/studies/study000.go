@@ -26,6 +26,9 @@ type key000 struct{ app, difficulty, orchestrator string }
 type sample000 struct{ qps, perCore []float64 }
 
 func study000(s sweep) *Table {
+	if hasScaling(s) {
+		return study000Scaling(s)
+	}
 	process := map[key000]*sample000{}   // orchestrator left empty: Nomad exec
 	container := map[key000]*sample000{} // docker on each orchestrator
 	for _, m := range s.steps {
@@ -60,7 +63,7 @@ func study000(s sweep) *Table {
 			"process = Nomad's exec driver (the app's runtime as a plain process, a cpuset of whole cores); container = the docker driver on the same node, the same cores; the study compared an ASG of t3.medium VMs with EKS pods on t3.medium nodes behind a Classic ELB.",
 			"both forms run the same runtime files (the base image's node, python3 and apache2: the exec chroot is the image's userland), so they differ in isolation and in how the core is given (a CFS quota in the container, an exclusive cpuset for the process), not in the runtime.",
 			"efficiency = achieved qps ÷ cores the app's tasks used (their cgroup CPU over the step; none over less than 0.01 cores); the study divided qps by the instances' CPU %. Ratios of ratios are comparable, absolute figures are not.",
-			"one 2-core machine runs the app, Nomad and the load generator; the study's load came from separate machines, and its scaling stage (HPA, ASG policies) is not reproduced.",
+			"one 2-core machine runs the app, Nomad and the load generator; the study's load came from separate machines. Its scaling stage is a sweep of its own (experiments/study-000-scaling.hcl), whose report has the scaling-time table.",
 		},
 	}
 	var keys []key000

@@ -149,6 +149,23 @@ func (o *Orchestrator) apply(ctx context.Context, objs *objects) error {
 			return fmt.Errorf("kubernetes: statefulset %s/%s: %w", objs.Namespace, sts.Name, err)
 		}
 	}
+	for _, hpa := range objs.HPAs {
+		keep["hpa/"+hpa.Name] = true
+		if err := upsert(ctx, hpa.Name, func() error {
+			_, err := o.client.AutoscalingV2().HorizontalPodAutoscalers(objs.Namespace).Create(ctx, hpa, metav1.CreateOptions{})
+			return err
+		}, func() error {
+			cur, err := o.client.AutoscalingV2().HorizontalPodAutoscalers(objs.Namespace).Get(ctx, hpa.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			hpa.ResourceVersion = cur.ResourceVersion
+			_, err = o.client.AutoscalingV2().HorizontalPodAutoscalers(objs.Namespace).Update(ctx, hpa, metav1.UpdateOptions{})
+			return err
+		}); err != nil {
+			return fmt.Errorf("kubernetes: horizontal pod autoscaler %s/%s: %w", objs.Namespace, hpa.Name, err)
+		}
+	}
 	return o.prune(ctx, objs.Namespace, keep)
 }
 
@@ -181,6 +198,17 @@ func (o *Orchestrator) prune(ctx context.Context, ns string, keep map[string]boo
 	for _, s := range sets.Items {
 		if !keep["statefulset/"+s.Name] {
 			if err := o.client.AppsV1().StatefulSets(ns).Delete(ctx, s.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+		}
+	}
+	hpas, err := o.client.AutoscalingV2().HorizontalPodAutoscalers(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, h := range hpas.Items {
+		if !keep["hpa/"+h.Name] {
+			if err := o.client.AutoscalingV2().HorizontalPodAutoscalers(ns).Delete(ctx, h.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 				return err
 			}
 		}

@@ -68,6 +68,9 @@ type Orchestrator struct {
 	// deployedAt is when each job's current definition was applied: pods
 	// that failed before it belong to an earlier definition.
 	deployedAt map[string]time.Time
+	// hpaReadings are the CPU utilisations each job's HPA reported, as
+	// ScaleState read them (autoscale.go).
+	hpaReadings map[string][]hpaReading
 }
 
 // New connects to the cluster.
@@ -76,7 +79,8 @@ func New(a Access, cfg orchestrator.Config) (*Orchestrator, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &Orchestrator{access: a, client: c, apiServer: server, progress: cfg.Progress, poll: 500 * time.Millisecond, deployedAt: map[string]time.Time{}, nodes: cfg.Nodes}
+	o := &Orchestrator{access: a, client: c, apiServer: server, progress: cfg.Progress, poll: 500 * time.Millisecond, deployedAt: map[string]time.Time{}, nodes: cfg.Nodes,
+		hpaReadings: map[string][]hpaReading{}}
 	o.load = &LoadRunner{o: o, Image: cfg.LoadImage}
 	return o, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/orchbench/orchbench/harness/contract"
 	"github.com/orchbench/orchbench/harness/orchestrator/translate"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,10 +24,11 @@ import (
 // exclusive cores need the static CPU manager, which the embedded node
 // does not run.
 var target = translate.Target{
-	Name:     "Kubernetes",
-	Revision: "1",
-	CPUModes: []contract.CPUMode{contract.CPUModeQuota, contract.CPUModeShares},
-	Network:  "the pod network, each replica with an address of its own",
+	Name:       "Kubernetes",
+	Revision:   "1",
+	CPUModes:   []contract.CPUMode{contract.CPUModeQuota, contract.CPUModeShares},
+	Network:    "the pod network, each replica with an address of its own",
+	Autoscaler: "a HorizontalPodAutoscaler (metrics-server's CPU of the pods' requests; the cooldown as its scale-down stabilisation window; the evaluation interval is the controller manager's, 10 s)",
 }
 
 // entryService names the NodePort Service the load generator is aimed at.
@@ -42,6 +44,8 @@ type objects struct {
 	Deployments  []*appsv1.Deployment
 	StatefulSets []*appsv1.StatefulSet
 	Services     []*corev1.Service
+	// HPAs autoscale the workloads of groups with a scaling policy (hpa.go).
+	HPAs []*autoscalingv2.HorizontalPodAutoscaler
 }
 
 // build turns a plan into Kubernetes objects.
@@ -57,6 +61,13 @@ func build(plan *translate.Plan) (*objects, error) {
 		replicas := int32(svc.Replicas)
 		selector := &metav1.LabelSelector{MatchLabels: map[string]string{LabelJob: plan.Job, LabelService: svc.Name}}
 		maxUnavailable := intstr.FromInt32(int32(max(1, svc.UpdateParallelism)))
+		kind := "Deployment"
+		if stateful {
+			kind = "StatefulSet"
+		}
+		if hpa := hpaOf(plan, svc, ns, kind); hpa != nil {
+			out.HPAs = append(out.HPAs, hpa)
+		}
 		if stateful {
 			out.StatefulSets = append(out.StatefulSets, &appsv1.StatefulSet{
 				ObjectMeta: meta,
