@@ -219,10 +219,25 @@ deploy_coredns() {
     || die "step 'deploy coredns' failed: $(tail -n 3 "$logs/k8s-coredns.log")"
 }
 
+# metrics_server: metrics-server, which the HorizontalPodAutoscaler reads
+# pods' CPU from, started unless it answers (a cluster brought up before it
+# existed gains it on the next k8s-up)
+metrics_server() {
+  metrics_ready && return 0
+  alive metrics-server || start metrics-server "$bin/metrics-server" --kubeconfig="$k8s/admin.kubeconfig" \
+    --authentication-kubeconfig="$k8s/admin.kubeconfig" --authorization-kubeconfig="$k8s/admin.kubeconfig" \
+    --bind-address="$node_ip" --secure-port=4443 --cert-dir="$k8s/metrics-server" \
+    --kubelet-insecure-tls --kubelet-preferred-address-types=InternalIP --metric-resolution=10s --kubelet-request-timeout=5s
+  sed "s/\${NODE_IP}/$node_ip/g" "$root/cluster/kubernetes/metrics-server.yaml" | kubectl_ apply -f - >"$logs/k8s-metrics-server-apply.log" 2>&1 \
+    || die "step 'deploy metrics-server' failed: $(tail -n 3 "$logs/k8s-metrics-server-apply.log")"
+  wait_for 90 "pod metrics (metrics.k8s.io)" metrics_ready || die "step 'metrics-server' failed: the metrics API did not answer within 90 s; see .state/logs/k8s-metrics-server.log"
+}
+
 up() {
   need_tools
   if alive kubelet && alive apiserver && api_ready 2>/dev/null; then
     say "already up (api server pid $(cat "$pids/k8s-apiserver"), kubelet pid $(cat "$pids/k8s-kubelet"))"
+    metrics_server
     return 0
   fi
   local n; for n in etcd apiserver controller-manager scheduler containerd kubelet kube-proxy; do
@@ -283,14 +298,7 @@ up() {
   kubectl_ apply -f "$root/cluster/kubernetes/node-probe.yaml" >"$logs/k8s-node-probe.log" 2>&1 \
     || die "step 'deploy node-probe' failed: $(tail -n 3 "$logs/k8s-node-probe.log")"
   wait_for 60 "node probe ready" probe_ready || die "step 'node probe' failed: $(kubectl_ -n orchbench-system get pods 2>&1 | tail -n 3)"
-  # metrics-server, which the HorizontalPodAutoscaler reads pods' CPU from
-  start metrics-server "$bin/metrics-server" --kubeconfig="$k8s/admin.kubeconfig" \
-    --authentication-kubeconfig="$k8s/admin.kubeconfig" --authorization-kubeconfig="$k8s/admin.kubeconfig" \
-    --bind-address="$node_ip" --secure-port=4443 --cert-dir="$k8s/metrics-server" \
-    --kubelet-insecure-tls --kubelet-preferred-address-types=InternalIP --metric-resolution=10s
-  sed "s/\${NODE_IP}/$node_ip/g" "$root/cluster/kubernetes/metrics-server.yaml" | kubectl_ apply -f - >"$logs/k8s-metrics-server-apply.log" 2>&1 \
-    || die "step 'deploy metrics-server' failed: $(tail -n 3 "$logs/k8s-metrics-server-apply.log")"
-  wait_for 90 "pod metrics (metrics.k8s.io)" metrics_ready || die "step 'metrics-server' failed: the metrics API did not answer within 90 s; see .state/logs/k8s-metrics-server.log"
+  metrics_server
   say "up in $(( $(date +%s) - t0 )) s: node $node_name at $node_ip inside network namespace $ns; kubectl: just kubectl get pods -A"
 }
 

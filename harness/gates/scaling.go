@@ -166,7 +166,11 @@ func ScalingGate(ev ScalingEvidence, rec results.ScalingRecord) results.Gate {
 	case ev.MetricErr != nil:
 		problems = append(problems, fmt.Sprintf("the autoscaler's metric source could not be read: %v", ev.MetricErr))
 	case ev.Metric.Count == 0:
-		problems = append(problems, fmt.Sprintf("the autoscaler's metric source (%s) held no sample of its metric during the load (%s), so it could not have scaled on it", ev.Metric.Source, metricName(ev.Metric)))
+		p := fmt.Sprintf("the autoscaler's metric source (%s) held no sample of its metric during the load (%s), so it could not have scaled on it", ev.Metric.Source, metricName(ev.Metric))
+		if ev.Metric.Note != "" {
+			p += "; it said: " + ev.Metric.Note
+		}
+		problems = append(problems, p)
 	}
 	if ev.EventsErr != nil {
 		problems = append(problems, fmt.Sprintf("the scaling events could not be read: %v", ev.EventsErr))

@@ -68,4 +68,7 @@ type MetricSamples struct {
 	Count int     `json:"count"`
 	Last  float64 `json:"last,omitempty"`
 	Max   float64 `json:"max,omitempty"`
+	// Note is the scaler's own word on its metric when it had none (the
+	// HPA's condition: "unable to get metrics for resource cpu: ...").
+	Note string `json:"note,omitempty"`
 }

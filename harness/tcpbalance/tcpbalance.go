@@ -31,6 +31,7 @@ type Balancer struct {
 	mu        sync.Mutex
 	next      int
 	downUntil map[string]time.Time
+	names     nameCache
 }
 
 // New checks the backends (host:port each, at least one).
@@ -99,7 +100,7 @@ func (b *Balancer) dial(ctx context.Context) (net.Conn, error) {
 	var errs []error
 	for _, be := range b.order(time.Now()) {
 		d := net.Dialer{Timeout: b.DialTimeout}
-		c, err := d.DialContext(ctx, "tcp", be)
+		c, err := d.DialContext(ctx, "tcp", b.names.pick(ctx, be))
 		if err == nil {
 			b.mark(be, false)
 			return c, nil

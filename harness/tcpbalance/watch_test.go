@@ -79,3 +79,26 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A backend by name is looked up at most once a second and its addresses
+// taken in turn.
+func TestNamedBackendIsResolvedOnceASecondAndRotated(t *testing.T) {
+	var c nameCache
+	a := c.pick(context.Background(), "localhost:80")
+	if a != "127.0.0.1:80" && a != "[::1]:80" {
+		t.Fatalf("localhost:80 picked %q", a)
+	}
+	first := c.entries["localhost"].at
+	for i := 0; i < 10; i++ {
+		c.pick(context.Background(), "localhost:80")
+	}
+	if !c.entries["localhost"].at.Equal(first) {
+		t.Fatal("looked up again within a second")
+	}
+	if got := c.pick(context.Background(), "10.0.0.1:80"); got != "10.0.0.1:80" {
+		t.Fatalf("an address backend became %q", got)
+	}
+	if got := c.pick(context.Background(), "no-such-host.invalid:80"); got != "no-such-host.invalid:80" {
+		t.Fatalf("an unresolvable name became %q; the dial should say why it fails", got)
+	}
+}

@@ -81,6 +81,13 @@ func (o *Orchestrator) ScaleState(ctx context.Context, d *orchestrator.Deploymen
 			}
 		}
 	}
+	for _, c := range hpa.Status.Conditions {
+		if c.Type == autoscalingv2.ScalingActive && c.Status == corev1.ConditionFalse {
+			o.mu.Lock()
+			o.hpaNotes[d.Job] = c.Reason + ": " + c.Message
+			o.mu.Unlock()
+		}
+	}
 	for _, m := range hpa.Status.CurrentMetrics {
 		if m.Resource != nil && m.Resource.Name == corev1.ResourceCPU && m.Resource.Current.AverageUtilization != nil {
 			o.mu.Lock()
@@ -157,6 +164,9 @@ func (o *Orchestrator) MetricSamples(ctx context.Context, d *orchestrator.Deploy
 	out := orchestrator.MetricSamples{Source: "metrics-server through the HPA's status", Query: "cpu averageUtilization of the pods' requests"}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if note, ok := o.hpaNotes[d.Job]; ok {
+		out.Note = note
+	}
 	for _, r := range o.hpaReadings[d.Job] {
 		if r.at.Before(from) || r.at.After(to) {
 			continue

@@ -71,6 +71,8 @@ type Orchestrator struct {
 	// hpaReadings are the CPU utilisations each job's HPA reported, as
 	// ScaleState read them (autoscale.go).
 	hpaReadings map[string][]hpaReading
+	// hpaNotes is why each job's HPA last said it could not scale.
+	hpaNotes map[string]string
 }
 
 // New connects to the cluster.
@@ -80,7 +82,7 @@ func New(a Access, cfg orchestrator.Config) (*Orchestrator, error) {
 		return nil, err
 	}
 	o := &Orchestrator{access: a, client: c, apiServer: server, progress: cfg.Progress, poll: 500 * time.Millisecond, deployedAt: map[string]time.Time{}, nodes: cfg.Nodes,
-		hpaReadings: map[string][]hpaReading{}}
+		hpaReadings: map[string][]hpaReading{}, hpaNotes: map[string]string{}}
 	o.load = &LoadRunner{o: o, Image: cfg.LoadImage}
 	return o, nil
 }
