@@ -99,19 +99,26 @@ func TaskEventsGate(step string, ev TaskEvidence, measuredFrom time.Time, fault 
 	switch {
 	case ev.EventsErr != nil:
 	case len(v.Events) > 0:
-		late := 0
+		late, byScaler := 0, 0
 		for _, e := range v.Events {
-			if e.Cause == results.CauseEarlierNodeFault {
+			switch e.Cause {
+			case results.CauseEarlierNodeFault:
 				late++
+			case results.CauseAutoscaler:
+				byScaler++
 			}
 		}
 		switch {
+		case byScaler == len(v.Events):
+			notes = append(notes, fmt.Sprintf("%d events, all of the autoscaler's instances coming and going", byScaler))
+		case byScaler > 0:
+			notes = append(notes, fmt.Sprintf("%d events: %d of the autoscaler's instances coming and going, %d of the injected fault or an earlier step's node fault", len(v.Events), byScaler, len(v.Events)-byScaler))
 		case late == len(v.Events):
 			notes = append(notes, fmt.Sprintf("%d events, all late reports of instances an earlier step's node fault took down", late))
 		case late > 0:
 			notes = append(notes, fmt.Sprintf("%d events: %d of the injected fault, %d late reports of instances an earlier step's node fault took down", len(v.Events), len(v.Events)-late, late))
 		default:
-			notes = append(notes, fmt.Sprintf("%d events, all of the injected fault or the autoscaler", len(v.Events)))
+			notes = append(notes, fmt.Sprintf("%d events, all of the injected fault", len(v.Events)))
 		}
 	default:
 		notes = append(notes, "no task started, stopped or restarted during the load")

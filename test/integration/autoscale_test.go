@@ -85,7 +85,7 @@ func TestAutoscalerScalesOutOnNomad(t *testing.T) {
 	}
 	var out *results.ScalingEvent
 	for i, e := range rec.Events {
-		t.Logf("  event at %.1f s: %d -> %d by %s (%s), running after %v, serving after %v", e.T, e.From, e.To, e.By, e.Reason, e.RunningSeconds, e.ServingSeconds)
+		t.Logf("  event at %.1f s: %d -> %d by %s (%s), running after %s, serving after %s", e.T, e.From, e.To, e.By, e.Reason, seconds(e.RunningSeconds), seconds(e.ServingSeconds))
 		if e.To > e.From && e.By == orchestrator.ScaledByAutoscaler && out == nil {
 			out = &rec.Events[i]
 		}
@@ -130,4 +130,11 @@ func TestScalingStepWithoutItsMetricIsInvalid(t *testing.T) {
 			}
 		}
 	}
+}
+
+func seconds(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f s", *p)
 }
