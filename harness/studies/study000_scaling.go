@@ -64,6 +64,7 @@ func study000Scaling(s sweep) *Table {
 			"scaling time = from the start of the load (every step deploys afresh at the policy's min) until the most instances that served at once were all serving; the study timed its scaling stage from the reset to its end.",
 			"the study scaled VMs (ASG) and nodes as well as pods (EKS): launching a VM was most of its time. Here instances are containers or processes on nodes that are already up, so the times measure the autoscalers' decisions and the orchestrators' placement, not machines booting.",
 			"a miniature: a quarter core per instance, the load's users sized so that one instance saturates; the stage's 14 × 60 s may be shortened in the spec (experiments/study-000-scaling.hcl says by how much).",
+			"the process form (the exec driver) is capped only as a cpuset of whole cores, so it needs nodes with whole cores to add; a row appears for it when a sweep has such steps.",
 		},
 	}
 	var keys []scalingKey000

@@ -16,13 +16,15 @@ import (
 // autoscaleSpec is one short scaling step of Taewa on Nomad: 10 s at 60
 // requests a second on one quarter-core instance, then 50 s at 600, more
 // than one instance serves, with a policy that evaluates every 5 s.
-func autoscaleSpec(name, job string) string {
+func autoscaleSpec(name, job string) string { return autoscaleSpecOn(name, job, "nomad") }
+
+func autoscaleSpecOn(name, job, orchestrator string) string {
 	return fmt.Sprintf(`sweep %q {
   seed          = 29
   repetitions   = 1
   deploy        = "per-step"
   duration      = "60s"
-  orchestrators = ["nomad"]
+  orchestrators = [%q]
   app "taewa" {
     pack        = "taewa"
     variants    = ["baseline"]
@@ -54,7 +56,7 @@ func autoscaleSpec(name, job string) string {
     max_error_ratio    = 0.01
   }
 }
-`, name, job)
+`, name, orchestrator, job)
 }
 
 // The Nomad Autoscaler, deployed by cluster-up, scales Taewa out under a
@@ -108,13 +110,42 @@ func TestAutoscalerScalesOutOnNomad(t *testing.T) {
 	}
 }
 
+// On Swarm, which has no autoscaler, orchbench's own runs the same policy
+// from the same metric: it scales the service out, its events are its own,
+// and the added tasks serve through the entry (the service's DNS name).
+func TestOurScalerScalesOutOnSwarm(t *testing.T) {
+	job := envOr("ORCHBENCH_IT_JOB_PREFIX", "it") + "-autoscale-swarm"
+	steps := sweepSteps(t, "autoscale-swarm", autoscaleSpecOn("autoscale-swarm", job, "swarm"), "--vm", "")
+	if len(steps) != 1 {
+		t.Fatalf("%d steps, want 1", len(steps))
+	}
+	s := steps[0]
+	t.Logf("%s: %s %v", s.Step, s.Outcome, s.Reasons)
+	for _, g := range s.Gates {
+		t.Logf("  %s passed=%v: %s", g.Name, g.Passed, g.Detail)
+	}
+	if s.Outcome == results.OutcomeInvalid || s.Scaling == nil {
+		t.Fatalf("the scaling step is invalid or unrecorded: %v", s.Reasons)
+	}
+	rec := s.Scaling
+	if !strings.Contains(rec.Scaler, "orchbench swarm scaler") || !strings.Contains(rec.Metric.Query, `swarm_service=`) || rec.Metric.Count == 0 {
+		t.Errorf("scaler %q, metric %+v: want orchbench's scaler on the Swarm tasks' CPU series", rec.Scaler, rec.Metric)
+	}
+	if rec.StartCount != 1 || rec.PeakCount < 2 || rec.ScaleOutSeconds == nil || len(rec.Events) == 0 {
+		t.Errorf("instances serving: %d at the start, %d at most, scaled out after %s, events %+v", rec.StartCount, rec.PeakCount, seconds(rec.ScaleOutSeconds), rec.Events)
+	}
+}
+
 // With the metric source off (VictoriaMetrics stopped), the autoscaler has
 // nothing to decide on, and the step says so: invalid, naming the source.
 func TestScalingStepWithoutItsMetricIsInvalid(t *testing.T) {
 	must(t, "nomad", "job", "stop", "victoriametrics")
 	defer must(t, filepath.Join(root, "cluster", "jobs.sh"), "deploy", "victoriametrics")
 	job := envOr("ORCHBENCH_IT_JOB_PREFIX", "it") + "-autoscale-off"
-	steps := sweepSteps(t, "autoscale-off", autoscaleSpec("autoscale-off", job), "--vm", "")
+	// shorter: the verdict needs no scaling to happen
+	spec := strings.NewReplacer(`duration      = "60s"`, `duration      = "20s"`, `duration = "50s"`, `duration = "10s"`, `settle     = "45s"`, `settle     = "5s"`).
+		Replace(autoscaleSpec("autoscale-off", job))
+	steps := sweepSteps(t, "autoscale-off", spec, "--vm", "")
 	if len(steps) != 1 {
 		t.Fatalf("%d steps, want 1", len(steps))
 	}
