@@ -28,8 +28,14 @@ import (
 
 // frontierJob renders packs/frontier with vars and parses it with nomad.
 func frontierJob(t *testing.T, vars map[string]string) (*api.Job, error) {
+	return packJob(t, "frontier", vars)
+}
+
+// packJob renders a pack's one job (mhz_per_core 2000 unless vars say)
+// and parses it with nomad.
+func packJob(t *testing.T, name string, vars map[string]string) (*api.Job, error) {
 	t.Helper()
-	dir, err := pack.Find("frontier")
+	dir, err := pack.Find(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +51,7 @@ func frontierJob(t *testing.T, vars map[string]string) (*api.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseWithNomad(t, r.Files["frontier.nomad"]), nil
+	return parseWithNomad(t, r.Files[name+".nomad"]), nil
 }
 
 func mustFrontierJob(t *testing.T, vars map[string]string) *api.Job {

@@ -11,28 +11,10 @@ import (
 	"github.com/orchbench/orchbench/harness/orchestrator/kubernetes"
 	"github.com/orchbench/orchbench/harness/orchestrator/swarm"
 	"github.com/orchbench/orchbench/harness/orchestrator/translate"
-	"github.com/orchbench/orchbench/harness/pack"
 )
 
 func taewaJob(t *testing.T, vars map[string]string) (*api.Job, error) {
-	t.Helper()
-	dir, err := pack.Find("taewa")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := pack.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := map[string]string{"mhz_per_core": "2000"}
-	for k, v := range vars {
-		all[k] = v
-	}
-	r, err := p.Render(all, nil)
-	if err != nil {
-		return nil, err
-	}
-	return parseWithNomad(t, r.Files["taewa.nomad"]), nil
+	return packJob(t, "taewa", vars)
 }
 
 // With autoscale on, taewa's instances start at min under the policy the
