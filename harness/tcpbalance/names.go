@@ -34,9 +34,17 @@ type nameEntry struct {
 // is when it names an address, or when it was never resolved (the dial
 // then resolves it and says why it failed).
 func (c *nameCache) pick(ctx context.Context, backend string) string {
+	return c.addresses(ctx, backend)[0]
+}
+
+// addresses are host:port for each of the host's addresses, from the next
+// in turn: a replica that is starting refuses, and the connection tries
+// the others, as a dial of the name would. backend alone when it names an
+// address or was never resolved.
+func (c *nameCache) addresses(ctx context.Context, backend string) []string {
 	host, port, err := net.SplitHostPort(backend)
 	if err != nil || net.ParseIP(host) != nil {
-		return backend
+		return []string{backend}
 	}
 	c.mu.Lock()
 	if c.entries == nil {
@@ -64,9 +72,12 @@ func (c *nameCache) pick(ctx context.Context, backend string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(e.addrs) == 0 {
-		return backend
+		return []string{backend}
 	}
-	a := e.addrs[e.next%len(e.addrs)]
+	out := make([]string, 0, len(e.addrs))
+	for i := range e.addrs {
+		out = append(out, net.JoinHostPort(e.addrs[(e.next+i)%len(e.addrs)], port))
+	}
 	e.next++
-	return net.JoinHostPort(a, port)
+	return out
 }

@@ -100,13 +100,19 @@ func (b *Balancer) dial(ctx context.Context) (net.Conn, error) {
 	var errs []error
 	for _, be := range b.order(time.Now()) {
 		d := net.Dialer{Timeout: b.DialTimeout}
-		c, err := d.DialContext(ctx, "tcp", b.names.pick(ctx, be))
+		var c net.Conn
+		var err error
+		for _, addr := range b.names.addresses(ctx, be) {
+			if c, err = d.DialContext(ctx, "tcp", addr); err == nil {
+				break
+			}
+			errs = append(errs, err)
+		}
 		if err == nil {
 			b.mark(be, false)
 			return c, nil
 		}
 		b.mark(be, true)
-		errs = append(errs, err)
 	}
 	return nil, fmt.Errorf("no backend answered: %w", errors.Join(errs...))
 }

@@ -102,3 +102,17 @@ func TestNamedBackendIsResolvedOnceASecondAndRotated(t *testing.T) {
 		t.Fatalf("an unresolvable name became %q; the dial should say why it fails", got)
 	}
 }
+
+// A name's address that refuses (a replica still starting) costs the
+// connection a retry at the next address, not an error.
+func TestNamedBackendTriesTheNextAddressWhenOneRefuses(t *testing.T) {
+	var c nameCache
+	c.entries = map[string]*nameEntry{"svc": {addrs: []string{"127.0.0.1", "127.0.0.2"}, at: time.Now()}}
+	got := c.addresses(context.Background(), "svc:80")
+	if len(got) != 2 || got[0] != "127.0.0.1:80" || got[1] != "127.0.0.2:80" {
+		t.Fatalf("addresses %v", got)
+	}
+	if got := c.addresses(context.Background(), "svc:80"); got[0] != "127.0.0.2:80" {
+		t.Fatalf("the next connection starts at %v, want the second address", got)
+	}
+}
