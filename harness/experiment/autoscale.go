@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -128,9 +127,4 @@ func (p *parser) autoscale(blocks hcl.Blocks, app *App) {
 	}
 	app.Vars["autoscale"] = as.PackVar()
 	app.Autoscale = &as
-}
-
-// String reads "1 to 4 instances at 70% CPU".
-func (a Autoscale) String() string {
-	return fmt.Sprintf("%d to %d instances at %g%% CPU", a.Min, a.Max, a.TargetCPU*100)
 }

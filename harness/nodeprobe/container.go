@@ -1,7 +1,6 @@
 package nodeprobe
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,7 +106,7 @@ func nomadTaskProcess(procs []limits.Membership, allocID, task string) (TaskProc
 	if allocID == "" || task == "" {
 		return TaskProcess{}, errors.New("an allocation ID and a task name are both needed")
 	}
-	want := [][]byte{[]byte("NOMAD_ALLOC_ID=" + allocID), []byte("NOMAD_TASK_NAME=" + task)}
+	want := []string{"NOMAD_ALLOC_ID=" + allocID, "NOMAD_TASK_NAME=" + task}
 	records := map[string]dockerRecord{} // by container ID; zero when Docker's state is unreadable
 	for _, m := range procs {
 		id := ContainerIDOf(m)
@@ -119,16 +118,9 @@ func nomadTaskProcess(procs []limits.Membership, allocID, task string) (TaskProc
 			rec = dockerRecordOf(id)
 			records[id] = rec
 		}
-		env := make([][]byte, len(rec.Config.Env))
-		for i, kv := range rec.Config.Env {
-			env[i] = []byte(kv)
-		}
-		if rec.Config.Env == nil {
-			raw, err := os.ReadFile(filepath.Join(limits.ProcRoot, strconv.Itoa(m.PID), "environ"))
-			if err != nil {
-				continue // exited, or a kernel thread
-			}
-			env = bytes.Split(raw, []byte{0})
+		env, ok := environOf(m.PID, rec)
+		if !ok {
+			continue // exited, or a kernel thread
 		}
 		if hasAll(env, want) {
 			return TaskProcess{PID: m.PID, ContainerID: id, ImageID: rec.Image}, nil
@@ -137,20 +129,27 @@ func nomadTaskProcess(procs []limits.Membership, allocID, task string) (TaskProc
 	return TaskProcess{}, fmt.Errorf("no container process with the environment of task %s of allocation %s: %w", task, allocID, fs.ErrNotExist)
 }
 
-func hasAll(vars, want [][]byte) bool {
+func hasAll(vars, want []string) bool {
 	for _, w := range want {
-		found := false
-		for _, v := range vars {
-			if bytes.Equal(v, w) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.Contains(vars, w) {
 			return false
 		}
 	}
 	return true
+}
+
+// environOf is the environment a task's process was started with: Docker's
+// record of its container when there is one, else the process's /proc
+// environ (false when that is unreadable: it exited, or is a kernel thread).
+func environOf(pid int, rec dockerRecord) ([]string, bool) {
+	if rec.Config.Env != nil {
+		return rec.Config.Env, true
+	}
+	raw, err := os.ReadFile(filepath.Join(limits.ProcRoot, strconv.Itoa(pid), "environ"))
+	if err != nil {
+		return nil, false
+	}
+	return strings.Split(string(raw), "\x00"), true
 }
 
 // dockerRecord is what a task's process is matched and described by from

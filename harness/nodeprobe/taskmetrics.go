@@ -1,12 +1,9 @@
 package nodeprobe
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,16 +48,10 @@ func taskCPUSeconds(procs []limits.Membership) []TaskCPUSeconds {
 		if id != "" {
 			rec = dockerRecordOf(id)
 		}
-		env := rec.Config.Env
-		if env == nil {
-			raw, err := os.ReadFile(filepath.Join(limits.ProcRoot, strconv.Itoa(m.PID), "environ"))
-			if err != nil {
-				delete(seen, cgroup) // exited: another process of it may tell
-				continue
-			}
-			for _, kv := range bytes.Split(raw, []byte{0}) {
-				env = append(env, string(kv))
-			}
+		env, ok := environOf(m.PID, rec)
+		if !ok {
+			delete(seen, cgroup) // exited: another process of it may tell
+			continue
 		}
 		vars := map[string]string{}
 		for _, kv := range env {

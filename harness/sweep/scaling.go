@@ -30,7 +30,8 @@ type scaleWatch struct {
 }
 
 // scalingStep is what a scaling step needs before its load: the
-// orchestrator's autoscaling side and the policy the pack rendered.
+// orchestrator's autoscaling side and the policy the pack rendered; a gate
+// that fails when either is missing.
 func scalingStep(o orchestrator.Orchestrator, app *orchestrator.Deployment, st experiment.Step) (orchestrator.Autoscaled, results.Gate) {
 	g := results.Gate{Name: gates.Scaling}
 	as, ok := o.(orchestrator.Autoscaled)
@@ -41,7 +42,6 @@ func scalingStep(o orchestrator.Orchestrator, app *orchestrator.Deployment, st e
 		g.Detail = fmt.Sprintf("the step declares autoscale, but job %s has no autoscaling policy: pack %s does not render the autoscale variable as a scaling block", app.Job, st.Pack)
 	default:
 		g.Passed = true
-		g.Detail = "policy " + app.App.Autoscale.Group + ": " + experiment.Autoscale{Min: app.App.Autoscale.Min, Max: app.App.Autoscale.Max, TargetCPU: app.App.Autoscale.TargetCPU}.String()
 	}
 	return as, g
 }
@@ -83,12 +83,13 @@ func (w *scaleWatch) sample(ctx context.Context) {
 
 // finish stops the sampling (one last sample first) and gathers the
 // events and the metric's samples over the measured load.
-func (w *scaleWatch) finish(ctx context.Context, scaler string, settle, stepUp time.Duration, start, end time.Time, series []results.Second) gates.ScalingEvidence {
+// The load's seconds are added by the step once it has them.
+func (w *scaleWatch) finish(ctx context.Context, scaler string, settle, stepUp time.Duration, start, end time.Time) gates.ScalingEvidence {
 	close(w.stop)
 	w.done.Wait()
 	w.sample(ctx)
 	ev := gates.ScalingEvidence{Scaler: scaler, Policy: w.policy, Settle: settle, StepUp: stepUp, Start: start,
-		States: w.states, SampleErrors: w.errs, SampleErr: w.err, Series: series}
+		States: w.states, SampleErrors: w.errs, SampleErr: w.err}
 	if start.IsZero() {
 		start = w.began
 	}

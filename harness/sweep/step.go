@@ -190,7 +190,7 @@ func (r *Runner) step(ctx context.Context, rec *results.SweepRecord, st experime
 		if res != nil {
 			start, end = res.Start, res.End
 		}
-		scaling = watch.finish(ctx, autoscaled.Scaler(), st.Autoscale.Settle, experiment.StepUpAt(st.Load.Phases), start, end, nil)
+		scaling = watch.finish(ctx, autoscaled.Scaler(), st.Autoscale.Settle, experiment.StepUpAt(st.Load.Phases), start, end)
 		if n := len(scaling.States); n > 0 && scaling.States[n-1].Version != 0 {
 			// each scaling action is a new version of the same job
 			app.Version = scaling.States[n-1].Version

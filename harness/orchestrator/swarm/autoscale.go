@@ -28,7 +28,6 @@ type scaling struct {
 	scaler  *autoscaler.Scaler
 	service *translate.Service
 	metric  autoscaler.Prometheus
-	started time.Time
 }
 
 // CPUQuery is the scaler's metric for a Swarm service: its tasks' mean CPU
@@ -92,7 +91,7 @@ func (o *Orchestrator) startScaler(d *deployment) error {
 	if o.scalers == nil {
 		o.scalers = map[string]*scaling{}
 	}
-	o.scalers[d.Job] = &scaling{cancel: cancel, scaler: s, service: svc, metric: metric, started: time.Now()}
+	o.scalers[d.Job] = &scaling{cancel: cancel, scaler: s, service: svc, metric: metric}
 	o.mu.Unlock()
 	go s.Run(ctx)
 	return nil
