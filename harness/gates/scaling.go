@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -79,7 +80,7 @@ func ScalingRecordOf(ev ScalingEvidence, slo experiment.SLO) results.ScalingReco
 		}
 	}
 	rec.RecoverySeconds = recovery(ev.Series, stepUp, slo)
-	end := stepUp + 1e9
+	end := math.Inf(1) // never recovered: scaling until the end
 	if rec.RecoverySeconds != nil {
 		end = stepUp + *rec.RecoverySeconds
 	}

@@ -23,10 +23,12 @@ func (o *Orchestrator) Scaler() string {
 	return "Kubernetes HorizontalPodAutoscaler (metrics-server " + MetricsServerVersion + ")"
 }
 
-// hpaReading is one CPU utilisation the HPA reported, as ScaleState saw it.
+// hpaReading is what the HPA reported when ScaleState looked: the CPU
+// utilisation it computed, or why it could not scale (note).
 type hpaReading struct {
 	at    time.Time
 	value float64
+	note  string
 }
 
 // groupHPA finds the HPA of the policy's group in the job's namespace.
@@ -81,20 +83,20 @@ func (o *Orchestrator) ScaleState(ctx context.Context, d *orchestrator.Deploymen
 			}
 		}
 	}
+	var seen []hpaReading
 	for _, c := range hpa.Status.Conditions {
 		if c.Type == autoscalingv2.ScalingActive && c.Status == corev1.ConditionFalse {
-			o.mu.Lock()
-			o.hpaNotes[d.Job] = c.Reason + ": " + c.Message
-			o.mu.Unlock()
+			seen = append(seen, hpaReading{at: st.At, note: c.Reason + ": " + c.Message})
 		}
 	}
 	for _, m := range hpa.Status.CurrentMetrics {
 		if m.Resource != nil && m.Resource.Name == corev1.ResourceCPU && m.Resource.Current.AverageUtilization != nil {
-			o.mu.Lock()
-			o.hpaReadings[d.Job] = append(o.hpaReadings[d.Job], hpaReading{at: st.At, value: float64(*m.Resource.Current.AverageUtilization)})
-			o.mu.Unlock()
+			seen = append(seen, hpaReading{at: st.At, value: float64(*m.Resource.Current.AverageUtilization)})
 		}
 	}
+	o.mu.Lock()
+	o.hpaReadings[d.Job] = append(o.hpaReadings[d.Job], seen...)
+	o.mu.Unlock()
 	return st, nil
 }
 
@@ -158,17 +160,19 @@ func (o *Orchestrator) ScaleEvents(ctx context.Context, d *orchestrator.Deployme
 }
 
 // MetricSamples counts the CPU utilisations the HPA reported (from
-// metrics-server) while ScaleState sampled it: an HPA without them could
+// metrics-server) while ScaleState sampled it between from and to, with
+// the last reason it gave there for not scaling: an HPA without them could
 // not decide on CPU.
 func (o *Orchestrator) MetricSamples(ctx context.Context, d *orchestrator.Deployment, as contract.Autoscale, from, to time.Time) (orchestrator.MetricSamples, error) {
 	out := orchestrator.MetricSamples{Source: "metrics-server through the HPA's status", Query: "cpu averageUtilization of the pods' requests"}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if note, ok := o.hpaNotes[d.Job]; ok {
-		out.Note = note
-	}
 	for _, r := range o.hpaReadings[d.Job] {
 		if r.at.Before(from) || r.at.After(to) {
+			continue
+		}
+		if r.note != "" {
+			out.Note = r.note
 			continue
 		}
 		out.Count++

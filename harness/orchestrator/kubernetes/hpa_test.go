@@ -1,10 +1,12 @@
 package kubernetes
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/orchbench/orchbench/harness/contract"
+	"github.com/orchbench/orchbench/harness/orchestrator"
 	"github.com/orchbench/orchbench/harness/orchestrator/translate"
 )
 
@@ -35,5 +37,25 @@ func TestHPAOfAnAutoscaledGroup(t *testing.T) {
 	svc.Autoscale = nil
 	if hpaOf(plan, svc, "ns", "Deployment") != nil {
 		t.Error("an HPA for a group without a policy")
+	}
+}
+
+// The samples and the HPA's reason for not scaling are the window's only:
+// a reason an earlier step's HPA gave is not this step's.
+func TestMetricSamplesAreTheWindowsOnly(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	o := &Orchestrator{hpaReadings: map[string][]hpaReading{"j": {
+		{at: t0, note: "FailedGetResourceMetric: earlier"},
+		{at: t0.Add(100 * time.Second), value: 40},
+		{at: t0.Add(101 * time.Second), value: 90},
+	}}}
+	d := &orchestrator.Deployment{Job: "j"}
+	got, _ := o.MetricSamples(context.Background(), d, contract.Autoscale{}, t0.Add(50*time.Second), t0.Add(200*time.Second))
+	if got.Count != 2 || got.Last != 90 || got.Max != 90 || got.Note != "" {
+		t.Fatalf("samples %+v, want 2, last and max 90, no note", got)
+	}
+	got, _ = o.MetricSamples(context.Background(), d, contract.Autoscale{}, t0, t0.Add(10*time.Second))
+	if got.Count != 0 || got.Note != "FailedGetResourceMetric: earlier" {
+		t.Fatalf("samples %+v, want none and the HPA's reason", got)
 	}
 }

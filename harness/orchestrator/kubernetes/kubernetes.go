@@ -68,11 +68,9 @@ type Orchestrator struct {
 	// deployedAt is when each job's current definition was applied: pods
 	// that failed before it belong to an earlier definition.
 	deployedAt map[string]time.Time
-	// hpaReadings are the CPU utilisations each job's HPA reported, as
-	// ScaleState read them (autoscale.go).
+	// hpaReadings are what each job's HPA reported, as ScaleState read
+	// it (autoscale.go).
 	hpaReadings map[string][]hpaReading
-	// hpaNotes is why each job's HPA last said it could not scale.
-	hpaNotes map[string]string
 }
 
 // New connects to the cluster.
@@ -82,7 +80,7 @@ func New(a Access, cfg orchestrator.Config) (*Orchestrator, error) {
 		return nil, err
 	}
 	o := &Orchestrator{access: a, client: c, apiServer: server, progress: cfg.Progress, poll: 500 * time.Millisecond, deployedAt: map[string]time.Time{}, nodes: cfg.Nodes,
-		hpaReadings: map[string][]hpaReading{}, hpaNotes: map[string]string{}}
+		hpaReadings: map[string][]hpaReading{}}
 	o.load = &LoadRunner{o: o, Image: cfg.LoadImage}
 	return o, nil
 }
