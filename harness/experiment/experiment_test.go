@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -224,15 +223,7 @@ func TestParseErrorsNameFileLineField(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			var se *SpecError
-			if !errors.As(err, &se) {
-				t.Fatalf("error is %T, want *SpecError: %v", err, err)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
-				}
-			}
+			requireSpecError(t, err, c.want)
 		})
 	}
 }

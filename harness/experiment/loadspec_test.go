@@ -13,6 +13,21 @@ func appSpec(body string) string {
 	return "sweep \"x\" {\n  duration = \"30s\"\n  warmup = \"5s\"\n  app \"taewa\" {\n    variants = [\"baseline\"]\n" + body + "  }\n}\n"
 }
 
+// requireSpecError holds err to be a spec error whose text has every want:
+// the file, line and columns, the summary, the detail.
+func requireSpecError(t *testing.T, err error, want []string) {
+	t.Helper()
+	var se *SpecError
+	if !errors.As(err, &se) {
+		t.Fatalf("error is %T, want *SpecError: %v", err, err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not contain %q", err, w)
+		}
+	}
+}
+
 // Each case names the field and the line:column range it must point at.
 func TestLoadSpecErrorsNameFileLine(t *testing.T) {
 	base := testBase(t)
@@ -62,15 +77,7 @@ func TestLoadSpecErrorsNameFileLine(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse([]byte(appSpec(c.body)), "bad.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: base})
-			var se *SpecError
-			if !errors.As(err, &se) {
-				t.Fatalf("error is %T, want *SpecError: %v", err, err)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
-				}
-			}
+			requireSpecError(t, err, c.want)
 		})
 	}
 }

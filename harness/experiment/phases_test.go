@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"bytes"
-	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -144,15 +143,7 @@ func TestPhasesErrorsNameFileLine(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse([]byte(appSpec(c.body)), "bad.hcl", Options{Orchestrators: knownOrchestrators, BaseDir: base})
-			var se *SpecError
-			if !errors.As(err, &se) {
-				t.Fatalf("error is %T, want *SpecError: %v", err, err)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
-				}
-			}
+			requireSpecError(t, err, c.want)
 		})
 	}
 }
