@@ -88,3 +88,31 @@ conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeou
 iptables: {localhostNodePorts: true, masqueradeAll: false}
 YAML
 }
+
+# front_proxy_pki DIR: the aggregation layer's client CA and the API
+# server's client certificate for it, with which it proxies to
+# metrics-server; made once in DIR, beside the cluster's own PKI
+front_proxy_pki() {
+  local d=$1
+  [ -f "$d/front-proxy-client.crt" ] && return 0
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=orchbench-front-proxy-ca" \
+    -keyout "$d/front-proxy-ca.key" -out "$d/front-proxy-ca.crt" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=front-proxy-client" \
+    -keyout "$d/front-proxy-client.key" -out "$d/front-proxy-client.csr" 2>/dev/null
+  printf 'extendedKeyUsage=clientAuth\n' >"$d/front-proxy-client.ext"
+  openssl x509 -req -in "$d/front-proxy-client.csr" -CA "$d/front-proxy-ca.crt" -CAkey "$d/front-proxy-ca.key" -CAcreateserial \
+    -days 3650 -extfile "$d/front-proxy-client.ext" -out "$d/front-proxy-client.crt" 2>/dev/null
+  chmod 600 "$d"/front-proxy-*.key
+}
+
+# aggregator_flags PKI_DIR: the API server's flags for the aggregation
+# layer, one a line, with front_proxy_pki's files at PKI_DIR (where the API server
+# reads them); straight to the endpoint, as there is no pod network to a
+# Service of metrics-server
+aggregator_flags() {
+  local p=$1
+  printf '%s\n' "--requestheader-client-ca-file=$p/front-proxy-ca.crt" --requestheader-allowed-names=front-proxy-client \
+    --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
+    --requestheader-extra-headers-prefix=X-Remote-Extra- "--proxy-client-cert-file=$p/front-proxy-client.crt" \
+    "--proxy-client-key-file=$p/front-proxy-client.key" --enable-aggregator-routing=true
+}

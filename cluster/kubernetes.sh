@@ -122,22 +122,6 @@ pki() {
   say "pki: a new CA, API server certificate and tokens in .state/kubernetes/pki"
 }
 
-# front_proxy_pki: the aggregation layer's client CA and the API server's
-# client certificate for it, with which it proxies to metrics-server (made
-# apart from pki, so that a cluster state made before it gains them)
-front_proxy_pki() {
-  local d="$k8s/pki"
-  [ -f "$d/front-proxy-client.crt" ] && return 0
-  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=orchbench-front-proxy-ca" \
-    -keyout "$d/front-proxy-ca.key" -out "$d/front-proxy-ca.crt" 2>/dev/null
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=front-proxy-client" \
-    -keyout "$d/front-proxy-client.key" -out "$d/front-proxy-client.csr" 2>/dev/null
-  printf 'extendedKeyUsage=clientAuth\n' >"$d/front-proxy-client.ext"
-  openssl x509 -req -in "$d/front-proxy-client.csr" -CA "$d/front-proxy-ca.crt" -CAkey "$d/front-proxy-ca.key" -CAcreateserial \
-    -days 3650 -extfile "$d/front-proxy-client.ext" -out "$d/front-proxy-client.crt" 2>/dev/null
-  chmod 600 "$d"/front-proxy-*.key
-}
-
 kubeconfig() { # kubeconfig NAME USER
   local token; token=$(awk -F, -v u="$2" '$2 == u {print $1}' "$k8s/pki/tokens.csv")
   cat >"$k8s/$1.kubeconfig" <<YAML
@@ -254,7 +238,7 @@ up() {
   save_sysctls
   netns_up
   pki
-  front_proxy_pki
+  front_proxy_pki "$k8s/pki"
   write_configs
   coredns_image
   start containerd containerd --config "$k8s/containerd/config.toml"
@@ -265,7 +249,8 @@ up() {
     --listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
     --initial-cluster orchbench=http://127.0.0.1:2380 --listen-metrics-urls http://127.0.0.1:2381
   wait_for 30 "etcd healthy" etcd_healthy || die "step 'etcd' failed: see .state/logs/k8s-etcd.log"
-  local p="$k8s/pki"
+  local p="$k8s/pki" aggregator
+  mapfile -t aggregator < <(aggregator_flags "$p")
   start apiserver "$bin/kube-apiserver" --etcd-servers=http://127.0.0.1:2379 \
     --bind-address="$node_ip" --advertise-address="$node_ip" --secure-port=6443 \
     --tls-cert-file="$p/apiserver.crt" --tls-private-key-file="$p/apiserver.key" --client-ca-file="$p/ca.crt" \
@@ -273,11 +258,7 @@ up() {
     --service-account-issuer=https://kubernetes.default.svc --service-account-key-file="$p/sa.pub" \
     --service-account-signing-key-file="$p/sa.key" --service-cluster-ip-range="$service_cidr" \
     --service-node-port-range=30000-32767 --kubelet-preferred-address-types=InternalIP \
-    --allow-privileged=false \
-    --requestheader-client-ca-file="$p/front-proxy-ca.crt" --requestheader-allowed-names=front-proxy-client \
-    --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
-    --requestheader-extra-headers-prefix=X-Remote-Extra- --proxy-client-cert-file="$p/front-proxy-client.crt" \
-    --proxy-client-key-file="$p/front-proxy-client.key" --enable-aggregator-routing=true
+    --allow-privileged=false "${aggregator[@]}"
   wait_for 60 "api server ready" api_ready || die "step 'api server' failed: see .state/logs/k8s-apiserver.log"
   start controller-manager "$bin/kube-controller-manager" --kubeconfig="$k8s/admin.kubeconfig" \
     --authentication-kubeconfig="$k8s/admin.kubeconfig" --authorization-kubeconfig="$k8s/admin.kubeconfig" \
@@ -287,8 +268,13 @@ up() {
   start scheduler "$bin/kube-scheduler" --kubeconfig="$k8s/admin.kubeconfig" \
     --authentication-kubeconfig="$k8s/admin.kubeconfig" --authorization-kubeconfig="$k8s/admin.kubeconfig" \
     --bind-address=127.0.0.1 --leader-elect=false
+  # --containerd: the kubelet's cAdvisor reads containers' CPU from their
+  # cgroups only when it finds containerd there (it assumes the default
+  # socket); containerd 1.6's own task metrics are empty here, so without it
+  # metrics-server has no pod CPU and the HPA cannot scale (docs/autoscaling.md)
   start kubelet "$bin/kubelet" --config="$k8s/kubelet.yaml" --kubeconfig="$k8s/kubelet.kubeconfig" \
-    --hostname-override="$node_name" --node-ip="$node_ip" --root-dir="$k8s/kubelet" --cert-dir="$k8s/kubelet/pki" --v=1
+    --hostname-override="$node_name" --node-ip="$node_ip" --root-dir="$k8s/kubelet" --cert-dir="$k8s/kubelet/pki" \
+    --containerd="$run/containerd.sock" --v=1
   wait_for 90 "node $node_name ready" node_ready || die "step 'kubelet' failed: node not ready within 90 s; see .state/logs/k8s-kubelet.log"
   start kube-proxy "$bin/kube-proxy" --config="$k8s/kube-proxy.yaml"
   wait_for 60 "default service account" kubectl_ get serviceaccount default || die "step 'controller manager' failed: see .state/logs/k8s-controller-manager.log"

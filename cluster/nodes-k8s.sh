@@ -49,13 +49,14 @@ k8s_mounts() {
   printf '%s\n' -v "$(command -v etcd):$k8s_tools/etcd:ro" --device /dev/kmsg
   docker volume create --label "$label" "$node-containerd" >/dev/null
   printf '%s\n' -v "$node-containerd:/var/lib/containerd"
+  [ "$node" != "$cluster_name-client" ] || k8s_metrics_mounts
 }
 
 k8s_need() {
   local t
   [[ $k8s_eviction =~ ^[0-9]+$ ]] || die "k8s_eviction=$k8s_eviction: a whole number of seconds is needed"
   [[ $k8s_grace =~ ^[0-9]+$ ]] && [ "$k8s_grace" -ge 10 ] || die "k8s_grace=$k8s_grace: at least 10 seconds (kubelets post their status every 10 s)"
-  for t in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl; do
+  for t in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl metrics-server; do
     [ -x "$bin/$t" ] || die "k8s=1: $bin/$t is missing: run ./justw tools-kubernetes first"
   done
   command -v etcd >/dev/null || die "k8s=1: etcd is missing on this machine: run ./justw tools (Debian's etcd-server)"
@@ -236,6 +237,7 @@ k8s_copy() {
     local f; for f in ca.crt ca.key apiserver.crt apiserver.key sa.key sa.pub tokens.csv; do
       docker cp -q "$d/pki/$f" "$node:$k8s_etc/pki/$f"
     done
+    k8s_front_proxy_copy "$node"
     k8s_kubeconfig admin "$3:$k8s_api_port" | write_in "$node" "$k8s_etc/admin.kubeconfig"
   else
     k8s_kubeconfig "system:node:$node" "$(k8s_api)" | write_in "$node" "$k8s_etc/kubelet.kubeconfig"
@@ -277,11 +279,13 @@ k8s_server() {
 --service-account-issuer=https://kubernetes.default.svc --service-account-key-file=$p/sa.pub \
 --service-account-signing-key-file=$p/sa.key --service-cluster-ip-range=$k8s_service_cidr \
 --service-node-port-range=30000-32767 --kubelet-preferred-address-types=InternalIP --allow-privileged=false \
---default-not-ready-toleration-seconds=$k8s_eviction --default-unreachable-toleration-seconds=$k8s_eviction"
+--default-not-ready-toleration-seconds=$k8s_eviction --default-unreachable-toleration-seconds=$k8s_eviction \
+$(k8s_aggregator_flags)"
   k8s_supervised "$node" kube-controller-manager "$addr" "$k8s_tools/kube-controller-manager --kubeconfig=$kc \
 --authentication-kubeconfig=$kc --authorization-kubeconfig=$kc --bind-address=127.0.0.1 \
 --leader-elect=true --service-account-private-key-file=$p/sa.key --root-ca-file=$p/ca.crt \
---use-service-account-credentials=true --allocate-node-cidrs=false --node-monitor-grace-period=${k8s_grace}s"
+--use-service-account-credentials=true --allocate-node-cidrs=false --node-monitor-grace-period=${k8s_grace}s \
+--horizontal-pod-autoscaler-sync-period=10s"
   k8s_supervised "$node" kube-scheduler "$addr" "$k8s_tools/kube-scheduler --kubeconfig=$kc \
 --authentication-kubeconfig=$kc --authorization-kubeconfig=$kc --bind-address=127.0.0.1 --leader-elect=true"
 }
@@ -343,9 +347,10 @@ k8s_kubelet_node() {
   local taint=""
   [ "$role" = client ] && taint="--register-with-taints=orchbench.role=client:NoSchedule"
   k8s_kubelet_cpus_script "$cg" | write_in "$node" "$k8s_etc/kubelet-cpus.sh"
+  # --containerd: pods' CPU from their cgroups, for metrics-server (kubernetes.sh says why)
   k8s_agent "$node" kubelet "$k8s_tools/kubelet --config=$k8s_etc/kubelet.yaml --kubeconfig=$k8s_etc/kubelet.kubeconfig \
 --hostname-override=$node --node-ip=$addr --root-dir=/var/lib/kubelet --cert-dir=/var/lib/kubelet/pki \
---node-labels=$(k8s_node_labels "$node" "$role") $taint \$(cat $k8s_etc/kubelet-cpus.flags) --v=1" \
+--containerd=$k8s_run/containerd.sock --node-labels=$(k8s_node_labels "$node" "$role") $taint \$(cat $k8s_etc/kubelet-cpus.flags) --v=1" \
     "sh $k8s_etc/kubelet-cpus.sh; $(k8s_wait_containerd)"
   k8s_agent "$node" kube-proxy "$k8s_tools/kube-proxy --config=$k8s_etc/kube-proxy.yaml"
 }
@@ -408,6 +413,7 @@ k8s_up() {
   local t0 i; t0=$(date +%s)
   rm -rf "$(k8s_state)"; mkdir -p "$(k8s_state)"
   k8s_pki
+  k8s_front_proxy
   k8s_kubeconfig admin "$(k8s_api)" >"$(k8s_state)/admin.kubeconfig"
   chmod 600 "$(k8s_state)/admin.kubeconfig"
   docker image inspect orchbench/coredns:local >/dev/null 2>&1 || die "k8s=1: orchbench/coredns:local is missing (just k8s-up makes it once)"
@@ -441,5 +447,6 @@ k8s_up() {
     || die "step 'coredns' failed: pods: $(kubectl_in "${nodes[0]}" -n kube-system get pods 2>&1 | paste -sd';'); ${nodes[0]}'s controller manager: $(docker exec "${nodes[0]}" tail -n 2 /var/log/obn/kube-controller-manager.log)"
   wait_for 180 "node probes ready on port $k8s_probe_port" k8s_probes_ready \
     || die "step 'node probe daemonset' failed: $(kubectl_in "${nodes[0]}" -n orchbench-system get pods -o wide 2>&1 | paste -sd';')"
+  k8s_metrics_server
   say "kubernetes up in $(( $(date +%s) - t0 )) s: API at https://$(k8s_api), kubeconfig $(k8s_state)/admin.kubeconfig (nodes.sh env)"
 }

@@ -113,6 +113,11 @@ status() {
     [ -n "$k8s_cm" ] || problems+=("kubernetes: no kube-controller-manager holds its lease")
     [ -n "$k8s_sched" ] || problems+=("kubernetes: no kube-scheduler holds its lease")
   fi
+  # the client node's VictoriaMetrics and Nomad Autoscaler (nodes-infra.sh)
+  if [ "${state_of[$cluster_name-client]:-}" = running ]; then
+    if node_vm_healthy; then say "victoriametrics: healthy on $client_addr:8428"; else problems+=("victoriametrics: no answer on $client_addr:8428 (nodes.sh infra)"); fi
+    if node_autoscaler_healthy; then say "nomad autoscaler: healthy on $client_addr:7072"; else problems+=("nomad autoscaler: no answer on $client_addr:7072 (nodes.sh infra)"); fi
+  fi
   if [ ${#problems[@]} -gt 0 ]; then
     local p; for p in "${problems[@]}"; do say "problem: $p"; done
     return 1

@@ -13,6 +13,7 @@
 #   nodes.sh registry               the registry's address for the host's dockerd (REGISTRY=... just images X)
 #   nodes.sh load-images IMAGE...   copies images from the project's dockerd into the workers and the client
 #   nodes.sh probes                 (re)deploys the node probe (ORCHBENCH_BIN) on every Nomad client
+#   nodes.sh infra                  (re)deploys VictoriaMetrics and the Nomad Autoscaler on the client node
 #   nodes.sh down                   removes every node, its volume, the network and the nodes' cgroups
 #   nodes.sh present                succeeds when a node of this cluster exists (cluster-status, cluster-down)
 #   nodes.sh revive NODE...         starts a stopped node again with its agents, as a node fault's end does
@@ -47,8 +48,12 @@ source "$root/cluster/nodes-status.sh"
 source "$root/cluster/nodes-registry.sh"
 # shellcheck source=nodes-probe.sh
 source "$root/cluster/nodes-probe.sh"
+# shellcheck source=nodes-infra.sh
+source "$root/cluster/nodes-infra.sh"
 # shellcheck source=nodes-k8s.sh
 source "$root/cluster/nodes-k8s.sh"
+# shellcheck source=nodes-k8s-metrics.sh
+source "$root/cluster/nodes-k8s-metrics.sh"
 # shellcheck source=k8s-node.sh
 source "$root/cluster/k8s-node.sh"
 
@@ -179,6 +184,7 @@ run_node() {
   if [ "$role" = client ]; then
     docker volume create --label "$label" "$node-registry" >/dev/null
     extra=(-v "$node-registry:/var/lib/registry" -v "$bin/registry:/opt/obn/bin/registry:ro" -p "127.0.0.1::$registry_port")
+    local m; while read -r m; do extra+=("$m"); done < <(infra_mounts)
   fi
   if [ "$k8s" = 1 ]; then
     local m; while read -r m; do extra+=("$m"); done < <(k8s_mounts "$node")
@@ -258,6 +264,7 @@ up() {
   wait_for 150 "nomad: $(( ${#nodes[@]} - s )) clients ready" nomad_clients_ready \
     || die "step 'nomad clients ready' failed: $(docker exec "${nodes[0]}" /opt/obn/bin/nomad node status -address "http://${addrs[0]}:4646" 2>&1 | paste -sd';')"
   deploy_probes
+  deploy_node_infra
   [ "$k8s" = 0 ] || k8s_up
   trap - EXIT
   say "up in $(( $(date +%s) - t0 )) s"
@@ -337,6 +344,7 @@ export DOCKER_HOST=tcp://$addr:$engine_port
 export NOMAD_ADDR=http://$client_addr:4646
 export CONSUL_HTTP_ADDR=http://$client_addr:8500
 export ORCHBENCH_REGISTRY=$client_addr:$registry_port
+export ORCHBENCH_VM_URL=http://$client_addr:8428
 ENV
   # Kubernetes, when it runs across the nodes: its API at the balancer on
   # the client node (or the one server), reached on the nodes' network; the
@@ -384,8 +392,9 @@ case "${1:-}" in
   registry) registry_host_port ;;
   load-images) shift; load_images "$@" ;;
   probes) running_topology; deploy_probes ;;
+  infra) running_topology; deploy_node_infra ;;
   down) down ;;
   present) docker info >/dev/null 2>&1 && [ -n "$(existing)" ] ;;
   revive) shift; revive "$@" ;;
-  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D] [k8s=1] | status | env | push-images IMAGE... | registry | load-images IMAGE... | probes | down" >&2; exit 2 ;;
+  *) echo "usage: $0 up [nodes=]N [servers=]S [node_cpus=C] [node_memory=M] [link_delay=D] [k8s=1] | status | env | push-images IMAGE... | registry | load-images IMAGE... | probes | infra | down" >&2; exit 2 ;;
 esac

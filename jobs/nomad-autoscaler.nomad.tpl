@@ -13,7 +13,7 @@ job "nomad-autoscaler" {
   }
 
   group "autoscaler" {
-[[- if .remote.enabled ]]
+[[- if or .remote.enabled .infra.client_node_only ]]
     constraint {
       attribute = "${node.class}"
       value     = "client"
@@ -62,7 +62,7 @@ job "nomad-autoscaler" {
           plugin_dir = "{{ env "NOMAD_TASK_DIR" }}/plugins"
 
           http {
-            bind_address = "[[ if .remote.enabled ]][[ .remote.address ]][[ else ]]127.0.0.1[[ end ]]"
+            bind_address = "[[ if .remote.enabled ]][[ .remote.address ]][[ else ]][[ .infra.address ]][[ end ]]"
             bind_port    = [[ .autoscaler.port ]]
           }
 

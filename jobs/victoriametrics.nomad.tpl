@@ -12,7 +12,7 @@ job "victoriametrics" {
   }
 
   group "victoriametrics" {
-[[- if .remote.enabled ]]
+[[- if or .remote.enabled .infra.client_node_only ]]
     # on the client host, whose address it listens on
     constraint {
       attribute = "${node.class}"
@@ -66,7 +66,7 @@ job "victoriametrics" {
           "-tls", "-tlsCertFile=[[ .remote.tls_cert ]]", "-tlsKeyFile=[[ .remote.tls_key ]]",
           "-httpAuth.username=orchbench", "-httpAuth.password=file://[[ .remote.password_file ]]",
 [[- else ]]
-          "-httpListenAddr=127.0.0.1:[[ .victoriametrics.port ]]",
+          "-httpListenAddr=[[ .infra.address ]]:[[ .victoriametrics.port ]]",
 [[- end ]]
           "-storageDataPath=[[ .root ]]/[[ .victoriametrics.data_dir ]]",
           "-retentionPeriod=[[ .victoriametrics.retention ]]",
@@ -138,14 +138,14 @@ job "victoriametrics" {
               metrics_path: /v1/metrics
               params: { format: [prometheus] }
               consul_sd_configs:
-                - server: 127.0.0.1:8500
+                - server: [[ .infra.address ]]:8500
                   services: [nomad-client]
             # Consul registers its servers on the RPC port; its metrics are on the HTTP port
             - job_name: consul
               metrics_path: /v1/agent/metrics
               params: { format: [prometheus] }
               consul_sd_configs:
-                - server: 127.0.0.1:8500
+                - server: [[ .infra.address ]]:8500
                   services: [consul]
               relabel_configs:
                 - source_labels: [__meta_consul_address]
@@ -154,7 +154,7 @@ job "victoriametrics" {
             # every Consul service tagged "metrics"
             - job_name: consul-services
               consul_sd_configs:
-                - server: 127.0.0.1:8500
+                - server: [[ .infra.address ]]:8500
               relabel_configs:
                 - source_labels: [__meta_consul_tags]
                   regex: ".*,metrics,.*"
@@ -164,7 +164,7 @@ job "victoriametrics" {
             # every Nomad-native service tagged "metrics"
             - job_name: nomad-services
               nomad_sd_configs:
-                - server: http://127.0.0.1:4646
+                - server: http://[[ .infra.address ]]:4646
               relabel_configs:
                 - source_labels: [__meta_nomad_tags]
                   regex: ".*,metrics,.*"

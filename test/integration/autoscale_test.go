@@ -136,6 +136,37 @@ func TestOurScalerScalesOutOnSwarm(t *testing.T) {
 	}
 }
 
+// hpaScalesOut (in TestKubernetes, while it is up): the translation's
+// HorizontalPodAutoscaler scales the Deployment out from metrics-server's
+// pod CPU, its rescale events are the autoscaler's, and the added pods
+// serve through the entry.
+func hpaScalesOut(t *testing.T) {
+	job := envOr("ORCHBENCH_IT_JOB_PREFIX", "it") + "-autoscale-k8s"
+	steps := sweepSteps(t, "autoscale-k8s", autoscaleSpecOn("autoscale-k8s", job, "kubernetes"), "--vm", "")
+	if len(steps) != 1 {
+		t.Fatalf("%d steps, want 1", len(steps))
+	}
+	s := steps[0]
+	t.Logf("%s: %s %v", s.Step, s.Outcome, s.Reasons)
+	if s.Outcome == results.OutcomeInvalid || s.Scaling == nil {
+		t.Fatalf("the scaling step is invalid or unrecorded: %v", s.Reasons)
+	}
+	rec := s.Scaling
+	if !strings.Contains(rec.Scaler, "HorizontalPodAutoscaler") || rec.Metric.Count == 0 {
+		t.Errorf("scaler %q, metric %+v: want the HPA with samples of its CPU reading", rec.Scaler, rec.Metric)
+	}
+	byHPA := 0
+	for _, e := range rec.Events {
+		t.Logf("  event at %.1f s: %d -> %d by %s (%s), running after %s, serving after %s", e.T, e.From, e.To, e.By, e.Reason, seconds(e.RunningSeconds), seconds(e.ServingSeconds))
+		if e.To > e.From && e.By == orchestrator.ScaledByAutoscaler {
+			byHPA++
+		}
+	}
+	if byHPA == 0 || rec.StartCount != 1 || rec.PeakCount < 2 || rec.ScaleOutSeconds == nil {
+		t.Errorf("%d scale-outs by the HPA; instances serving: %d at the start, %d at most, scaled out after %s", byHPA, rec.StartCount, rec.PeakCount, seconds(rec.ScaleOutSeconds))
+	}
+}
+
 // With the metric source off (VictoriaMetrics stopped), the autoscaler has
 // nothing to decide on, and the step says so: invalid, naming the source.
 func TestScalingStepWithoutItsMetricIsInvalid(t *testing.T) {

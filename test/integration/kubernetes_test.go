@@ -114,6 +114,9 @@ func TestKubernetes(t *testing.T) {
 	t.Run("hotel-reservation", func(t *testing.T) { hotelQuickSweep(t, "kubernetes") })
 	// and the media microservices' (TestMediaMicroservices: Nomad, Swarm)
 	t.Run("media-microservices", func(t *testing.T) { mediaQuickSweep(t, "kubernetes") })
+	// the HorizontalPodAutoscaler, fed by metrics-server, scales Taewa out
+	// under the same step as TestAutoscalerScalesOutOnNomad
+	t.Run("hpa", hpaScalesOut)
 	// and TestEveryGateCanFail's wrong setups that need no exec driver
 	// (TestEveryGateCanFailOnSwarm runs them on Swarm): one bring-up of
 	// Kubernetes for all, not one more for these (about 100 s of CI)
