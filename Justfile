@@ -89,7 +89,7 @@ cluster-down *flags:
     cluster/kubernetes.sh down
     cluster/embedded.sh down "$@"
 
-# Bring up the emulated multi-node cluster beside the embedded one: `servers` (1 or 3) Nomad/Consul servers and drained Swarm managers, nodes-1 workers and a client node with the image registry, each a container with its own address on 10.77.0.0/24, dockerd, agents and budget (docs/cluster.md), e.g. `just nodes-up nodes=6 servers=3 node_cpus=0.25 link_delay=0.1ms`; `k8s=1` runs Kubernetes across them too (etcd and API servers on the servers, a kubelet on the workers and the client)
+# Bring up the emulated multi-node cluster beside the embedded one: `servers` (1 or 3) Nomad/Consul servers and drained Swarm managers, nodes-1 workers and a client node with the image registry, each a container with its own address on 10.77.0.0/24, dockerd, agents and budget, VictoriaMetrics and the Nomad Autoscaler on the client node (docs/cluster.md), e.g. `just nodes-up nodes=6 servers=3 node_cpus=0.25 link_delay=0.1ms`; `k8s=1` runs Kubernetes across them too (etcd and API servers on the servers, a kubelet on the workers and the client, metrics-server on the client)
 nodes-up *shape:
     cluster/nodes.sh up "$@"
 

@@ -38,18 +38,28 @@ deploy_node_infra() {
   done
   local state="$root/.state/nodes/$cluster_name"
   mkdir -p "$state/jobs"
-  # levant replaces a map it is given again: each block is whole
+  # levant replaces a map it is given again: each block is whole. Their
+  # memory is sized to leave the client node's load job its 256 MiB on the
+  # smallest nodes (node_memory=1g: 768 MiB for allocations, the node probe
+  # 64 of them); a few hundred series need far less than 320 MiB.
   cat >"$state/jobs/nodes.vars.yml" <<YML
 # written by cluster/nodes.sh up for the nodes of $cluster_name
 infra:
   address: $client_addr
   client_node_only: true
+victoriametrics:
+  port: 8428
+  data_dir: .state/victoriametrics
+  scrape_interval: 5s
+  retention: 30d
+  cpu_mhz: 300
+  memory_mib: 320
 autoscaler:
   port: 7072
   nomad_address: http://$client_addr:4646
   metrics_address: http://$client_addr:8428
   cpu_mhz: 100
-  memory_mib: 128
+  memory_mib: 64
 YML
   NOMAD_ADDR="http://$client_addr:4646" JOBS_VAR_FILE="$state/jobs/nodes.vars.yml" JOBS_ROOT=$node_infra_root \
     JOBS_OUT="$state/jobs" "$root/cluster/jobs.sh" deploy victoriametrics nomad-autoscaler \

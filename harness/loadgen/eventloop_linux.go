@@ -441,7 +441,10 @@ func (l *loop) complete(c *loopConn) {
 	if c.capture {
 		c.t.script.response(c.resp.status, c.resp.headers, c.resp.body)
 	}
-	if c.resp.mustClose || c.p.st == psUntilEOF {
+	switch {
+	case l.r.cfg.ConnectionClose:
+		l.abortFd(c)
+	case c.resp.mustClose || c.p.st == psUntilEOF:
 		l.closeFd(c)
 	}
 	l.next(c)

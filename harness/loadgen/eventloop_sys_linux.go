@@ -65,6 +65,20 @@ func (l *loop) notePeer(c *loopConn) {
 	}
 }
 
+// abortFd closes with a reset instead of a FIN: the connection of a
+// connection-per-request run, whose response is whole. A close leaves the
+// socket in TIME_WAIT for a minute, and at a few hundred connections a
+// second that exhausts the 28k ephemeral ports of a netns in under a minute
+// (then connects fail) or, where TIME_WAIT ports are reused (loopback),
+// sends a new SYN into the NAT entry of the old connection (a NodePort then
+// refused every few connections). A reset frees the port and the entry.
+func (l *loop) abortFd(c *loopConn) {
+	if c.fd >= 0 {
+		_ = syscall.SetsockoptLinger(c.fd, syscall.SOL_SOCKET, syscall.SO_LINGER, &syscall.Linger{Onoff: 1, Linger: 0})
+	}
+	l.closeFd(c)
+}
+
 func (l *loop) closeFd(c *loopConn) {
 	if c.fd >= 0 {
 		syscall.Close(c.fd) // also leaves the epoll set

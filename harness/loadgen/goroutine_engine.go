@@ -78,6 +78,16 @@ func (c *conn) dial() error {
 	return nil
 }
 
+// abort closes with a reset, leaving no TIME_WAIT (the loop's abortFd says why).
+func (c *conn) abort() {
+	c.mu.Lock()
+	if tc, ok := c.nc.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	c.mu.Unlock()
+	c.close()
+}
+
 func (c *conn) close() {
 	if c.nc != nil {
 		c.mu.Lock()
@@ -244,7 +254,10 @@ func (c *conn) exchange(due, ready time.Time, raw []byte, label string, warm boo
 	if c.capture {
 		c.t.script.response(c.resp.status, c.resp.headers, c.resp.body)
 	}
-	if c.resp.mustClose || r.cfg.ConnectionClose {
+	switch {
+	case r.cfg.ConnectionClose:
+		c.abort()
+	case c.resp.mustClose:
 		c.close()
 	}
 }

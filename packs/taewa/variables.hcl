@@ -82,3 +82,9 @@ variable "entry_image" {
   default     = "orchbench/orchbench:local"
   description = "With autoscale enabled: the entry's image, whose orchbench tcp-balance relays each connection to the next instance that passes its health check (cluster/images.sh orchbench)."
 }
+
+variable "entry_cores" {
+  type        = number
+  default     = 0
+  description = "With autoscale enabled: the entry's CPU. 0 (default): CPU shares and no cap, a managed balancer as a cloud's, which needs a node with no CPU budget of its own; above 0: a CFS quota of that many cores, reserved too, for nodes whose budget would otherwise cap it unseen (the emulated nodes: node_cpus)."
+}

@@ -95,7 +95,9 @@ func checkClusterStatus(t *testing.T) {
 	cmd := exec.Command(filepath.Join(repoRoot(t), "justw"), "cluster-status")
 	cmd.Dir = repoRoot(t)
 	out, err := cmd.CombinedOutput()
-	for _, want := range []string{clusterName + "-server1", clusterName + "-worker2", clusterName + "-client", "ok: every node is up with its agents; one leader each"} {
+	// the client node's VictoriaMetrics and Nomad Autoscaler (nodes-infra.sh) too
+	for _, want := range []string{clusterName + "-server1", clusterName + "-worker2", clusterName + "-client", "ok: every node is up with its agents; one leader each",
+		"victoriametrics: healthy on " + nodeAddr(client) + ":8428", "nomad autoscaler: healthy on " + nodeAddr(client) + ":7072"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("just cluster-status with the nodes up does not say %q (%v):\n%s", want, err, out)
 		}

@@ -114,8 +114,22 @@ func TestAutoscalerScalesOutOnNomad(t *testing.T) {
 // from the same metric: it scales the service out, its events are its own,
 // and the added tasks serve through the entry (the service's DNS name).
 func TestOurScalerScalesOutOnSwarm(t *testing.T) {
-	job := envOr("ORCHBENCH_IT_JOB_PREFIX", "it") + "-autoscale-swarm"
-	steps := sweepSteps(t, "autoscale-swarm", autoscaleSpecOn("autoscale-swarm", job, "swarm"), "--vm", "")
+	rec := measuredScalingStep(t, "autoscale-swarm", "swarm")
+	if !strings.Contains(rec.Scaler, "orchbench swarm scaler") || !strings.Contains(rec.Metric.Query, `swarm_service=`) || rec.Metric.Count == 0 {
+		t.Errorf("scaler %q, metric %+v: want orchbench's scaler on the Swarm tasks' CPU series", rec.Scaler, rec.Metric)
+	}
+	if rec.StartCount != 1 || rec.PeakCount < 2 || rec.ScaleOutSeconds == nil || len(rec.Events) == 0 {
+		t.Errorf("instances serving: %d at the start, %d at most, scaled out after %s, events %+v", rec.StartCount, rec.PeakCount, seconds(rec.ScaleOutSeconds), rec.Events)
+	}
+}
+
+// measuredScalingStep runs autoscaleSpecOn's one step on the orchestrator
+// (its job named after the sweep) and returns its scaling record; an
+// invalid or unrecorded step fails the test.
+func measuredScalingStep(t *testing.T, name, orchestrator string) *results.ScalingRecord {
+	t.Helper()
+	job := envOr("ORCHBENCH_IT_JOB_PREFIX", "it") + "-" + name
+	steps := sweepSteps(t, name, autoscaleSpecOn(name, job, orchestrator), "--vm", "")
 	if len(steps) != 1 {
 		t.Fatalf("%d steps, want 1", len(steps))
 	}
@@ -127,13 +141,7 @@ func TestOurScalerScalesOutOnSwarm(t *testing.T) {
 	if s.Outcome == results.OutcomeInvalid || s.Scaling == nil {
 		t.Fatalf("the scaling step is invalid or unrecorded: %v", s.Reasons)
 	}
-	rec := s.Scaling
-	if !strings.Contains(rec.Scaler, "orchbench swarm scaler") || !strings.Contains(rec.Metric.Query, `swarm_service=`) || rec.Metric.Count == 0 {
-		t.Errorf("scaler %q, metric %+v: want orchbench's scaler on the Swarm tasks' CPU series", rec.Scaler, rec.Metric)
-	}
-	if rec.StartCount != 1 || rec.PeakCount < 2 || rec.ScaleOutSeconds == nil || len(rec.Events) == 0 {
-		t.Errorf("instances serving: %d at the start, %d at most, scaled out after %s, events %+v", rec.StartCount, rec.PeakCount, seconds(rec.ScaleOutSeconds), rec.Events)
-	}
+	return s.Scaling
 }
 
 // hpaScalesOut (in TestKubernetes, while it is up): the translation's
@@ -141,17 +149,7 @@ func TestOurScalerScalesOutOnSwarm(t *testing.T) {
 // pod CPU, its rescale events are the autoscaler's, and the added pods
 // serve through the entry.
 func hpaScalesOut(t *testing.T) {
-	job := envOr("ORCHBENCH_IT_JOB_PREFIX", "it") + "-autoscale-k8s"
-	steps := sweepSteps(t, "autoscale-k8s", autoscaleSpecOn("autoscale-k8s", job, "kubernetes"), "--vm", "")
-	if len(steps) != 1 {
-		t.Fatalf("%d steps, want 1", len(steps))
-	}
-	s := steps[0]
-	t.Logf("%s: %s %v", s.Step, s.Outcome, s.Reasons)
-	if s.Outcome == results.OutcomeInvalid || s.Scaling == nil {
-		t.Fatalf("the scaling step is invalid or unrecorded: %v", s.Reasons)
-	}
-	rec := s.Scaling
+	rec := measuredScalingStep(t, "autoscale-k8s", "kubernetes")
 	if !strings.Contains(rec.Scaler, "HorizontalPodAutoscaler") || rec.Metric.Count == 0 {
 		t.Errorf("scaler %q, metric %+v: want the HPA with samples of its CPU reading", rec.Scaler, rec.Metric)
 	}

@@ -4,6 +4,7 @@
 [[- $variant := var "variant" . -]]
 [[- $driver := var "driver" . -]]
 [[- $as := var "autoscale" . -]]
+[[- $entry_cores := float64 (var "entry_cores" .) -]]
 [[- $names := dict "ctx" . -]]
 [[- template "taewa.names" $names -]]
 [[- $svc := $names.service -]]
@@ -94,18 +95,19 @@ job "[[ template "taewa.job_name" . ]]" {
       driver       = "docker"
       kill_timeout = "5s"
 
-      # A managed balancer, as a cloud's: CPU shares, never capped, not scaled.
+      # A managed balancer, as a cloud's: CPU shares, never capped, not
+      # scaled; or, on nodes with a CPU budget, a quota of entry_cores.
       meta {
-        orchbench_cores      = "0"
+        orchbench_cores      = "[[ $entry_cores ]]"
         orchbench_memory_mib = "128"
-        orchbench_cpu_mode   = "shares"
+        orchbench_cpu_mode   = "[[ if gt $entry_cores 0.0 ]]quota[[ else ]]shares[[ end ]]"
         orchbench_role       = "service"
       }
 
       config {
         image          = [[ var "entry_image" . | quote ]]
         network_mode   = "host"
-        cpu_hard_limit = false
+        cpu_hard_limit = [[ gt $entry_cores 0.0 ]]
         args           = ["tcp-balance", "--listen", "${NOMAD_IP_http}:${NOMAD_PORT_http}", "--backend", "${WEB_INSTANCES}", "--backends-file", "/local/backends"]
       }
 
@@ -130,7 +132,11 @@ EOT
       }
 
       resources {
+[[- if gt $entry_cores 0.0 ]]
+        cpu    = [[ round (mulf $entry_cores (var "mhz_per_core" .)) 0 | int ]]
+[[- else ]]
         cpu    = [[ max 20 (round (mulf 0.1 (var "mhz_per_core" .)) 0 | int) ]]
+[[- end ]]
         memory = 128
       }
     }
