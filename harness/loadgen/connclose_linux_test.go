@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -26,15 +27,8 @@ func TestConnectionCloseLeavesNoSocketBehind(t *testing.T) {
 		t.Run(engine, func(t *testing.T) {
 			addr := testutil.ListenAndHold(t, func(c net.Conn) {
 				defer c.Close()
-				r := bufio.NewReader(c)
-				for {
-					line, err := r.ReadString('\n')
-					if err != nil {
-						return
-					}
-					if line == "\r\n" {
-						break
-					}
+				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+					return
 				}
 				fmt.Fprint(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
 				time.Sleep(50 * time.Millisecond)
