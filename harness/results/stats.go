@@ -132,6 +132,7 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 		var reqs, errs int64
 		shrank := 0
 		var gates gateBreaks
+		var scaling recoveries
 		for _, r := range groups[k] {
 			switch {
 			case r.Skipped:
@@ -149,6 +150,9 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 				shrank++
 			}
 			gates.add(r)
+			if r.Scaling != nil {
+				scaling.add(r)
+			}
 			p50 = append(p50, r.Corrected.P50)
 			p90 = append(p90, r.Corrected.P90)
 			p99 = append(p99, r.Corrected.P99)
@@ -165,7 +169,7 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 			l.ErrorRatio = float64(errs) / float64(reqs)
 		}
 		if l.HasData() {
-			l.Rules, l.Details = l.check(slo, due, p99, ach, shrank, gates)
+			l.Rules, l.Details = l.check(slo, due, p99, ach, shrank, gates, scaling)
 		}
 		out = append(out, l)
 	}
@@ -176,7 +180,14 @@ func Summarize(steps []StepResult, slo experiment.SLO) []LevelStats {
 // break enters the medians as the worst case (infinite p99, nothing
 // achieved): dropping it would leave only the repetitions that held, and
 // the median breaking point would come out a level too high.
-func (l LevelStats) check(slo experiment.SLO, due, p99, achieved []float64, shrank int, gates gateBreaks) (rules, details []string) {
+//
+// A level of scaling steps is judged by their recovery instead of the SLO
+// on its medians (RuleRecovery); the other rules hold as for any level.
+func (l LevelStats) check(slo experiment.SLO, due, p99, achieved []float64, shrank int, gates gateBreaks, scaling recoveries) (rules, details []string) {
+	if l.Measured > 0 && scaling.steps == l.Measured {
+		rules, details = scaling.rule(l.Measured+l.Skipped, l.Skipped)
+		return l.checkGates(rules, details, shrank, gates)
+	}
 	var dueRate float64
 	if len(due) > 0 {
 		dueRate = median(due)
@@ -189,7 +200,6 @@ func (l LevelStats) check(slo experiment.SLO, due, p99, achieved []float64, shra
 		censoredAch = append(censoredAch, 0)
 	}
 	rules, details = check(slo, dueRate, median(censoredP99), median(censoredAch), l.ErrorRatio)
-	reps := l.Measured + l.Skipped
 	if l.Measured == 0 {
 		// nothing ran here: the figures above are the worst case by
 		// construction, and when the SLO has no rule they could break
@@ -204,6 +214,12 @@ func (l LevelStats) check(slo experiment.SLO, due, p99, achieved []float64, shra
 			details[i] += fmt.Sprintf(" (%d of %d repetitions broke at a lower level)", l.Skipped, l.Skipped+l.Measured)
 		}
 	}
+	return l.checkGates(rules, details, shrank, gates)
+}
+
+// checkGates adds to a level's SLO rules those of its repetitions' gates.
+func (l LevelStats) checkGates(rules, details []string, shrank int, gates gateBreaks) ([]string, []string) {
+	reps := l.Measured + l.Skipped
 	if 2*shrank > reps {
 		rules = append(rules, RuleResponses)
 		details = append(details, fmt.Sprintf("responses shrank under load in %d of %d repetitions", shrank, reps))
@@ -256,6 +272,9 @@ func check(slo experiment.SLO, offered, p99, achieved, errRatio float64) (rules,
 // Violations applies the SLO to a single step, for early stopping during a
 // sweep. It returns the rules that fired and why; none means the step met it.
 func Violations(r StepResult, slo experiment.SLO) (rules, details []string) {
+	if r.Scaling != nil {
+		return scalingViolations(r)
+	}
 	return check(slo, r.dueRPS(), r.Corrected.P99, r.AchievedRPS, r.ErrorRatio())
 }
 
