@@ -9,7 +9,7 @@
 #                                   k8s=1 (or ORCHBENCH_K8S=1) runs Kubernetes across them too (nodes-k8s.sh)
 #   nodes.sh status                 every node's role, address and agents; fails when one is missing
 #   nodes.sh env                    the exports that point orchbench at the nodes (eval "$(nodes.sh env)")
-#   nodes.sh push-images IMAGE...   pushes images to the registry on the client node, where the nodes pull them
+#   nodes.sh push-images IMAGE...   pushes images to the registry on the client node, and every node pulls them now
 #   nodes.sh registry               the registry's address for the host's dockerd (REGISTRY=... just images X)
 #   nodes.sh load-images IMAGE...   copies images from the project's dockerd into the workers and the client
 #   nodes.sh probes                 (re)deploys the node probe (ORCHBENCH_BIN) on every Nomad client
@@ -388,7 +388,7 @@ case "${1:-}" in
   up) shift; up "$@" ;;
   status) status ;;
   env) node_env ;;
-  push-images) shift; push_images "$@" ;;
+  push-images) shift; push_images "$@"; prepull_images "$@" ;;
   registry) registry_host_port ;;
   load-images) shift; load_images "$@" ;;
   probes) running_topology; deploy_probes ;;

@@ -63,6 +63,7 @@ func TestNodesKillNodeSweep(t *testing.T) {
 		t.Fatalf("push-images: %v\n%s%s", r.err, r.stdout, r.stderr)
 	}
 	t.Logf("figure: push-images of %d images in %.1f s", len(images), time.Since(began).Seconds())
+	checkPrePulled(t, images)
 	checkClusterStatus(t)
 
 	dir := t.TempDir()
@@ -189,5 +190,26 @@ func checkKillNodeSweep(t *testing.T, dir string) {
 	}
 	if after.Outcome != results.OutcomeValid {
 		t.Errorf("the step after the fault: %s %v, want valid", after.Outcome, after.Reasons)
+	}
+}
+
+// checkPrePulled: push-images left every image in the dockerd of every node
+// that runs tasks, so that no orchestrator's first task on a node waits for
+// a pull the next one is spared (Nomad and Swarm share a node's dockerd).
+func checkPrePulled(t *testing.T, images []string) {
+	t.Helper()
+	for _, role := range []string{"worker", "client"} {
+		nodes := strings.Fields(dockerOut(t, "ps", "--filter", "label=orchbench.nodes="+clusterName, "--filter", "label=orchbench.node.role="+role, "--format", "{{.Names}}"))
+		if len(nodes) == 0 {
+			t.Fatalf("no %s node is running", role)
+		}
+		for _, node := range nodes {
+			have := "\n" + dockerOut(t, "exec", node, "docker", "images", "--format", "{{.Repository}}:{{.Tag}}") + "\n"
+			for _, img := range images {
+				if !strings.Contains(have, "/"+img+"\n") {
+					t.Errorf("%s's dockerd lacks %s after push-images; it has:%s", node, img, have)
+				}
+			}
+		}
 	}
 }
