@@ -79,7 +79,7 @@ push_images() {
 # as Nomad and Swarm share a node's dockerd, whichever orchestrator a
 # sweep runs first pays for the others: the comparison would not be equal.
 prepull_images() {
-  local targets=() role node img ref pids=() failed=0 t0 i
+  local targets=() role node img ref digest r pids=() failed=0 t0 i
   for role in worker client; do
     while read -r node; do [ -n "$node" ] && targets+=("$node"); done < <(docker ps --filter "label=$label" --filter "label=orchbench.node.role=$role" --filter status=running --format '{{.Names}}' | sort)
   done
@@ -90,8 +90,15 @@ prepull_images() {
         ref="$client_addr:$registry_port/$img"
         docker exec "$node" docker pull -q "$ref" >/dev/null 2>&1 || { echo "$node: docker pull $ref failed" >&2; exit 1; }
         if docker exec "$node" test -S "$k8s_run/containerd.sock"; then
-          docker exec "$node" ctr -a "$k8s_run/containerd.sock" -n k8s.io images pull --plain-http "$ref" >/dev/null 2>&1 \
-            || { echo "$node: ctr pull $ref into Kubernetes' containerd failed" >&2; exit 1; }
+          # by its digest too, as the kubelet pulls: the pods then report
+          # the repository digest, which the Docker nodes' probes report
+          # for the same image (a parity table compares them)
+          digest=$(docker exec "$node" docker image inspect -f '{{index .RepoDigests 0}}' "$ref" 2>/dev/null) \
+            || { echo "$node: no repository digest for $ref" >&2; exit 1; }
+          for r in "$ref" "$digest"; do
+            docker exec "$node" ctr -a "$k8s_run/containerd.sock" -n k8s.io images pull --plain-http "$r" >/dev/null 2>&1 \
+              || { echo "$node: ctr pull $r into Kubernetes' containerd failed" >&2; exit 1; }
+          done
         fi
       done
     ) &

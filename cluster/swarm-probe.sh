@@ -37,9 +37,12 @@ up() {
     --mount type=bind,src=/proc,dst=/host/proc,readonly \
     --mount type=bind,src=/sys/fs/cgroup,dst=/host/sys/fs/cgroup,readonly \
     --mount type=bind,src=/var/lib/docker/containers,dst=/host/docker/containers,readonly \
+    --mount type=bind,src=/var/lib/docker/image,dst=/host/docker/image,readonly \
+    --mount type=bind,src=/etc,dst=/host/etc,readonly \
+    --mount type=bind,src=/usr/lib/os-release,dst=/host/usr/lib/os-release,readonly \
     --env 'ORCHBENCH_NODE_NAME={{.Node.Hostname}}' \
     "$image" node-probe --listen "0.0.0.0:$port" \
-    --proc /host/proc --cgroup-root /host/sys/fs/cgroup --docker-root /host/docker >/dev/null \
+    --proc /host/proc --cgroup-root /host/sys/fs/cgroup --docker-root /host/docker --system-root /host >/dev/null \
     || die "step 'service create $service' failed"
   local _
   for _ in $(seq 60); do

@@ -8,14 +8,19 @@ package hostinfo
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
 
 // OS is the distribution ID and version: os-release's ID; Debian's point
 // release from /etc/debian_version, else VERSION_ID.
-func OS() (id, version string) {
-	b, err := os.ReadFile("/etc/os-release")
+func OS() (id, version string) { return OSAt("/") }
+
+// OSAt is OS of the file system at root: a node's, read by a probe that
+// runs in a container of its own through its init's root.
+func OSAt(root string) (id, version string) {
+	b, err := os.ReadFile(filepath.Join(root, "etc", "os-release"))
 	if err != nil {
 		return "", ""
 	}
@@ -34,7 +39,7 @@ func OS() (id, version string) {
 			}
 		}
 	}
-	if d, err := os.ReadFile("/etc/debian_version"); err == nil && id == "debian" {
+	if d, err := os.ReadFile(filepath.Join(root, "etc", "debian_version")); err == nil && id == "debian" {
 		version = strings.TrimSpace(string(d))
 	}
 	return id, version
@@ -57,7 +62,11 @@ func CPUModel() string { return cpuinfo("model name") }
 
 // Facts are the machine facts every adapter records, under Nomad's keys:
 // cpu.modelname, cpu.frequency, os.name, os.version. Missing ones are left out.
-func Facts() map[string]string {
+func Facts() map[string]string { return FactsAt("/") }
+
+// FactsAt is Facts with the OS read from the file system at root (the CPU
+// is the kernel's, the same from anywhere).
+func FactsAt(root string) map[string]string {
 	f := map[string]string{}
 	if m := CPUModel(); m != "" {
 		f["cpu.modelname"] = m
@@ -65,7 +74,7 @@ func Facts() map[string]string {
 	if mhz := MHz(); mhz > 0 {
 		f["cpu.frequency"] = strconv.FormatFloat(mhz, 'f', 0, 64)
 	}
-	if id, version := OS(); id != "" {
+	if id, version := OSAt(root); id != "" {
 		f["os.name"], f["os.version"] = id, version
 	}
 	return f

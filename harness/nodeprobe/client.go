@@ -55,6 +55,10 @@ func (c *Client) Identity(ctx context.Context) (string, error) {
 	return r.Node, err
 }
 
+func (c *Client) Facts(ctx context.Context) (map[string]string, error) {
+	return call(ctx, c, factsEndpoint, NoRequest{}, 0)
+}
+
 func (c *Client) Limits(ctx context.Context, pid int) (limits.Enforced, error) {
 	return call(ctx, c, limitsEndpoint, PIDRequest{PID: pid}, 0)
 }

@@ -25,7 +25,9 @@ type TaskProcess struct {
 	// ContainerID is the runtime's full hexadecimal ID of the container.
 	ContainerID string `json:"container_id"`
 	// ImageID is the image the container runs, when the node's Docker
-	// state says (DockerRoot); empty for other runtimes.
+	// state says (DockerRoot): its repository digest when it was pulled
+	// from a registry, else its image ID (imageRefOf); empty for other
+	// runtimes.
 	ImageID string `json:"image_id,omitempty"`
 }
 
@@ -123,7 +125,7 @@ func nomadTaskProcess(procs []limits.Membership, allocID, task string) (TaskProc
 			continue // exited, or a kernel thread
 		}
 		if hasAll(env, want) {
-			return TaskProcess{PID: m.PID, ContainerID: id, ImageID: rec.Image}, nil
+			return TaskProcess{PID: m.PID, ContainerID: id, ImageID: imageRefOf(rec)}, nil
 		}
 	}
 	return TaskProcess{}, fmt.Errorf("no container process with the environment of task %s of allocation %s: %w", task, allocID, fs.ErrNotExist)
@@ -158,6 +160,8 @@ func environOf(pid int, rec dockerRecord) ([]string, bool) {
 type dockerRecord struct {
 	Image  string
 	Config struct {
+		// Image is the reference the container was created from.
+		Image  string
 		Env    []string
 		Labels map[string]string
 	}
@@ -175,8 +179,9 @@ func dockerRecordOf(id string) dockerRecord {
 	return r
 }
 
-// dockerImageOf is the image ID Docker records for the container, or "".
-func dockerImageOf(id string) string { return dockerRecordOf(id).Image }
+// dockerImageOf is the image Docker records for the container
+// (imageRefOf), or "".
+func dockerImageOf(id string) string { return imageRefOf(dockerRecordOf(id)) }
 
 // Signals a probe sends to a container's process: the ones a fault needs.
 // Anything else (a STOP that freezes a task, a HUP that reloads it) is a

@@ -263,3 +263,56 @@ func TestCheckRunsInTheContainersNamespaceThroughTheProbe(t *testing.T) {
 		t.Error("a check that may hold the probe for an hour was run")
 	}
 }
+
+// A container whose image was pulled from a registry is named by the
+// repository digest Docker keeps for it, as Kubernetes names a pulled
+// image, so a parity table sees one image; a locally built one by its ID.
+func TestContainerImageIsItsRepositoryDigestWhenPulled(t *testing.T) {
+	fakeProc(t, map[int]string{30: "/docker/" + idA, 40: "/docker/" + idB}, nil)
+	const digest = "10.77.0.10:5000/orchbench/taewa@sha256:4f1c2e9ab07d"
+	write(t, filepath.Join(DockerRoot, "containers", idA, "config.v2.json"),
+		`{"ID":"`+idA+`","Image":"sha256:cfg-a","Config":{"Image":"10.77.0.10:5000/orchbench/taewa:local"}}`)
+	write(t, filepath.Join(DockerRoot, "containers", idB, "config.v2.json"),
+		`{"ID":"`+idB+`","Image":"sha256:cfg-b","Config":{"Image":"orchbench/taewa:local"}}`)
+	if err := os.MkdirAll(filepath.Join(DockerRoot, "image", "overlay2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(DockerRoot, "image", "overlay2", "repositories.json"), `{"Repositories":{
+		"10.77.0.10:5000/orchbench/taewa":{"10.77.0.10:5000/orchbench/taewa:local":"sha256:cfg-a","`+digest+`":"sha256:cfg-a","10.77.0.10:5000/orchbench/taewa@sha256:older":"sha256:cfg-old"},
+		"orchbench/taewa":{"orchbench/taewa:local":"sha256:cfg-b"}}}`)
+	if p, err := (Local{}).ContainerProcess(ctx, idA); err != nil || p.ImageID != digest {
+		t.Errorf("a pulled image: %+v, %v; want %s", p, err, digest)
+	}
+	if p, err := (Local{}).ContainerProcess(ctx, idB); err != nil || p.ImageID != "sha256:cfg-b" {
+		t.Errorf("a local build: %+v, %v; want its image ID", p, err)
+	}
+}
+
+// A probe in a container of its own (Kubernetes', Swarm's) reports the
+// node's system through its init's root, not its image's.
+func TestFactsAreTheNodesOwnSystem(t *testing.T) {
+	fakeProc(t, map[int]string{1: "/"}, nil)
+	etc := filepath.Join(limits.ProcRoot, "1", "root", "etc")
+	if err := os.MkdirAll(etc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(etc, "os-release"), "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nID=debian\nVERSION_ID=\"12\"\n")
+	write(t, filepath.Join(etc, "debian_version"), "12.15\n")
+	f, err := (Local{}).Facts(ctx)
+	if err != nil || f["os.name"] != "debian" || f["os.version"] != "12.15" {
+		t.Errorf("facts %v, %v; want the node's debian 12.15", f, err)
+	}
+	// where a sandbox's init refuses its root, the node's /etc mounted
+	mounted := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(mounted, "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(mounted, "etc", "os-release"), "ID=debian\nVERSION_ID=\"12\"\n")
+	write(t, filepath.Join(mounted, "etc", "debian_version"), "12.11\n")
+	old := SystemRoot
+	SystemRoot = mounted
+	t.Cleanup(func() { SystemRoot = old })
+	if f, err := (Local{}).Facts(ctx); err != nil || f["os.version"] != "12.11" {
+		t.Errorf("facts with --system-root: %v, %v; want the mounted 12.11", f, err)
+	}
+}

@@ -3,6 +3,7 @@ package nodeprobe
 import (
 	"context"
 	"fmt"
+	"github.com/orchbench/orchbench/harness/hostinfo"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -63,6 +64,8 @@ func (Local) AcceptorOf(_ context.Context, ns netns.Path, addr string, within ti
 // defaults: /proc, /sys/fs/cgroup, /var/lib/docker.
 type HostRoots struct {
 	Proc, Cgroup, Docker string
+	// System is where the node's /etc is mounted under, for its OS facts.
+	System string
 }
 
 // Apply points every reader of this process at the roots.
@@ -75,6 +78,9 @@ func (h HostRoots) Apply() {
 	}
 	if h.Docker != "" {
 		DockerRoot = h.Docker
+	}
+	if h.System != "" {
+		SystemRoot = h.System
 	}
 }
 
@@ -128,4 +134,23 @@ func (Local) SignalContainer(_ context.Context, containerID, signal string) (Tas
 
 func (Local) CheckContainer(ctx context.Context, c CheckRequest) (CheckResponse, error) {
 	return checkContainer(ctx, c)
+}
+
+// SystemRoot is where the node's /etc is mounted under, when the probe
+// runs in a container of its own (--system-root); empty when it is not.
+var SystemRoot string
+
+// Facts reads the OS of the node, not of the probe's image: under
+// SystemRoot, else through the root of the node's init (PID 1 under
+// limits.ProcRoot, which a sandbox's init may refuse), else its own root.
+func (Local) Facts(context.Context) (map[string]string, error) {
+	for _, root := range []string{SystemRoot, filepath.Join(limits.ProcRoot, "1", "root"), "/"} {
+		if root == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(root, "etc", "os-release")); err == nil {
+			return hostinfo.FactsAt(root), nil
+		}
+	}
+	return hostinfo.FactsAt("/"), nil
 }

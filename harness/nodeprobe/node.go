@@ -48,6 +48,10 @@ type Node interface {
 	// CheckContainer runs a health check inside a container's network
 	// namespace; a failing check is Healthy false, not an error.
 	CheckContainer(ctx context.Context, c CheckRequest) (CheckResponse, error)
+	// Facts are the node's machine facts under Nomad's keys
+	// (hostinfo.Facts), read on the node itself: an adapter on another
+	// machine knows only its own.
+	Facts(ctx context.Context) (map[string]string, error)
 }
 
 // Executable is one running process's program, as /proc/<pid>/exe names it.

@@ -110,3 +110,7 @@ func (u unknown) SignalContainer(_ context.Context, containerID, signal string) 
 func (u unknown) CheckContainer(_ context.Context, c CheckRequest) (CheckResponse, error) {
 	return CheckResponse{}, u.err(checkEndpoint.op(c))
 }
+
+func (u unknown) Facts(context.Context) (map[string]string, error) {
+	return nil, u.err(factsEndpoint.op(NoRequest{}))
+}

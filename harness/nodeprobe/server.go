@@ -40,6 +40,9 @@ func NewServer(node Node) *Server {
 	route(s, identityEndpoint, func(context.Context, NoRequest) (IdentityResponse, error) {
 		return IdentityResponse{Node: node.Name()}, nil
 	})
+	route(s, factsEndpoint, func(ctx context.Context, _ NoRequest) (map[string]string, error) {
+		return node.Facts(ctx)
+	})
 	route(s, limitsEndpoint, func(ctx context.Context, r PIDRequest) (limits.Enforced, error) {
 		return node.Limits(ctx, r.PID)
 	})

@@ -77,6 +77,7 @@ type NoRequest struct{}
 
 var (
 	identityEndpoint = endpoint[NoRequest, IdentityResponse]{"/v1/identity", func(NoRequest) string { return "identity" }}
+	factsEndpoint    = endpoint[NoRequest, map[string]string]{"/v1/facts", func(NoRequest) string { return "machine facts" }}
 	limitsEndpoint   = endpoint[PIDRequest, limits.Enforced]{"/v1/limits", func(r PIDRequest) string {
 		return fmt.Sprintf("limits of pid %d", r.PID)
 	}}

@@ -328,7 +328,12 @@ func memText(mib int) string {
 	return fmt.Sprintf("%d MiB", mib)
 }
 
+// shortImage is an image's digest cut to 12 digits: a repository digest
+// ("repo@sha256:…") by its digest, an image ID by itself.
 func shortImage(id string) string {
+	if _, digest, ok := strings.Cut(id, "@"); ok {
+		id = digest
+	}
 	id = strings.TrimPrefix(id, "sha256:")
 	if len(id) > 12 {
 		return id[:12]

@@ -309,7 +309,7 @@ func (r *Runner) recordDeployment(ctx context.Context, sr *results.StepResult, o
 	facts, ok := r.facts[o.Name()]
 	if !ok {
 		var err error
-		if facts, err = o.Facts(ctx); err != nil {
+		if facts, err = r.factsOf(ctx, o); err != nil {
 			fmt.Fprintf(r.Out, "  warning: facts of %s: %v\n", o.Name(), err)
 		}
 		r.facts[o.Name()] = facts

@@ -75,6 +75,7 @@ ORCHBENCH_PROBE_TOKEN_FILE) where others share that network.`,
 	cmd.Flags().StringVar(&roots.Proc, "proc", "", "the node's /proc as this process sees it (`dir`; default /proc): a probe in a container without the host's PID namespace mounts it")
 	cmd.Flags().StringVar(&roots.Cgroup, "cgroup-root", "", "the node's cgroup tree (`dir`; default /sys/fs/cgroup)")
 	cmd.Flags().StringVar(&roots.Docker, "docker-root", "", "the node's Docker data directory, read for containers' image IDs (`dir`; default /var/lib/docker)")
+	cmd.Flags().StringVar(&roots.System, "system-root", "", "where the node's /etc and /usr/lib/os-release are mounted under (`dir`), read for its OS; default: its init's root, else this process's")
 	cmd.AddCommand(nodeProbeListCmd())
 	rootCmd.AddCommand(cmd)
 }

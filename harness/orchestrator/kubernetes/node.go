@@ -94,8 +94,8 @@ func taintsOf(nodes []corev1.Node) string {
 // Facts describe every node under Nomad's keys where the fact is the same
 // (cpu.*, memory.totalbytes, kernel.*, os.*), so a parity table compares
 // like with like; kubernetes.version is the kubelet's and
-// container.runtime the CRI's. The CPU model and OS come from this machine,
-// which runs the embedded node.
+// container.runtime the CRI's. The CPU model and OS are not the API's to
+// say: the sweep reads them on each node through its probe.
 func (o *Orchestrator) Facts(ctx context.Context) (orchestrator.Facts, error) {
 	nodes, err := o.readyNodes(ctx)
 	if err != nil {
@@ -104,7 +104,7 @@ func (o *Orchestrator) Facts(ctx context.Context) (orchestrator.Facts, error) {
 	out := orchestrator.Facts{}
 	for _, n := range nodes {
 		info := n.Status.NodeInfo
-		f := hostinfo.Facts()
+		f := map[string]string{}
 		f["kubernetes.version"] = info.KubeletVersion
 		f["container.runtime"] = info.ContainerRuntimeVersion
 		f["kernel.name"] = info.OperatingSystem

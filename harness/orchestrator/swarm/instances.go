@@ -257,8 +257,8 @@ func (a *Engine) Capacity(ctx context.Context) (orchestrator.Capacity, error) {
 // driver.docker.version), so the parity of two orchestrators' runs compares
 // like with like; swarm.version is the engine's, Swarm being part of it.
 // The kernel and cgroup facts come from each ready node's own engine; the
-// CPU model and OS from this machine for the node the adapter's daemon
-// runs on.
+// CPU model and OS are not the engine's to say: the sweep reads them on
+// each node through its probe.
 func (a *Engine) Facts(ctx context.Context) (orchestrator.Facts, error) {
 	info, err := a.Client.Info(ctx, client.InfoOptions{})
 	if err != nil {
@@ -300,9 +300,6 @@ func (a *Engine) Facts(ctx context.Context) (orchestrator.Facts, error) {
 		}
 		if n.ID == info.Info.Swarm.NodeID {
 			for k, v := range engineFacts(info.Info.KernelVersion, info.Info.CgroupVersion, info.Info.CgroupDriver) {
-				f[k] = v
-			}
-			for k, v := range hostinfo.Facts() {
 				f[k] = v
 			}
 		}
