@@ -79,17 +79,17 @@ push_images() {
 # as Nomad and Swarm share a node's dockerd, whichever orchestrator a
 # sweep runs first pays for the others: the comparison would not be equal.
 prepull_images() {
-  local targets=() role node img ref digest r pids=() failed=0 t0 i
-  for role in worker client; do
-    while read -r node; do [ -n "$node" ] && targets+=("$node"); done < <(docker ps --filter "label=$label" --filter "label=orchbench.node.role=$role" --filter status=running --format '{{.Names}}' | sort)
-  done
+  local targets=() node img ref digest r k8s pids=() failed=0 t0 i
+  while read -r node; do [ -n "$node" ] && targets+=("$node"); done < <(task_nodes)
   t0=$(date +%s.%N)
   for node in "${targets[@]}"; do
     (
+      k8s=no
+      docker exec "$node" test -S "$k8s_run/containerd.sock" && k8s=yes
       for img in "$@"; do
         ref="$client_addr:$registry_port/$img"
         docker exec "$node" docker pull -q "$ref" >/dev/null 2>&1 || { echo "$node: docker pull $ref failed" >&2; exit 1; }
-        if docker exec "$node" test -S "$k8s_run/containerd.sock"; then
+        if [ $k8s = yes ]; then
           # by its digest too, as the kubelet pulls: the pods then report
           # the repository digest, which the Docker nodes' probes report
           # for the same image (a parity table compares them)

@@ -301,13 +301,20 @@ revive() {
   done
 }
 
+# task_nodes: the running nodes that run tasks, one per line: the workers
+# in order, then the client (the servers run none)
+task_nodes() {
+  local role
+  for role in worker client; do
+    docker ps --filter "label=$label" --filter "label=orchbench.node.role=$role" --filter status=running --format '{{.Names}}' | sort
+  done
+}
+
 load_images() {
   [ $# -gt 0 ] || die "usage: nodes.sh load-images IMAGE..."
   local img targets=() node
   for img in "$@"; do docker image inspect "$img" >/dev/null 2>&1 || die "image $img is not in the project's dockerd (just images ...)"; done
-  while read -r node; do [ -n "$node" ] && targets+=("$node"); done < <(docker ps --filter "label=$label" --filter "label=orchbench.node.role=worker" --filter status=running --format '{{.Names}}' | sort)
-  node=$(docker ps --filter "label=$label" --filter "label=orchbench.node.role=client" --filter status=running --format '{{.Names}}')
-  [ -n "$node" ] && targets+=("$node")
+  while read -r node; do [ -n "$node" ] && targets+=("$node"); done < <(task_nodes)
   [ ${#targets[@]} -gt 0 ] || die "no running worker or client node: just nodes-up first"
   # global, not local: the EXIT trap (die exits from inside this function)
   # runs after the function's locals are gone

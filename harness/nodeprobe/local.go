@@ -3,13 +3,13 @@ package nodeprobe
 import (
 	"context"
 	"fmt"
-	"github.com/orchbench/orchbench/harness/hostinfo"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/orchbench/orchbench/harness/hostinfo"
 	"github.com/orchbench/orchbench/harness/limits"
 	"github.com/orchbench/orchbench/harness/netns"
 	"github.com/orchbench/orchbench/harness/sockets"
@@ -144,7 +144,7 @@ var SystemRoot string
 // SystemRoot, else through the root of the node's init (PID 1 under
 // limits.ProcRoot, which a sandbox's init may refuse), else its own root.
 func (Local) Facts(context.Context) (map[string]string, error) {
-	for _, root := range []string{SystemRoot, filepath.Join(limits.ProcRoot, "1", "root"), "/"} {
+	for _, root := range []string{SystemRoot, filepath.Join(limits.ProcRoot, "1", "root")} {
 		if root == "" {
 			continue
 		}
